@@ -1,0 +1,360 @@
+"""The versioned job schema shared by local and remote runners (plain JSON; no triton/torch imports).
+
+A job is {"schema": SCHEMA_VERSION, "id", "kind", "backend", "payload"}; a result is
+{"schema", "id", "ok", "kind", "result" | "error"}. Payload and result shapes per kind are the dataclasses
+below; they round-trip through to_dict/from_dict and are validated on entry to a runner.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+SCHEMA_VERSION = 1
+JOB_KINDS = ("compile", "run", "profile", "verify")
+BACKENDS = ("cuda", "ascend", "npu", "interpret")
+# Targets a compile job accepts: CUDA compute capabilities and Ascend SoCs.
+CUDA_TARGETS = {"sm_80": 80, "sm_86": 86, "sm_89": 89, "sm_90": 90, "sm_100": 100}
+ASCEND_TARGETS = ("ascend910b1", "ascend910b2", "ascend910b3", "ascend910b4", "ascend910_9391", "ascend950")
+
+
+class ProtocolError(ValueError):
+    """A request that does not follow the schema; the message says which field and why."""
+
+
+def _require(raw: dict[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
+    if key not in raw:
+        raise ProtocolError(f"missing field {key!r}")
+    value = raw[key]
+    if not isinstance(value, kind):
+        raise ProtocolError(f"field {key!r} has type {type(value).__name__}")
+    return value
+
+
+@dataclass
+class CompileRequest:
+    source: str  # full text of the (possibly unsaved) buffer
+    path: str  # for messages and source locations only; the runner never reads it
+    kernel: str  # name of the @triton.jit function in source
+    signature: dict[str, str]  # arg -> "*fp32" | "i32" | "fp32" | "constexpr" ... in Triton's spelling
+    constants: dict[str, Any] = field(default_factory=dict)  # constexpr (and specialized) values
+    divisibility: list[str] = field(default_factory=list)  # args known divisible by 16 (pointers: aligned)
+    target: str = "sm_90"
+    options: dict[str, Any] = field(default_factory=dict)  # num_warps, num_stages, ...
+
+    def validate(self) -> None:
+        if not self.kernel.isidentifier():
+            raise ProtocolError(f"kernel {self.kernel!r} is not an identifier")
+        if self.target not in CUDA_TARGETS and self.target not in ASCEND_TARGETS:
+            raise ProtocolError(f"unknown target {self.target!r}")
+        unknown = set(self.divisibility) - set(self.signature)
+        if unknown:
+            raise ProtocolError(f"divisibility names unknown arguments {sorted(unknown)}")
+
+
+@dataclass
+class StageError:
+    stage: str  # "frontend" | "ttir" | "ttgir" | "llir" | "ptx" | "ptxas" | "ttadapter" | "npubin" | "worker"
+    message: str
+    line: int | None = None  # 1-based line in the request's source
+    col: int | None = None
+
+
+@dataclass
+class CompileResult:
+    ok: bool
+    target: str
+    stages: dict[str, str] = field(default_factory=dict)  # stage name -> text, in pipeline order
+    metadata: dict[str, Any] = field(default_factory=dict)  # compiler metadata (num_warps, shared, ...)
+    resources: dict[str, Any] = field(default_factory=dict)  # registers, spill_stores, stack, shared, ...
+    errors: list[StageError] = field(default_factory=list)
+    compiler: str = ""  # e.g. "triton 3.6.0" / "triton-ascend 3.2.0"
+    elapsed_s: float = 0.0
+    cached: bool = False
+
+
+def new_job(kind: str, backend: str, payload: Any) -> dict[str, Any]:
+    if kind not in JOB_KINDS:
+        raise ProtocolError(f"unknown job kind {kind!r}")
+    if backend not in BACKENDS:
+        raise ProtocolError(f"unknown backend {backend!r}")
+    body = dataclasses.asdict(payload) if dataclasses.is_dataclass(payload) else dict(payload)
+    return {"schema": SCHEMA_VERSION, "id": uuid.uuid4().hex, "kind": kind, "backend": backend, "payload": body}
+
+
+def check_job(raw: Any) -> dict[str, Any]:
+    """Validate the envelope of a job; the payload is validated by its kind's handler."""
+    if not isinstance(raw, dict):
+        raise ProtocolError("a job must be a JSON object")
+    if _require(raw, "schema", int) != SCHEMA_VERSION:
+        raise ProtocolError(f"schema {raw['schema']} is not supported (this runner speaks {SCHEMA_VERSION})")
+    _require(raw, "id", str)
+    if _require(raw, "kind", str) not in JOB_KINDS:
+        raise ProtocolError(f"unknown job kind {raw['kind']!r}")
+    if _require(raw, "backend", str) not in BACKENDS:
+        raise ProtocolError(f"unknown backend {raw['backend']!r}")
+    _require(raw, "payload", dict)
+    return raw
+
+
+def compile_request_from(raw: dict[str, Any]) -> CompileRequest:
+    try:
+        req = CompileRequest(**raw)
+    except TypeError as exc:
+        raise ProtocolError(f"bad compile payload: {exc}") from None
+    for key, kind in (("source", str), ("path", str), ("kernel", str), ("signature", dict), ("target", str)):
+        if not isinstance(getattr(req, key), kind):
+            raise ProtocolError(f"field {key!r} must be {kind.__name__}")
+    req.validate()
+    return req
+
+
+def compile_result_from(raw: dict[str, Any]) -> CompileResult:
+    errors = [StageError(**e) for e in raw.get("errors", [])]
+    return CompileResult(**{**raw, "errors": errors})
+
+
+# --- run / profile / verify jobs -------------------------------------------------------------------------------
+# Payloads name what to execute (a harness) and how; results carry recorded launches, timings and comparisons.
+# Worker code (ascend_runner/worker/run_*.py) reads and writes these shapes as plain dicts, since it cannot
+# import this module; `*_from` below validate what comes back over the wire.
+
+HARNESS_MODES = ("kernelbench", "script", "entry")
+RUN_BACKENDS = ("cuda", "npu", "interpret")
+
+
+@dataclass
+class HarnessSpec:
+    """What to execute. `kernelbench`: a module with Model, ModelNew, get_inputs(), get_init_inputs().
+    `script`: the file run as __main__ with `argv`. `entry`: `module:function` (or `:function` / `function` in
+    the file at `path`), called with no arguments."""
+
+    mode: str
+    path: str  # the file as the user names it: used for imports, line info and messages
+    source: str | None = None  # buffer text; when given it is run instead of what is on disk at `path`
+    entry: str = ""
+    argv: list[str] = field(default_factory=list)
+
+    def validate(self) -> None:
+        if self.mode not in HARNESS_MODES:
+            raise ProtocolError(f"unknown harness mode {self.mode!r}; use one of {', '.join(HARNESS_MODES)}")
+        if not isinstance(self.path, str) or not self.path:
+            raise ProtocolError("harness needs a path")
+        if self.mode == "entry" and not self.entry:
+            raise ProtocolError("harness mode 'entry' needs entry='module:function'")
+
+
+@dataclass
+class ReplaySpec:
+    """Replay one recorded launch alone from the snapshot file a recording run wrote (runner-side path)."""
+
+    snapshot: str
+    verify: bool = True  # compare the replayed outputs with the recorded ones
+
+
+@dataclass
+class TimingSpec:
+    warmup_ms: float = 25.0
+    rep_ms: float = 100.0
+
+
+@dataclass
+class RunRequest:
+    harness: HarnessSpec
+    record: bool = True  # wrap JITFunction.run and record every launch
+    snapshot: bool = False  # save tensors before/after each distinct launch so it can be replayed alone
+    artifacts_dir: str = ""  # runner-side folder for snapshots (a temporary one when empty)
+    time_launches: bool = True  # replay each distinct launch to time it (meaningless under `interpret`)
+    max_launches: int = 64  # distinct launches kept; identical ones are folded into `count`
+    seed: int = 0
+    timing: TimingSpec = field(default_factory=TimingSpec)
+    replay: ReplaySpec | None = None
+
+    def validate(self) -> None:
+        self.harness.validate()
+        if self.max_launches < 1:
+            raise ProtocolError("max_launches must be at least 1")
+
+
+@dataclass
+class ProfileRequest(RunRequest):
+    measure_ceilings: bool = False  # time a device-to-device copy and a bf16 matmul on this device
+    ncu: bool = False  # also run Nsight Compute's source view on the slowest launch (when ncu works here)
+    ncu_timeout_s: float = 240.0
+
+
+@dataclass
+class VerifyRequest:
+    """Candidate vs reference on fresh random inputs. For `kernelbench` the candidate is ModelNew and the
+    reference Model; `candidate`/`reference` name other classes in the same module."""
+
+    harness: HarnessSpec
+    seeds: list[int] = field(default_factory=lambda: [0, 1, 2])
+    candidate: str = "ModelNew"
+    reference: str = "Model"
+    atol: float | None = None  # override the per-dtype tolerance table
+    rtol: float | None = None
+    poison: bool = True  # fill fresh torch.empty* allocations with NaN/sentinels while the candidate runs
+    time: bool = True
+    timing: TimingSpec = field(default_factory=TimingSpec)
+
+    def validate(self) -> None:
+        self.harness.validate()
+        if self.harness.mode != "kernelbench":
+            raise ProtocolError("verify needs a kernelbench harness (Model, ModelNew, get_inputs, ...)")
+        if not self.seeds:
+            raise ProtocolError("verify needs at least one seed")
+
+
+@dataclass
+class ArgRecord:
+    name: str
+    kind: str  # "tensor" | "int" | "float" | "bool" | "constexpr" | "none" | "other"
+    dtype: str | None = None  # torch dtype without prefix, e.g. "float32"
+    shape: list[int] | None = None
+    strides: list[int] | None = None  # in elements
+    nbytes: int | None = None  # bytes of the viewed elements (numel * itemsize)
+    value: Any = None  # scalars and constexprs
+    written: bool | None = None  # tensor content changed across the launch (only known with snapshots)
+
+
+@dataclass
+class LaunchRecord:
+    """One distinct launch (kernel + specialization + grid + argument shapes); `count` identical ones folded."""
+
+    index: int
+    kernel: str
+    file: str
+    line: int  # 1-based line of the `def`
+    grid: list[int]
+    signature: dict[str, str]  # arg -> "*fp32" | "i32" | "fp32" | "constexpr" ... as the JIT specialized it
+    constants: dict[str, Any]
+    divisibility: list[str]  # args the JIT marked divisible by 16
+    options: dict[str, Any]  # num_warps, num_stages, ...
+    args: list[ArgRecord]
+    count: int = 1
+    uses_dot: bool = False
+    # n_regs, n_spills, shared: known for compiled kernels only
+    resources: dict[str, Any] = field(default_factory=dict)
+    snapshot: str | None = None  # runner-side file usable by ReplaySpec
+    time_ms: dict[str, float] | None = None  # {"median", "p20", "p80"} from replay timing
+
+    def specialization(self) -> dict[str, Any]:
+        """The form analysis/specialization.py consumes (see docs/gpu-results.md, 'Recorded specializations')."""
+        return {
+            "kernel": self.kernel,
+            "signature": dict(self.signature),
+            "constants": dict(self.constants),
+            "divisibility": list(self.divisibility),
+            "options": {k: self.options.get(k) for k in ("num_warps", "num_stages")},
+            "grid": list(self.grid),
+        }
+
+
+@dataclass
+class RunResult:
+    ok: bool
+    backend: str
+    # name, sm_count or ai_cores, memory, l2, registers and shared memory per SM
+    device: dict[str, Any] = field(default_factory=dict)
+    launches: list[LaunchRecord] = field(default_factory=list)
+    timings: dict[str, Any] = field(default_factory=dict)  # model_ms / reference_ms / script_s ...
+    timing_meaningful: bool = True  # False under `interpret`
+    ceilings: dict[str, Any] = field(default_factory=dict)  # measured copy GB/s, matmul TFLOP/s
+    ncu: dict[str, Any] = field(default_factory=dict)  # {"kernel", "source_csv", "details", "error"}
+    replay: dict[str, Any] = field(default_factory=dict)  # {"passed", "max_abs", ...} for replay runs
+    stdout: str = ""  # tail of what the harness printed
+    errors: list[str] = field(default_factory=list)
+    versions: dict[str, str] = field(default_factory=dict)
+    elapsed_s: float = 0.0
+
+    def specializations(self) -> list[dict[str, Any]]:
+        return [launch.specialization() for launch in self.launches]
+
+
+@dataclass
+class SeedCheck:
+    seed: int
+    passed: bool
+    max_abs: float | None = None
+    max_rel: float | None = None
+    norm_rel: float | None = None  # ||out - ref|| / ||ref||
+    reason: str = ""
+
+
+@dataclass
+class VerifyResult:
+    ok: bool  # the job ran (not: the candidate passed)
+    passed: bool
+    backend: str
+    checks: list[SeedCheck] = field(default_factory=list)
+    tolerance: dict[str, float] = field(default_factory=dict)
+    candidate_ms: float | None = None
+    reference_ms: float | None = None
+    speedup: float | None = None
+    timing_meaningful: bool = True
+    errors: list[str] = field(default_factory=list)
+    elapsed_s: float = 0.0
+
+
+def _build(cls: type, raw: Any, what: str) -> Any:
+    if not isinstance(raw, dict):
+        raise ProtocolError(f"{what} must be a JSON object")
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = set(raw) - names
+    if unknown:
+        raise ProtocolError(f"{what}: unknown field(s) {sorted(unknown)}")
+    try:
+        return cls(**raw)
+    except TypeError as exc:
+        raise ProtocolError(f"bad {what}: {exc}") from None
+
+
+def _harness_from(raw: Any) -> HarnessSpec:
+    spec = _build(HarnessSpec, raw, "harness")
+    if not isinstance(spec.argv, list) or not all(isinstance(a, str) for a in spec.argv):
+        raise ProtocolError("harness.argv must be a list of strings")
+    return spec
+
+
+def run_request_from(raw: Any, cls: type = RunRequest) -> RunRequest:
+    """Validate a run (or, with cls=ProfileRequest, profile) payload."""
+    if not isinstance(raw, dict):
+        raise ProtocolError("payload must be a JSON object")
+    body = dict(raw)
+    body["harness"] = _harness_from(body.get("harness"))
+    body["timing"] = _build(TimingSpec, body.get("timing", {}), "timing")
+    if body.get("replay") is not None:
+        body["replay"] = _build(ReplaySpec, body["replay"], "replay")
+    req = _build(cls, body, "payload")
+    req.validate()
+    return req
+
+
+def profile_request_from(raw: Any) -> ProfileRequest:
+    return run_request_from(raw, ProfileRequest)  # type: ignore[return-value]
+
+
+def verify_request_from(raw: Any) -> VerifyRequest:
+    if not isinstance(raw, dict):
+        raise ProtocolError("payload must be a JSON object")
+    body = dict(raw)
+    body["harness"] = _harness_from(body.get("harness"))
+    body["timing"] = _build(TimingSpec, body.get("timing", {}), "timing")
+    req = _build(VerifyRequest, body, "payload")
+    req.validate()
+    return req
+
+
+def run_result_from(raw: dict[str, Any]) -> RunResult:
+    launches = []
+    for item in raw.get("launches", []):
+        args = [ArgRecord(**a) for a in item.get("args", [])]
+        launches.append(LaunchRecord(**{**item, "args": args}))
+    return RunResult(**{**raw, "launches": launches})
+
+
+def verify_result_from(raw: dict[str, Any]) -> VerifyResult:
+    return VerifyResult(**{**raw, "checks": [SeedCheck(**c) for c in raw.get("checks", [])]})

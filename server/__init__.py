@@ -1,0 +1,1 @@
+"""Language server and command line front ends of tritonlens."""

@@ -1,0 +1,26 @@
+"""`tritonlens rules`: every rule with code, title, platforms and rationale."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from tritonlens.analysis import rules
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("rules", help="list every rule with its code, title, platforms and rationale")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    all_rules = rules.all_rules()
+    if args.format == "json":
+        print(json.dumps([r.to_dict() for r in all_rules], indent=2))
+        return 0
+    for r in all_rules:
+        fix = " [fix]" if r.has_fix else ""
+        print(f"{r.code}  {r.name}  ({', '.join(r.platforms)}; level {int(r.level)}; {r.severity.name.lower()}){fix}")
+        print(f"    {r.title}")
+    return 0
