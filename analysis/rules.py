@@ -71,4 +71,17 @@ def _load_all() -> None:
 # Each level's package appends its rule-defining modules here (kept explicit so import order is obvious).
 _RULE_MODULES: list[str] = [
     "tritonlens.analysis.front_rules",
+    "tritonlens.analysis.compile_errors",
+    "tritonlens.analysis.compiler_cuda_rules",
+    "tritonlens.analysis.compiler_ascend_rules",
+    # Level 1 pattern triage (analysis/triage/).
+    "tritonlens.analysis.triage.blocks",
+    "tritonlens.analysis.triage.parallelism",
+    "tritonlens.analysis.triage.loops",
+    "tritonlens.analysis.triage.memory",
+    "tritonlens.analysis.triage.dot",
+    "tritonlens.analysis.triage.grid",
+    "tritonlens.analysis.triage.ascend",
+    "tritonlens.analysis.triage.hygiene",
+    "tritonlens.analysis.profiling_rules",
 ]

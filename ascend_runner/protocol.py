@@ -81,7 +81,13 @@ def new_job(kind: str, backend: str, payload: Any) -> dict[str, Any]:
     if backend not in BACKENDS:
         raise ProtocolError(f"unknown backend {backend!r}")
     body = dataclasses.asdict(payload) if dataclasses.is_dataclass(payload) else dict(payload)
-    return {"schema": SCHEMA_VERSION, "id": uuid.uuid4().hex, "kind": kind, "backend": backend, "payload": body}
+    return {
+        "schema": SCHEMA_VERSION,
+        "id": uuid.uuid4().hex,
+        "kind": kind,
+        "backend": backend,
+        "payload": body,
+    }
 
 
 def check_job(raw: Any) -> dict[str, Any]:
@@ -171,6 +177,7 @@ class RunRequest:
     seed: int = 0
     timing: TimingSpec = field(default_factory=TimingSpec)
     replay: ReplaySpec | None = None
+    backend: str | None = None  # filled from the envelope by worker/main.py; run_job reads it from here
 
     def validate(self) -> None:
         self.harness.validate()
@@ -199,6 +206,7 @@ class VerifyRequest:
     poison: bool = True  # fill fresh torch.empty* allocations with NaN/sentinels while the candidate runs
     time: bool = True
     timing: TimingSpec = field(default_factory=TimingSpec)
+    backend: str | None = None  # as in RunRequest
 
     def validate(self) -> None:
         self.harness.validate()
@@ -239,6 +247,7 @@ class LaunchRecord:
     # n_regs, n_spills, shared: known for compiled kernels only
     resources: dict[str, Any] = field(default_factory=dict)
     snapshot: str | None = None  # runner-side file usable by ReplaySpec
+    specialized_by: str = "mirror"  # "jit-binder": the JIT's own binder; "mirror": recomputed the same way
     time_ms: dict[str, float] | None = None  # {"median", "p20", "p80"} from replay timing
 
     def specialization(self) -> dict[str, Any]:
@@ -248,7 +257,12 @@ class LaunchRecord:
             "signature": dict(self.signature),
             "constants": dict(self.constants),
             "divisibility": list(self.divisibility),
-            "options": {k: self.options.get(k) for k in ("num_warps", "num_stages")},
+            # as passed at the launch, else as the compiler used them (resources); absent when unknown
+            "options": {
+                k: v
+                for k in ("num_warps", "num_stages")
+                if (v := self.options.get(k, self.resources.get(k))) is not None
+            },
             "grid": list(self.grid),
         }
 

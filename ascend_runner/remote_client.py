@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
+from tritonlens.ascend_runner.client import JobMethods
 from tritonlens.ascend_runner.protocol import (
     CompileRequest,
     CompileResult,
@@ -25,7 +29,32 @@ class RemoteRunnerError(RuntimeError):
     """The runner service could not be reached or refused the job; the message says which and why."""
 
 
-class RemoteRunner:
+def resolve_token(config: Mapping[str, Any]) -> str:
+    """The bearer token from config: "token", else the variable named by "tokenEnv", else "tokenFile"."""
+    if config.get("token"):
+        return str(config["token"])
+    if config.get("tokenEnv"):
+        value = os.environ.get(str(config["tokenEnv"]), "")
+        if not value:
+            raise RemoteRunnerError(f"runner token variable ${config['tokenEnv']} is not set")
+        return value
+    if config.get("tokenFile"):
+        try:
+            return Path(str(config["tokenFile"])).expanduser().read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise RemoteRunnerError(
+                f"cannot read runner token file {config['tokenFile']}: {exc.strerror}"
+            ) from None
+    raise RemoteRunnerError("a remote runner needs token, tokenEnv or tokenFile in its settings")
+
+
+class RemoteRunner(JobMethods):
+    """config: {"url": "http://host:port", "token" | "tokenEnv" | "tokenFile": ...}."""
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> RemoteRunner:
+        return cls(str(config["url"]), resolve_token(config))
+
     def __init__(self, url: str, token: str, *, connect_timeout_s: float = 10.0) -> None:
         if not url.startswith(("http://", "https://")):
             raise ValueError(f"runner URL must start with http:// or https://, got {url!r}")

@@ -7,6 +7,8 @@ in its own sandbox directory, a bounded number of running + queued jobs (429 pas
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import hmac
 import json
 import re
@@ -27,7 +29,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from tritonlens.ascend_runner.protocol import SCHEMA_VERSION
+from tritonlens.ascend_runner.protocol import SCHEMA_VERSION, ProtocolError, compile_request_from
 
 SAFE_ID = r"^[A-Za-z0-9_-]{1,64}$"
 SAFE_FILE_PART = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
@@ -263,11 +265,41 @@ class BodyLimit:
         await self.app(scope, limited_receive, send)
 
 
+def dispatch(
+    runner: Any,
+    envelope: dict[str, Any],
+    *,
+    cancel: threading.Event | None = None,
+    timeout_s: float | None = None,
+) -> dict[str, Any]:
+    """Compile jobs go through the runner's compile (and so its result cache); others straight to its workers."""
+    if envelope["kind"] != "compile" or not hasattr(runner, "compile"):
+        return runner.submit(envelope, cancel=cancel, timeout_s=timeout_s)
+    try:
+        req = compile_request_from(envelope["payload"])
+    except ProtocolError as exc:
+        return {
+            "schema": SCHEMA_VERSION,
+            "id": envelope["id"],
+            "ok": False,
+            "kind": "compile",
+            "error": str(exc),
+        }
+    result = runner.compile(req, cancel=cancel, timeout_s=timeout_s)
+    return {
+        "schema": SCHEMA_VERSION,
+        "id": envelope["id"],
+        "ok": True,
+        "kind": "compile",
+        "result": dataclasses.asdict(result),
+    }
+
+
 def create_app(config: ServerConfig, runner: Any) -> FastAPI:
     """`runner` implements the client interface (submit/health/close) of ascend_runner.client."""
     if not config.token:
         raise ValueError("the runner service needs a non-empty token")
-    board = JobBoard(config, runner.submit)
+    board = JobBoard(config, functools.partial(dispatch, runner))
     bearer = HTTPBearer(auto_error=False)
     expected = config.token.encode()
 

@@ -12,6 +12,9 @@ COMMAND_MODULES = (
     "tritonlens.server.commands.check",
     "tritonlens.server.commands.rules",
     "tritonlens.server.commands.serve",
+    "tritonlens.server.commands.runners",
+    "tritonlens.server.commands.ir",
+    "tritonlens.server.commands.profile",
 )
 
 

@@ -1,0 +1,71 @@
+"""Levels 3-4 entry point: turn a compile result's stages into per-line attribution and compiler findings.
+
+`analyze` dispatches on the target: CUDA targets (sm_*) go to `compiler_cuda`, Ascend SoCs to
+`compiler_ascend.analyze_ascend` (same signature, imported lazily so either half works alone).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tritonlens.analysis.attribution import LineStats
+from tritonlens.analysis.findings import Finding
+
+
+@dataclass
+class CompilerReport:
+    findings: list[Finding] = field(default_factory=list)  # level IR or COMPILER, spans in the user's file
+    lines: dict[int, LineStats] = field(default_factory=dict)  # source line -> what it became, by class
+    summary: dict[str, Any] = field(
+        default_factory=dict
+    )  # registers, spills, shared, num_warps, ... (code lens)
+    line_maps: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # stage -> (source, ir) lines
+    notes: list[str] = field(default_factory=list)  # what could not be analyzed and why
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "findings": [f.to_dict() for f in self.findings],
+            "lines": {str(k): v.to_dict() for k, v in self.lines.items()},
+            "summary": dict(self.summary),
+            "line_maps": {k: [list(p) for p in v] for k, v in self.line_maps.items()},
+            "notes": list(self.notes),
+        }
+
+
+def is_cuda_target(target: str) -> bool:
+    return target.startswith("sm_") or target.startswith("cuda")
+
+
+def analyze(
+    stages: dict[str, str],
+    metadata: dict[str, Any],
+    resources: dict[str, Any],
+    target: str,
+    source: str,
+    kernel: str,
+    path: str,
+) -> CompilerReport:
+    """Analyze one compiled kernel; never raises on malformed stage text (problems go to `notes`)."""
+    if not isinstance(stages, dict):
+        return CompilerReport(notes=["no compiler stages to analyze"])
+    # Callers pass a runner's JSON: anything of the wrong shape is treated as absent, not trusted.
+    metadata = metadata if isinstance(metadata, dict) else {}
+    resources = resources if isinstance(resources, dict) else {}
+    source = source if isinstance(source, str) else ""
+    kernel = kernel if isinstance(kernel, str) else ""
+    path = path if isinstance(path, str) else ""
+    target = str(target or "")
+    if is_cuda_target(target):
+        from tritonlens.analysis.compiler_cuda import analyze_cuda
+
+        return analyze_cuda(stages, metadata, resources, target, source, kernel, path)
+    if target.startswith("ascend"):
+        try:
+            from tritonlens.analysis.compiler_ascend import analyze_ascend
+        except ImportError as exc:
+            return CompilerReport(notes=[f"Ascend analysis is not available: {exc}"])
+        return analyze_ascend(stages, metadata, resources, target, source, kernel, path)
+    return CompilerReport(
+        notes=[f"unknown target {target!r}: expected sm_80/sm_90/... or an Ascend SoC name"]
+    )

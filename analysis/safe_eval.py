@@ -1,0 +1,192 @@
+"""A tiny evaluator for the constant expressions found around kernels (no `eval`, no calls into user code).
+
+It understands literals, arithmetic, comparisons, boolean logic, `a if c else b`, names bound in an
+environment, `args["X"]` / `args.get("X", d)` (what `@triton.heuristics` lambdas read), and a few pure
+helpers (`triton.next_power_of_2`, `triton.cdiv`, `min`, `max`, `abs`, `int`, `bool`). Anything else is
+UNKNOWN, which callers treat as "no value" rather than guessing.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from collections.abc import Callable, Mapping
+from typing import Any
+
+
+class _Unknown:
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+    def __bool__(self) -> bool:
+        raise TypeError("UNKNOWN has no truth value; compare with `is UNKNOWN`")
+
+
+UNKNOWN: Any = _Unknown()
+
+_BINOPS: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv,
+    ast.Div: operator.truediv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+    ast.LShift: operator.lshift,
+    ast.RShift: operator.rshift,
+    ast.BitAnd: operator.and_,
+    ast.BitOr: operator.or_,
+    ast.BitXor: operator.xor,
+}
+_CMPOPS: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+}
+
+
+def _next_power_of_2(n: int) -> int:
+    return 1 if n <= 1 else 1 << (int(n) - 1).bit_length()
+
+
+def _cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+_FUNCS: dict[str, Callable[..., Any]] = {
+    "next_power_of_2": _next_power_of_2,
+    "cdiv": _cdiv,
+    "min": min,
+    "max": max,
+    "abs": abs,
+    "int": int,
+    "bool": bool,
+    "float": float,
+}
+_LITERAL_TYPES = (int, float, bool, str, type(None))
+_MAX_INT = 1 << 64  # refuse to build huge numbers (e.g. 10 ** 10 ** 10)
+
+
+def call_name(func: ast.expr) -> str:
+    """`triton.next_power_of_2` -> "next_power_of_2"; `min` -> "min"."""
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return ""
+
+
+def evaluate(node: ast.AST, env: Mapping[str, Any], args_name: str | None = None) -> Any:
+    """Value of `node` given `env`, or UNKNOWN; never raises."""
+    try:
+        value = _eval(node, env, args_name, 0)
+    except (ArithmeticError, TypeError, ValueError, RecursionError):
+        return UNKNOWN
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _MAX_INT:
+        return UNKNOWN
+    return value
+
+
+def _eval(node: ast.AST, env: Mapping[str, Any], args_name: str | None, depth: int) -> Any:
+    if depth > 50:
+        return UNKNOWN
+
+    def ev(n: ast.AST) -> Any:
+        return _eval(n, env, args_name, depth + 1)
+
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, _LITERAL_TYPES) else UNKNOWN
+    if isinstance(node, ast.Name):
+        if node.id in ("True", "False", "None"):
+            return {"True": True, "False": False, "None": None}[node.id]
+        return env.get(node.id, UNKNOWN)
+    if isinstance(node, ast.Subscript) and args_name and isinstance(node.value, ast.Name):
+        if (
+            node.value.id == args_name
+            and isinstance(node.slice, ast.Constant)
+            and isinstance(node.slice.value, str)
+        ):
+            return env.get(node.slice.value, UNKNOWN)
+        return UNKNOWN
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
+        left, right = ev(node.left), ev(node.right)
+        if left is UNKNOWN or right is UNKNOWN:
+            return UNKNOWN
+        if isinstance(node.op, ast.Pow) and isinstance(right, int) and abs(right) > 128:
+            return UNKNOWN
+        if isinstance(node.op, ast.LShift) and isinstance(right, int) and right > 128:
+            return UNKNOWN
+        return _BINOPS[type(node.op)](left, right)
+    if isinstance(node, ast.UnaryOp):
+        operand = ev(node.operand)
+        if operand is UNKNOWN:
+            return UNKNOWN
+        if isinstance(node.op, ast.Not):
+            return not operand
+        if isinstance(node.op, ast.USub):
+            return -operand
+        if isinstance(node.op, ast.UAdd):
+            return +operand
+        if isinstance(node.op, ast.Invert):
+            return ~operand
+        return UNKNOWN
+    if isinstance(node, ast.Compare):
+        left = ev(node.left)
+        for op, comp in zip(node.ops, node.comparators, strict=True):
+            right = ev(comp)
+            if left is UNKNOWN or right is UNKNOWN or type(op) not in _CMPOPS:
+                return UNKNOWN
+            if not _CMPOPS[type(op)](left, right):
+                return False
+            left = right
+        return True
+    if isinstance(node, ast.BoolOp):
+        values = [ev(v) for v in node.values]
+        if any(v is UNKNOWN for v in values):
+            return UNKNOWN
+        if isinstance(node.op, ast.And):
+            return all(values)
+        return any(values)
+    if isinstance(node, ast.IfExp):
+        test = ev(node.test)
+        if test is UNKNOWN:
+            return UNKNOWN
+        return ev(node.body) if test else ev(node.orelse)
+    if isinstance(node, (ast.Tuple, ast.List)):
+        items = [ev(e) for e in node.elts]
+        return UNKNOWN if any(i is UNKNOWN for i in items) else tuple(items)
+    if isinstance(node, ast.Call):
+        return _eval_call(node, env, args_name, ev)
+    return UNKNOWN
+
+
+def _eval_call(
+    node: ast.Call, env: Mapping[str, Any], args_name: str | None, ev: Callable[[ast.AST], Any]
+) -> Any:
+    func = node.func
+    # args.get("X", default) inside a heuristics lambda
+    if (
+        args_name
+        and isinstance(func, ast.Attribute)
+        and func.attr == "get"
+        and isinstance(func.value, ast.Name)
+        and func.value.id == args_name
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+    ):
+        key = node.args[0].value
+        if isinstance(key, str) and key in env:
+            return env[key]
+        return ev(node.args[1]) if len(node.args) > 1 else None
+    name = call_name(func)
+    if name not in _FUNCS or node.keywords:
+        return UNKNOWN
+    if isinstance(func, ast.Attribute) and name not in ("next_power_of_2", "cdiv"):
+        return UNKNOWN  # `x.max(...)` is a method of user data, not the builtin
+    values = [ev(a) for a in node.args]
+    if any(v is UNKNOWN for v in values):
+        return UNKNOWN
+    return _FUNCS[name](*values)

@@ -1,0 +1,248 @@
+"""Argument types a kernel's own body implies, for arguments no launch, pragma or default describes.
+
+Only types come from here (never values): `x_ptr + offs` reaching `tl.load`/`tl.store` makes `x_ptr` a
+pointer; a value stored through `out_ptr` after `.to(tl.float16)` makes it `*fp16`; an argument used in
+`range(...)`, in a comparison (a mask) or in offset arithmetic is an integer (`i32`, as the JIT types any
+int that fits). Each answer carries the reason, shown to the user as provenance.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from tritonlens.analysis.safe_eval import call_name
+
+POINTER_CALLS = {
+    "load": 0,
+    "store": 0,
+    "atomic_add": 0,
+    "atomic_max": 0,
+    "atomic_min": 0,
+    "atomic_cas": 0,
+    "atomic_xchg": 0,
+    "atomic_and": 0,
+    "atomic_or": 0,
+    "atomic_xor": 0,
+    "make_block_ptr": 0,
+    "make_tensor_descriptor": 0,
+}
+POINTER_KEYWORDS = ("pointer", "base")
+PASS_THROUGH_CALLS = ("advance", "multiple_of", "max_contiguous", "max_constancy")
+LOOP_CALLS = ("range", "static_range", "cdiv")
+
+# tl dtype attribute -> Triton's type spelling
+TL_DTYPES = {
+    "float16": "fp16",
+    "bfloat16": "bf16",
+    "float32": "fp32",
+    "float64": "fp64",
+    "int1": "i1",
+    "int8": "i8",
+    "int16": "i16",
+    "int32": "i32",
+    "int64": "i64",
+    "uint8": "u8",
+    "uint16": "u16",
+    "uint32": "u32",
+    "uint64": "u64",
+    "float8e4nv": "fp8e4nv",
+    "float8e5": "fp8e5",
+}
+ANNOTATION_TYPES = {"int": "i32", "float": "fp32", "bool": "i1", **{k: v for k, v in TL_DTYPES.items()}}
+FLOAT_NAMES = {
+    "eps",
+    "epsilon",
+    "scale",
+    "sm_scale",
+    "alpha",
+    "beta",
+    "temperature",
+    "momentum",
+    "dropout_p",
+    "p",
+}
+
+
+@dataclass(frozen=True)
+class Inferred:
+    type: str  # Triton spelling: "*fp32", "i32", "fp32"
+    reason: str  # "inferred from tl.load at line 20"
+
+
+class _BodyFacts:
+    def __init__(self, fn: ast.FunctionDef, params: list[str]) -> None:
+        self.fn = fn
+        self.params = set(params)
+        self.nodes = list(ast.walk(fn))
+        self.locals: dict[str, ast.expr] = {}
+        self._loaded: dict[str, list[str]] = {}
+        for node in self.nodes:
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+            ):
+                self.locals.setdefault(node.targets[0].id, node.value)
+            elif (
+                isinstance(node, ast.AnnAssign)
+                and isinstance(node.target, ast.Name)
+                and node.value is not None
+            ):
+                self.locals.setdefault(node.target.id, node.value)
+        self.pointer: dict[str, str] = {}  # param -> reason
+        self.element: dict[str, tuple[str, str]] = {}  # pointer param -> (element type, reason)
+        self.integer: dict[str, str] = {}
+        self.weak_integer: dict[str, str] = {}  # `a * b` alone: could be float math too
+
+    def base_params(self, expr: ast.AST, seen: frozenset[str] = frozenset()) -> list[str]:
+        """Params reached through the additive spine of a pointer expression, leftmost first."""
+        if isinstance(expr, ast.Name):
+            if expr.id in self.params:
+                return [expr.id]
+            if expr.id in self.locals and expr.id not in seen:
+                return self.base_params(self.locals[expr.id], seen | {expr.id})
+            return []
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub)):
+            left = self.base_params(expr.left, seen)
+            right = self.base_params(expr.right, seen) if isinstance(expr.op, ast.Add) else []
+            return left + [r for r in right if r not in left]
+        if isinstance(expr, ast.Subscript):
+            return self.base_params(expr.value, seen)
+        if isinstance(expr, ast.IfExp):
+            return self.base_params(expr.body, seen)
+        if isinstance(expr, ast.Call) and call_name(expr.func) in PASS_THROUGH_CALLS and expr.args:
+            return self.base_params(expr.args[0], seen)
+        if isinstance(expr, ast.Call) and call_name(expr.func) == "make_block_ptr":
+            arg = _pointer_arg(expr, "make_block_ptr")
+            return self.base_params(arg, seen) if arg is not None else []
+        return []
+
+    def loaded_from(self, expr: ast.AST, seen: frozenset[str] = frozenset()) -> list[str]:
+        """Pointer params whose loaded values flow into `expr` (e.g. gather indices)."""
+        found: list[str] = []
+        for node in ast.walk(expr):
+            if isinstance(node, ast.Call) and call_name(node.func) == "load":
+                arg = _pointer_arg(node, "load")
+                if arg is not None:
+                    found.extend(self.choose_pointer(self.base_params(arg)))
+            elif isinstance(node, ast.Name) and node.id in self.locals and node.id not in seen:
+                if node.id not in self._loaded:  # memoized: locals are re-read many times in big kernels
+                    self._loaded[node.id] = self.loaded_from(self.locals[node.id], seen | {node.id})
+                found.extend(self._loaded[node.id])
+        return found
+
+    def choose_pointer(self, candidates: list[str]) -> list[str]:
+        # pointer + pointer is not valid Triton, so one candidate is the base: prefer *_ptr names, else leftmost.
+        if not candidates:
+            return []
+        named = [c for c in candidates if "ptr" in c.lower()]
+        return [named[0] if named else candidates[0]]
+
+
+def _pointer_arg(call: ast.Call, name: str) -> ast.expr | None:
+    index = POINTER_CALLS.get(name, 0)
+    if len(call.args) > index:
+        return call.args[index]
+    for kw in call.keywords:
+        if kw.arg in POINTER_KEYWORDS:
+            return kw.value
+    return None
+
+
+def _dtype_of_cast(expr: ast.AST) -> str | None:
+    """`v.to(tl.float16)` or `tl.zeros(..., dtype=tl.float16)` -> "fp16"."""
+    if isinstance(expr, ast.Call):
+        if isinstance(expr.func, ast.Attribute) and expr.func.attr == "to" and expr.args:
+            target = expr.args[0]
+            if isinstance(target, ast.Attribute) and target.attr in TL_DTYPES:
+                return TL_DTYPES[target.attr]
+        for kw in expr.keywords:
+            if kw.arg == "dtype" and isinstance(kw.value, ast.Attribute) and kw.value.attr in TL_DTYPES:
+                return TL_DTYPES[kw.value.attr]
+    return None
+
+
+def annotation_type(annotation: ast.expr | None) -> str | None:
+    """`n: int` -> i32, `x: tl.float32` -> fp32 (Triton honours such annotations)."""
+    if annotation is None:
+        return None
+    name = annotation.id if isinstance(annotation, ast.Name) else getattr(annotation, "attr", None)
+    return ANNOTATION_TYPES.get(name) if isinstance(name, str) else None
+
+
+def infer_types(fn: ast.FunctionDef, params: list[str]) -> dict[str, Inferred]:
+    """Types implied by the body for the params it gives evidence about."""
+    facts = _BodyFacts(fn, params)
+    for node in facts.nodes:
+        if not isinstance(node, ast.Call):
+            continue
+        name = call_name(node.func)
+        line = node.lineno
+        if name in POINTER_CALLS:
+            arg = _pointer_arg(node, name)
+            if arg is None:
+                continue
+            bases = facts.choose_pointer(facts.base_params(arg))
+            for p in bases:
+                facts.pointer.setdefault(p, f"inferred from tl.{name} at line {line}")
+            for other in facts.base_params(arg):
+                if other not in bases:
+                    facts.integer.setdefault(other, f"inferred from the offset of tl.{name} at line {line}")
+            for q in facts.loaded_from(arg):
+                if q not in bases:
+                    facts.element.setdefault(
+                        q, ("i64", f"inferred: values loaded at line {line} are used as offsets")
+                    )
+            for sub in ast.walk(arg):
+                if isinstance(sub, ast.Name) and sub.id in facts.params and sub.id not in bases:
+                    facts.integer.setdefault(sub.id, f"inferred from the offset of tl.{name} at line {line}")
+            if name == "store" and bases:
+                value = (
+                    node.args[1]
+                    if len(node.args) > 1
+                    else next((k.value for k in node.keywords if k.arg == "value"), None)
+                )
+                if isinstance(value, ast.Name) and value.id in facts.locals:
+                    value = facts.locals[value.id]
+                dtype = _dtype_of_cast(value) if value is not None else None
+                if dtype:
+                    facts.element.setdefault(
+                        bases[0], (dtype, f"inferred from the value stored at line {line}")
+                    )
+        elif name in LOOP_CALLS:
+            for sub in node.args:
+                for leaf in ast.walk(sub):
+                    if isinstance(leaf, ast.Name) and leaf.id in facts.params:
+                        facts.integer.setdefault(leaf.id, f"inferred from {name}() at line {line}")
+    for node in facts.nodes:
+        if isinstance(node, ast.Compare):
+            for leaf in [node.left, *node.comparators]:
+                if isinstance(leaf, ast.Name) and leaf.id in facts.params:
+                    facts.integer.setdefault(leaf.id, f"inferred from the comparison at line {node.lineno}")
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.FloorDiv, ast.Mod)):
+            for leaf in (node.left, node.right):
+                if isinstance(leaf, ast.Name) and leaf.id in facts.params:
+                    facts.weak_integer.setdefault(
+                        leaf.id, f"inferred from index arithmetic at line {node.lineno}"
+                    )
+
+    out: dict[str, Inferred] = {}
+    for arg in fn.args.args:
+        p = arg.arg
+        annotated = annotation_type(arg.annotation)
+        if annotated:
+            out[p] = Inferred(annotated, f"annotation at line {arg.lineno}")
+        elif p in facts.pointer or (p.endswith("_ptr") and p not in facts.integer):
+            element, why = facts.element.get(
+                p, ("fp32", "element type assumed fp32 (no launch shows the dtype)")
+            )
+            reason = facts.pointer.get(p, "name ends in _ptr")
+            out[p] = Inferred(f"*{element}", f"{reason}; {why}")
+        elif p in facts.integer:
+            out[p] = Inferred("i32", facts.integer[p])
+        elif p.lower() in FLOAT_NAMES:
+            out[p] = Inferred("fp32", "assumed fp32 from the name")
+        elif p in facts.weak_integer:
+            out[p] = Inferred("i32", facts.weak_integer[p])
+    return out

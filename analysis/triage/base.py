@@ -1,0 +1,91 @@
+"""Plumbing shared by the triage rule modules: check registration and finding construction."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterable
+
+from tritonlens.analysis.findings import Evidence, Finding, Fix, Severity, Span, TextEdit
+from tritonlens.analysis.rules import Rule
+from tritonlens.analysis.triage.context import TL, KernelContext
+
+KernelCheck = Callable[[KernelContext], Iterable[Finding]]
+
+# Filled by the rule modules at import: one function per rule, run on every jit function of a file.
+KERNEL_CHECKS: list[KernelCheck] = []
+
+
+def kernel_check(fn: KernelCheck) -> KernelCheck:
+    KERNEL_CHECKS.append(fn)
+    return fn
+
+
+def finding(
+    rule: Rule,
+    ctx: KernelContext,
+    where: ast.AST | Span,
+    message: str,
+    *,
+    fix: Fix | None = None,
+    severity: Severity | None = None,
+    evidence: str | None = None,
+    gain: str | None = None,
+    data: dict[str, object] | None = None,
+) -> Finding:
+    """A finding of `rule` in `ctx`'s function, at a node or span, with the AST evidence that triggered it."""
+    span = where if isinstance(where, Span) else ctx.span(where)
+    excerpt = ctx.text(where) if isinstance(where, ast.AST) else _span_text(ctx, span)
+    return Finding(
+        code=rule.code,
+        message=message,
+        span=span,
+        severity=severity if severity is not None else rule.severity,
+        level=rule.level,
+        kernel=ctx.name,
+        platforms=rule.platforms,
+        evidence=(Evidence(kind="ast", summary=evidence or rule.title, excerpt=excerpt[:400]),),
+        fix=fix,
+        estimated_gain=gain,
+        data={"function_kind": "helper" if ctx.kernel.is_helper else "kernel", **(data or {})},
+    )
+
+
+def replace_fix(title: str, span: Span, new_text: str) -> Fix:
+    return Fix(title=title, edits=(TextEdit(span=span, new_text=new_text),))
+
+
+def short(ctx: KernelContext, node: ast.AST, limit: int = 48) -> str:
+    """Source text of a node on one line, shortened for messages."""
+    text = " ".join(ctx.text(node).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def is_masked(ctx: KernelContext, call: ast.Call) -> bool:
+    """Whether a tl.load / tl.store guards out-of-bounds lanes (mask or boundary_check)."""
+    name = ctx.resolve(call.func)
+    keywords = {kw.arg for kw in call.keywords}
+    if keywords & {"mask", "boundary_check"}:
+        return True
+    needed = 2 if name == TL + "load" else 3
+    return len(call.args) >= needed
+
+
+def header_span(ctx: KernelContext, loop: ast.For) -> Span:
+    """`for i in range(...)` without the body."""
+    start = ctx.span(loop)
+    end = ctx.span(loop.iter)
+    return Span(start.line, start.col, end.end_line, end.end_col)
+
+
+def is_power_of_two(value: int) -> bool:
+    return value > 0 and value & (value - 1) == 0
+
+
+def next_power_of_two(value: int) -> int:
+    return 1 if value <= 1 else 1 << (value - 1).bit_length()
+
+
+def _span_text(ctx: KernelContext, span: Span) -> str:
+    if span.line != span.end_line:
+        return ctx.module.line_text(span.line)[span.col :]
+    return ctx.module.line_text(span.line)[span.col : span.end_col]

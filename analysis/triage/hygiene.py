@@ -1,0 +1,97 @@
+"""Leftovers that cost time on every launch: fp64 arithmetic and device-side printing."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from tritonlens.analysis.findings import Finding, Fix, Level, Severity, Span, TextEdit
+from tritonlens.analysis.rules import Rule, register
+from tritonlens.analysis.triage import references as ref
+from tritonlens.analysis.triage.base import finding, kernel_check, short
+from tritonlens.analysis.triage.context import TL, KernelContext
+
+FP64 = register(
+    Rule(
+        code="TL122",
+        name="fp64-in-kernel",
+        title="float64 arithmetic in a kernel",
+        level=Level.TRIAGE,
+        severity=Severity.WARNING,
+        platforms=("cuda", "ascend"),
+        rationale=(
+            "Consumer and inference NVIDIA GPUs run fp64 at 1/32-1/64 of the fp32 rate (only A100/H100-class "
+            "parts have fast fp64), and Ascend vector and cube units have no fp64 support at all in "
+            "triton-ascend. A stray `.to(tl.float64)` or `dtype=tl.float64` usually comes from a reference "
+            "implementation and makes the kernel compute-bound or fail to compile on Ascend.\n\n**Fix:** "
+            "accumulate in float32 (`tl.float32`), which is what the Triton tutorials do for reductions."
+        ),
+        references=(ref.CUDA_ARITHMETIC, ref.ASCEND_VECTOR_OPS, ref.LAYER_NORM),
+    )
+)
+
+DEVICE_PRINT = register(
+    Rule(
+        code="TL123",
+        name="device-print-in-kernel",
+        title="Device-side print left in the kernel",
+        level=Level.TRIAGE,
+        severity=Severity.WARNING,
+        platforms=("cuda", "ascend"),
+        rationale=(
+            "`tl.device_print` (and `print` inside a jit function, which Triton turns into one) formats and "
+            "copies values from every program through a host-visible buffer on every launch. It serializes the "
+            "kernel and adds large overhead, and keeps values alive that the compiler would otherwise drop.\n\n"
+            "**Fix:** remove it after debugging, guard it with a `DEBUG: tl.constexpr` flag, or use "
+            "`tl.static_print` for compile-time values (free at run time). The quick fix deletes a print that "
+            "stands on its own lines."
+        ),
+        references=(ref.DEVICE_PRINT,),
+        has_fix=True,
+    )
+)
+
+
+@kernel_check
+def fp64_in_kernel(ctx: KernelContext) -> Iterator[Finding]:
+    for node in ctx.nodes:
+        if isinstance(node, ast.Attribute) and node.attr == "float64" and ctx.resolve(node) == TL + "float64":
+            yield finding(FP64, ctx, node, f"`{short(ctx, node)}` computes in float64: use tl.float32")
+
+
+@kernel_check
+def device_print(ctx: KernelContext) -> Iterator[Finding]:
+    for node in ctx.nodes:
+        if not isinstance(node, ast.Call):
+            continue
+        if ctx.resolve(node.func) == TL + "device_print" or (
+            isinstance(node.func, ast.Name) and node.func.id == "print" and "print" not in ctx.module.aliases
+        ):
+            message = f"`{short(ctx, node)}` prints from every program on each launch"
+            yield finding(DEVICE_PRINT, ctx, node, message, fix=_removal(ctx, node))
+
+
+def _removal(ctx: KernelContext, call: ast.Call) -> Fix | None:
+    """Delete the print when it is a statement of its own on whole lines and not the only one in its block:
+    printing has no effect on what the kernel computes, so removing it is safe."""
+    statement = ctx.parent(call)
+    if not isinstance(statement, ast.Expr):
+        return None
+    block = ctx.parent(statement)
+    siblings = next(
+        (
+            getattr(block, f)
+            for f in ("body", "orelse", "finalbody")
+            if statement in (getattr(block, f, None) or [])
+        ),
+        None,
+    )
+    if not siblings or len(siblings) < 2:
+        return None
+    span = ctx.span(statement)
+    before = ctx.module.line_text(span.line)[: span.col]
+    after = ctx.module.line_text(span.end_line)[span.end_col :]
+    if before.strip() or (after.strip() and not after.strip().startswith("#")):
+        return None
+    whole_lines = Span(span.line, 0, span.end_line + 1, 0)
+    return Fix(title="Remove the device print", edits=(TextEdit(span=whole_lines, new_text=""),))

@@ -1,0 +1,204 @@
+"""Loop rules: loads that do not depend on the loop, scalar loops where a block op fits, multi-pass reads."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from tritonlens.analysis.findings import Finding, Level, Severity
+from tritonlens.analysis.rules import Rule, register
+from tritonlens.analysis.triage import references as ref
+from tritonlens.analysis.triage.base import finding, header_span, kernel_check, short
+from tritonlens.analysis.triage.context import ATOMICS, TL, KernelContext
+
+INVARIANT_LOAD = register(
+    Rule(
+        code="TL106",
+        name="loop-invariant-load",
+        title="Load inside a loop does not depend on the loop",
+        level=Level.TRIAGE,
+        severity=Severity.WARNING,
+        platforms=("cuda", "ascend"),
+        rationale=(
+            "A `tl.load` whose address, mask and `other` use nothing the loop changes reads the same data on every "
+            "iteration. Triton does not hoist loads out of `for` loops (a store in the loop could alias), so the "
+            "kernel pays global-memory latency and bandwidth once per iteration: on NVIDIA an extra L2/DRAM "
+            "round trip per trip, on Ascend an extra DMA into the unified buffer that also blocks multi-buffering."
+            "\n\n**Fix:** load once before the loop and reuse the value (as the matmul tutorial does with its "
+            "bias/scale vectors)."
+        ),
+        references=(ref.MATMUL, ref.ASCEND_PERF),
+    )
+)
+
+SCALAR_LOOP = register(
+    Rule(
+        code="TL107",
+        name="scalar-loop-reduction",
+        title="Scalar loop accumulates where tl.dot or a block reduction fits",
+        level=Level.TRIAGE,
+        severity=Severity.WARNING,
+        platforms=("cuda", "ascend"),
+        rationale=(
+            "A `for` loop that loads one scalar per iteration and accumulates with `+=` executes the reduction "
+            "one element at a time, on one lane. The same work as a block runs on all lanes: "
+            "`tl.sum(tl.load(ptr + offs, mask=...), axis=0)` for a sum, and `tl.dot` on BLOCK_K tiles for a "
+            "sum of products, which uses tensor cores (NVIDIA) or the cube unit (Ascend) at 10-100x the scalar "
+            "rate.\n\n**Fix:** load `BLOCK_K` elements per iteration with `tl.arange` and reduce them with "
+            "`tl.sum` / `tl.dot`, stepping the loop by `BLOCK_K` (see the matmul tutorial's K loop)."
+        ),
+        references=(ref.MATMUL, ref.DOT, ref.ASCEND_PROGRAMMING),
+    )
+)
+
+MULTI_PASS = register(
+    Rule(
+        code="TL108",
+        name="multi-pass-over-row",
+        title="The same input is read in several separate loops",
+        level=Level.TRIAGE,
+        severity=Severity.WARNING,
+        platforms=("cuda", "ascend"),
+        rationale=(
+            "Reading the same row in two or three loops (max, then sum of exponentials, then normalize; or mean, "
+            "variance, normalize) moves it from global memory two or three times. For memory-bound kernels such as "
+            "softmax or layer norm the runtime is proportional to bytes moved, so each extra pass costs about as "
+            "much as the whole useful kernel.\n\n**Fix:** when the row fits in one block, load it once "
+            "(`BLOCK_SIZE = triton.next_power_of_2(n_cols)`) and keep it in registers/UB as the fused-softmax "
+            "tutorial does; for long rows use an online (single-pass) formulation, e.g. the running max/sum of "
+            "online softmax or Welford's mean/variance."
+        ),
+        references=(ref.FUSED_SOFTMAX, ref.LAYER_NORM, ref.ASCEND_PROGRAMMING),
+    )
+)
+
+
+@kernel_check
+def loop_invariant_load(ctx: KernelContext) -> Iterator[Finding]:
+    for call in ctx.calls_to(TL + "load"):
+        loops = ctx.enclosing_loops(call)
+        if not loops or any(kw.arg == "volatile" for kw in call.keywords):
+            continue
+        loop = loops[0]
+        changed = ctx.assigned_in(loop)
+        used = ctx.names_of(call)
+        if used & changed:
+            continue
+        pointer = ctx.pointer_arg(call)
+        if pointer is None or _written_in(ctx, loop, ctx.base_pointers(pointer)):
+            continue
+        message = f"tl.load({short(ctx, pointer)}) is the same on every iteration of the loop at line {loop.lineno}: hoist it"
+        yield finding(INVARIANT_LOAD, ctx, call, message, data={"loop_line": loop.lineno})
+
+
+@kernel_check
+def scalar_loop_reduction(ctx: KernelContext) -> Iterator[Finding]:
+    scalar_loads = {
+        name for name, call in ctx.load_names.items() if not ctx.is_block_expr(ctx.pointer_arg(call) or call)
+    }
+    if not scalar_loads and all(
+        ctx.is_block_expr(ctx.pointer_arg(call) or call) for call in ctx.calls_to(TL + "load")
+    ):
+        return  # every load reads a block: nothing scalar to accumulate
+    reported: set[int] = set()
+    for node in ctx.nodes:
+        if not isinstance(node, ast.AugAssign) or not isinstance(node.op, (ast.Add, ast.Sub)):
+            continue
+        loops = ctx.enclosing_loops(node)
+        if not loops or id(loops[0]) in reported:
+            continue
+        loop = loops[0]
+        if ctx.is_block_expr(node.value):
+            continue  # a block update per iteration is already vectorized
+        # Only loads performed in this loop count: a value loaded once before the loop is not the pattern.
+        loaded_here = scalar_loads & ctx.assigned_in(loop)
+        sources = sum(
+            1
+            for c in ctx.walk(node.value)
+            if isinstance(c, ast.Call)
+            and ctx.load_call(c) is c
+            and not ctx.is_block_expr(ctx.pointer_arg(c) or c)
+        )
+        used = ctx.names_of(node.value)
+        sources += sum(1 for name in loaded_here if name in used or ctx.names_closure({name}) & used)
+        if not sources:
+            continue
+        product = any(isinstance(b, ast.BinOp) and isinstance(b.op, ast.Mult) for b in ctx.walk(node.value))
+        target = short(ctx, node.target)
+        if product and sources >= 2:
+            advice = "a sum of products one scalar at a time: load BLOCK_K tiles and use tl.dot"
+        else:
+            advice = "one scalar per iteration: load a block with tl.arange and reduce it with tl.sum"
+        reported.add(id(loop))
+        message = f"loop at line {loop.lineno} accumulates `{target}` {advice}"
+        yield finding(SCALAR_LOOP, ctx, header_span(ctx, loop), message, data={"accumulator": target})
+
+
+@kernel_check
+def multi_pass_over_row(ctx: KernelContext) -> Iterator[Finding]:
+    by_root: dict[str, list[tuple[ast.For, ast.Call]]] = {}
+    for call in ctx.calls_to(TL + "load"):
+        loops = ctx.enclosing_loops(call)
+        pointer = ctx.pointer_arg(call)
+        if not loops or pointer is None:
+            continue
+        for root in sorted(ctx.base_pointers(pointer)):
+            by_root.setdefault(root, []).append((loops[0], call))
+    for root, uses in by_root.items():
+        passes: list[tuple[ast.For, ast.Call]] = []
+        for loop, call in uses:
+            if any(
+                other is loop
+                or _nested(loop, other, ctx)
+                or _nested(other, loop, ctx)
+                or _exclusive(ctx, loop, other)
+                for other, _ in passes
+            ):
+                continue
+            passes.append((loop, call))
+        if len(passes) < 2:
+            continue
+        first = passes[0][0].lineno
+        for loop, call in passes[1:]:
+            message = (
+                f"`{root}` is read again in the loop at line {loop.lineno} "
+                f"({len(passes)} passes, first at line {first}): keep the row on chip or use a one-pass formulation"
+            )
+            yield finding(MULTI_PASS, ctx, call, message, data={"pointer": root, "passes": len(passes)})
+
+
+def _exclusive(ctx: KernelContext, a: ast.AST, b: ast.AST) -> bool:
+    """Whether `a` and `b` sit in different branches of one `if` (only one of them runs)."""
+    branch_of: dict[int, str] = {}
+    child, node = a, ctx.parent(a)
+    while node is not None:
+        if isinstance(node, ast.If):
+            branch_of[id(node)] = (
+                "body" if child in node.body else "orelse" if child in node.orelse else "test"
+            )
+        child, node = node, ctx.parent(node)
+    child, node = b, ctx.parent(b)
+    while node is not None:
+        if id(node) in branch_of and isinstance(node, ast.If):
+            side = "body" if child in node.body else "orelse" if child in node.orelse else "test"
+            return {side, branch_of[id(node)]} == {"body", "orelse"}
+        child, node = node, ctx.parent(node)
+    return False
+
+
+def _nested(inner: ast.For, outer: ast.For, ctx: KernelContext) -> bool:
+    return outer in ctx.enclosing_loops(inner)
+
+
+def _written_in(ctx: KernelContext, loop: ast.For, roots: set[str]) -> bool:
+    key = f"written_in:{id(loop)}"
+    written = ctx.memo.get(key)
+    if written is None:
+        written = set()
+        for sub in ctx.walk(loop):
+            if isinstance(sub, ast.Call) and ctx.resolve(sub.func) in {TL + "store", *ATOMICS}:
+                pointer = ctx.pointer_arg(sub)
+                if pointer is not None:
+                    written |= ctx.base_pointers(pointer)
+        ctx.memo[key] = written
+    return bool(written & roots)

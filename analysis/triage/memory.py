@@ -1,0 +1,176 @@
+"""Address and index arithmetic: strided innermost access, 64-bit index blocks, per-lane integer division."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from tritonlens.analysis.findings import Finding, Level, Severity
+from tritonlens.analysis.rules import Rule, register
+from tritonlens.analysis.triage import references as ref
+from tritonlens.analysis.triage.base import finding, kernel_check, short
+from tritonlens.analysis.triage.context import ATOMICS, TL, KernelContext
+
+STRIDED = register(
+    Rule(
+        code="TL109",
+        name="strided-innermost-access",
+        title="Innermost (fastest-moving) block dimension is strided",
+        level=Level.TRIAGE,
+        severity=Severity.WARNING,
+        platforms=("cuda", "ascend"),
+        rationale=(
+            "Neighbouring lanes of a block should touch neighbouring addresses. When the index that varies along "
+            "the innermost block dimension (`tl.arange(...)` in 1-D, `offs[None, :]` in 2-D) is multiplied by a "
+            "stride that is not 1, each lane reads a different memory segment: on NVIDIA a warp's 32 loads no "
+            "longer coalesce into one or two 128-byte transactions (up to 32x more sectors), and on Ascend the "
+            "access stops being a contiguous DMA and falls back to discrete element moves.\n\n"
+            "**Fix:** make the unit-stride dimension the innermost one (swap the `[:, None]`/`[None, :]` roles or "
+            "pass a transposed/contiguous tensor); a runtime stride argument is fine because Triton specializes "
+            "a stride equal to 1 at launch, a literal or constexpr stride other than 1 is not."
+        ),
+        references=(ref.CUDA_COALESCING, ref.MATMUL, ref.ASCEND_MIGRATE),
+    )
+)
+
+INT64_INDEX = register(
+    Rule(
+        code="TL113",
+        name="int64-index-block",
+        title="Index block widened to int64",
+        level=Level.TRIAGE,
+        severity=Severity.INFO,
+        platforms=("cuda", "ascend"),
+        rationale=(
+            "Casting a whole offset block (`offsets.to(tl.int64)`) makes every lane's address arithmetic 64-bit. "
+            "NVIDIA GPUs have no 64-bit integer multiply-add (each becomes several 32-bit instructions) and the "
+            "block needs twice the registers; Ascend vector units are slower on int64 and some int64 operations "
+            "are scalarized. Offsets only need 64 bits when the tensor has 2**31 elements or more.\n\n"
+            "**Fix:** keep per-lane offsets in int32 and widen only the scalar base when tensors can exceed 2 GiB "
+            "elements: `base = pid.to(tl.int64) * stride` (one scalar op) plus `tl.arange(0, BLOCK)` (int32)."
+        ),
+        references=(ref.ASCEND_VECTOR_OPS, ref.CUDA_ARITHMETIC),
+    )
+)
+
+VECTOR_DIVMOD = register(
+    Rule(
+        code="TL124",
+        name="index-divmod-by-runtime-value",
+        title="Per-lane integer division or modulo by a runtime value inside a loop",
+        level=Level.TRIAGE,
+        severity=Severity.INFO,
+        platforms=("cuda", "ascend"),
+        rationale=(
+            "`offs // n` and `offs % n` on an index block with a runtime divisor compile to a multi-instruction "
+            "integer-division sequence per lane (about 20 instructions on NVIDIA, scalarized on Ascend vector "
+            "units). Once per program this is negligible (the matmul tutorial wraps its offsets with `% M`); "
+            "inside a loop it is paid on every iteration. With a `tl.constexpr` divisor the compiler uses "
+            "shifts or a multiply-high instead.\n\n"
+            "**Fix:** make the divisor a `tl.constexpr` when it takes few values, restructure with a 2-D block "
+            "(`rows[:, None]`, `cols[None, :]`) so no division is needed, or compute the quotient once per "
+            "program on a scalar."
+        ),
+        references=(ref.CUDA_DIVISION, ref.ASCEND_VECTOR_OPS),
+    )
+)
+
+
+@kernel_check
+def strided_innermost(ctx: KernelContext) -> Iterator[Finding]:
+    # Every expression an address is built from, each walked once.
+    exprs: dict[int, ast.AST] = {}
+    for call in ctx.calls_to(TL + "load", TL + "store", *ATOMICS):
+        pointer = ctx.pointer_arg(call)
+        if pointer is not None:
+            for expr in ctx.address_exprs(pointer):
+                exprs.setdefault(id(expr), expr)
+    seen: set[int] = set()
+    for expr in exprs.values():
+        for node in ctx.walk(expr):
+            if not isinstance(node, ast.BinOp) or not isinstance(node.op, ast.Mult) or id(node) in seen:
+                continue
+            seen.add(id(node))
+            for index, stride in ((node.left, node.right), (node.right, node.left)):
+                value = _stride_value(ctx, stride)  # cheap test first
+                if value is None or not _innermost_index(ctx, index):
+                    continue
+                message = f"`{short(ctx, node)}`: adjacent lanes are {value} elements apart, so accesses do not coalesce"
+                yield finding(STRIDED, ctx, node, message, data={"stride": value})
+                break
+
+
+@kernel_check
+def int64_index_block(ctx: KernelContext) -> Iterator[Finding]:
+    for call in ctx.all_calls:
+        if isinstance(call.func, ast.Attribute) and call.func.attr == "to" and call.args:
+            source, dtype = call.func.value, call.args[0]
+        elif ctx.resolve(call.func) == TL + "cast" and len(call.args) >= 2:
+            source, dtype = call.args[0], call.args[1]
+        else:
+            continue
+        if ctx.resolve(dtype) != TL + "int64" or not ctx.is_index_expr(source):
+            continue
+        message = (
+            f"`{short(ctx, call)}` makes every lane's index math 64-bit; int32 suffices below 2**31 elements"
+        )
+        yield finding(INT64_INDEX, ctx, call, message)
+
+
+@kernel_check
+def index_divmod(ctx: KernelContext) -> Iterator[Finding]:
+    for node in ctx.nodes:
+        if not isinstance(node, ast.BinOp) or not isinstance(node.op, (ast.FloorDiv, ast.Mod)):
+            continue
+        if not ctx.is_index_expr(node.left) or not _runtime_scalar(ctx, node.right):
+            continue
+        loops = ctx.enclosing_loops(node)
+        if not loops:
+            continue  # once per program is cheap; in a loop it is paid on every iteration
+        op = "//" if isinstance(node.op, ast.FloorDiv) else "%"
+        message = (
+            f"`{short(ctx, node)}` divides every lane by the runtime value `{short(ctx, node.right)}` ({op}) "
+            f"on each iteration of the loop at line {loops[0].lineno}"
+        )
+        yield finding(VECTOR_DIVMOD, ctx, node, message)
+
+
+def _innermost_index(ctx: KernelContext, node: ast.AST) -> bool:
+    """A 1-D index block, or a 2-D one broadcast along the last axis (`x[None, :]`)."""
+    if isinstance(node, ast.Name):
+        return node.id in ctx.one_d_index_names and not ctx.has_broadcast
+    if isinstance(node, ast.Call):
+        return ctx.resolve(node.func) == TL + "arange" and not _broadcast_parent(ctx, node)
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple) and node.slice.elts:
+        elts = node.slice.elts
+        last_is_lanes = isinstance(elts[-1], ast.Slice)
+        others_new = all(isinstance(e, ast.Constant) and e.value is None for e in elts[:-1])
+        return last_is_lanes and others_new and len(elts) >= 2 and ctx.is_index_expr(node.value)
+    return False
+
+
+def _broadcast_parent(ctx: KernelContext, node: ast.AST) -> bool:
+    parent = ctx.parent(node)
+    return isinstance(parent, ast.Subscript) and parent.value is node
+
+
+def _stride_value(ctx: KernelContext, node: ast.AST) -> int | None:
+    """A stride known not to be 1: an int literal > 1, or a parameter every known value of which is > 1."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return node.value if node.value > 1 else None
+    if isinstance(node, ast.Name) and node.id in ctx.params:
+        values = [site.value for site in ctx.value_sites(node.id)]
+        if values and all(v > 1 for v in values):
+            return min(values)
+    return None
+
+
+def _runtime_scalar(ctx: KernelContext, node: ast.AST) -> bool:
+    """A divisor only known at run time: a non-constexpr parameter (or a local computed from one)."""
+    if isinstance(node, ast.Constant):
+        return False
+    names = {n.id for n in ctx.walk(node) if isinstance(n, ast.Name)}
+    if not names or ctx.is_block_expr(node):
+        return False
+    runtime = {p for p, param in ctx.params.items() if not param.is_constexpr}
+    return bool(names & ctx.names_closure(runtime))

@@ -1,0 +1,427 @@
+"""Compile one kernel of an editor buffer for an NVIDIA target with upstream Triton; no GPU needed.
+
+Runs inside the CUDA runner environment (stdlib + triton; never imports tritonlens). Input is a
+CompileRequest dict (see ascend_runner/protocol.py), output a CompileResult dict: every stage's text
+(ttir, ttgir, llir, ptx, sass with source lines), the compiler's metadata, and resources from ptxas -v
+and cuobjdump -res-usage. Any failure becomes a StageError dict naming the stage and, when known, the
+1-based source line of the request's buffer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from typing import Any
+
+from source_module import LoadedSource, SourceError, load_source
+
+CUDA_TARGETS = {"sm_80": 80, "sm_86": 86, "sm_89": 89, "sm_90": 90, "sm_100": 100}
+STAGE_ORDER = ("ttir", "ttgir", "llir", "ptx", "sass")
+# Options a request may pass through to Triton's CUDA backend.
+ALLOWED_OPTIONS = {
+    "num_warps",
+    "num_stages",
+    "num_ctas",
+    "maxnreg",
+    "enable_fp_fusion",
+    "launch_cooperative_grid",
+    "default_dot_input_precision",
+    "max_num_imprecise_acc_default",
+    "debug",
+    "sanitize_overflow",
+    "arch",
+    "ptx_version",
+}
+_LOC_RE = re.compile(r'loc\("(?P<file>[^"]*)":(?P<line>\d+):(?P<col>\d+)\)')
+_PTXAS_LINE_RE = re.compile(r"(?P<file>[^\s:]+\.py), line (?P<line>\d+)")
+
+
+def _error(stage: str, message: str, line: int | None = None, col: int | None = None) -> dict[str, Any]:
+    return {"stage": stage, "message": message.strip(), "line": line, "col": col}
+
+
+def _failed(
+    req: dict[str, Any], errors: list[dict[str, Any]], started: float, **extra: Any
+) -> dict[str, Any]:
+    return {
+        "ok": False,
+        "target": str(req.get("target", "")),
+        "stages": extra.get("stages", {}),
+        "metadata": extra.get("metadata", {}),
+        "resources": {},
+        "errors": errors,
+        "compiler": _compiler_version(),
+        "elapsed_s": time.perf_counter() - started,
+    }
+
+
+def _cpu_seconds() -> float:
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def _compiler_version() -> str:
+    try:
+        import triton
+
+        return f"triton {triton.__version__}"
+    except Exception:  # the error about triton itself is reported where it is imported
+        return "triton (not importable)"
+
+
+def _find_kernel(loaded: LoadedSource, name: str) -> Any:
+    from triton.runtime.jit import JITFunction
+
+    obj = loaded.module.__dict__.get(name)
+    # @triton.autotune / @triton.heuristics wrap the JITFunction; unwrap to the function itself.
+    while obj is not None and not isinstance(obj, JITFunction) and hasattr(obj, "fn"):
+        obj = obj.fn
+    if isinstance(obj, JITFunction):
+        return obj
+    kernels = sorted(k for k, v in loaded.module.__dict__.items() if isinstance(v, JITFunction))
+    found = f"; @triton.jit functions in the file: {', '.join(kernels)}" if kernels else "; the file has none"
+    hint = ""
+    if name in loaded.module.__dict__:
+        hint = f" ({name!r} is a {type(loaded.module.__dict__[name]).__name__}, not a @triton.jit function)"
+    else:
+        for warning in loaded.warnings:
+            hint = f" (a top-level statement at line {warning['line']} failed: {warning['message']})"
+            break
+    raise SourceError(f"no @triton.jit function named {name!r}{hint}{found}")
+
+
+def _source_spec(fn: Any, req: dict[str, Any]) -> Any:
+    """Build Triton's ASTSource from the request's signature, constants and divisibility hints."""
+    from triton.compiler import ASTSource
+
+    signature = dict(req.get("signature") or {})
+    constants = dict(req.get("constants") or {})
+    names = list(fn.arg_names)
+    missing = [a for a in names if a not in signature and a not in constants]
+    unknown = [a for a in list(signature) + list(constants) if a not in names]
+    if missing or unknown:
+        parts = []
+        if missing:
+            parts.append(f"no type or value for {', '.join(missing)}")
+        if unknown:
+            parts.append(f"{', '.join(sorted(set(unknown)))} not parameters of the kernel")
+        raise SourceError(f"signature does not match {fn.__name__}({', '.join(names)}): {'; '.join(parts)}")
+    full_sig = {a: signature.get(a, "constexpr") for a in names}
+    for a in names:
+        if full_sig[a] == "constexpr" and a not in constants:
+            raise SourceError(f"constexpr argument {a!r} needs a value in constants")
+    divisible = set(req.get("divisibility") or [])
+    attrs = {(names.index(a),): [["tt.divisibility", 16]] for a in names if a in divisible}
+    return ASTSource(fn, full_sig, {a: constants[a] for a in names if a in constants}, attrs=attrs)
+
+
+def _jit_begin_line(jit_fn: Any) -> int:
+    from triton.runtime.jit import get_jit_fn_file_line
+
+    return int(get_jit_fn_file_line(jit_fn)[1])
+
+
+def _frontend_error(exc: BaseException, loaded: LoadedSource) -> dict[str, Any]:
+    """Map Triton's CompilationError (line relative to the function's own text) to a buffer line."""
+    from triton.compiler.errors import CompilationError
+    from triton.runtime.jit import JITFunction
+
+    chain: list[CompilationError] = []
+    cur: BaseException | None = exc
+    while cur is not None:
+        if isinstance(cur, CompilationError):
+            chain.append(cur)
+        cur = cur.__cause__ or cur.__context__
+    if not chain:
+        return _error("frontend", f"{type(exc).__name__}: {exc}")
+    by_src = {v.src: v for v in loaded.module.__dict__.values() if isinstance(v, JITFunction)}
+
+    def place(err: CompilationError) -> tuple[int | None, int | None]:
+        node = err.node
+        fn = by_src.get(err.src)
+        if fn is None or not hasattr(node, "lineno"):
+            return None, None
+        return _jit_begin_line(fn) + node.lineno - 1, getattr(node, "col_offset", None)
+
+    inner = chain[-1]
+    line, col = place(inner)
+    message = inner.error_message or str(inner.__cause__ or "") or type(inner).__name__
+    calls = [place(e)[0] for e in chain[:-1] if e.src != inner.src]
+    if calls and calls[0] is not None:
+        message += f" (called from line {calls[0]})"
+    return _error("frontend", message, line, col)
+
+
+def _diagnostic_error(stage: str, text: str, path: str) -> dict[str, Any]:
+    """An MLIR/LLVM/ptxas failure: keep the message, pick the first source location that is in the buffer."""
+    line = col = None
+    for m in _LOC_RE.finditer(text):
+        if m.group("file") == path:
+            line, col = int(m.group("line")), int(m.group("col"))
+            break
+    if line is None:
+        for m in _PTXAS_LINE_RE.finditer(text):
+            if path.endswith(m.group("file")):
+                line = int(m.group("line"))
+                break
+    return _error(stage, text[-4000:], line, col)
+
+
+def _ptx_line_to_source(ptx: str, message: str) -> int | None:
+    """ptxas names a PTX line ("... at line 820"); the `.loc` before that line names the source line."""
+    m = re.search(r"\bat line (\d+)", message)
+    if not m:
+        return None
+    lines = ptx.splitlines()[: int(m.group(1))]
+    for text in reversed(lines):
+        loc = re.match(r"\s*\.loc\s+\d+\s+(\d+)\s+\d+", text)
+        if loc and int(loc.group(1)) > 0:
+            return int(loc.group(1))
+    return None
+
+
+@contextlib.contextmanager
+def _capture_fd2() -> Any:
+    """MLIR prints diagnostics straight to file descriptor 2; collect them to explain a failed pass."""
+    saved = os.dup(2)
+    with tempfile.TemporaryFile(mode="w+b") as sink:
+        os.dup2(sink.fileno(), 2)
+        box: dict[str, str] = {}
+        try:
+            yield box
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            sink.seek(0)
+            box["text"] = sink.read().decode("utf-8", "replace")
+
+
+def _clear_private_cache() -> None:
+    """Triton wrote every stage into its cache; in a worker-private cache nobody will read them again."""
+    folder = os.environ.get("TRITON_CACHE_DIR")
+    if os.environ.get("TRITONLENS_WORKER_OWNS_CACHE") != "1" or not folder or not os.path.isdir(folder):
+        return
+    for entry in os.listdir(folder):
+        shutil.rmtree(os.path.join(folder, entry), ignore_errors=True)
+
+
+def _tool(name: str) -> str:
+    from triton import knobs
+
+    return str(getattr(knobs.nvidia, name).path)
+
+
+def _sass_and_usage(cubin: bytes) -> tuple[str, str]:
+    """nvdisasm with line info (inlined helpers included) and cuobjdump's resource table, run in parallel."""
+    with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
+        f.write(cubin)
+        binary = f.name
+    try:
+        dis = subprocess.Popen(
+            [_tool("nvdisasm"), "-c", "-gi", binary], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        res = subprocess.Popen(
+            [_tool("cuobjdump"), "-res-usage", binary], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        sass_out, sass_err = dis.communicate(timeout=120)
+        res_out, _ = res.communicate(timeout=120)
+        sass = sass_out.decode("utf-8", "replace")
+        if dis.returncode != 0:
+            sass = f"// nvdisasm failed ({dis.returncode}): {sass_err.decode('utf-8', 'replace').strip()}\n"
+        return sass, res_out.decode("utf-8", "replace")
+    finally:
+        os.remove(binary)
+
+
+def parse_resources(ptxas_log: str, res_usage: str, metadata: dict[str, Any]) -> dict[str, Any]:
+    """Registers, spills, stack, shared/local memory and barriers of the kernel's entry function."""
+    out: dict[str, Any] = {}
+    if m := re.search(r"Used (\d+) registers", ptxas_log):
+        out["registers"] = int(m.group(1))
+    if m := re.search(r"used (\d+) barriers", ptxas_log):
+        out["barriers"] = int(m.group(1))
+    if m := re.search(
+        r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", ptxas_log
+    ):
+        out["stack_frame"] = int(m.group(1))
+        out["spill_stores"] = int(m.group(2))
+        out["spill_loads"] = int(m.group(3))
+    if m := re.search(r"(\d+) bytes smem", ptxas_log):
+        out["static_shared"] = int(m.group(1))
+    if m := re.search(r"(\d+) bytes cmem\[0\]", ptxas_log):
+        out["constant"] = int(m.group(1))
+    if m := re.search(r"REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:(\d+)", res_usage):
+        out.setdefault("registers", int(m.group(1)))
+        out.setdefault("stack_frame", int(m.group(2)))
+        out.setdefault("static_shared", int(m.group(3)))
+        out["local"] = int(m.group(4))
+    # Triton allocates its shared memory dynamically: the launch size lives in the metadata.
+    out["shared"] = int(metadata.get("shared", 0) or 0)
+    out["ptxas_log"] = ptxas_log.strip()
+    out["res_usage"] = res_usage.strip()
+    return out
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if hasattr(value, "_asdict"):
+        return _jsonable(value._asdict())
+    return str(value)
+
+
+def compile_kernel(req: dict[str, Any]) -> dict[str, Any]:
+    """Compile req["kernel"] of req["source"] for req["target"]; never raises for a bad kernel."""
+    started = time.perf_counter()
+    cpu_started = _cpu_seconds()
+    target = str(req.get("target", ""))
+    if target not in CUDA_TARGETS:
+        return _failed(
+            req, [_error("worker", f"{target!r} is not a CUDA target ({', '.join(CUDA_TARGETS)})")], started
+        )
+    path = str(req.get("path") or "<buffer>")
+    try:
+        import triton
+        from triton import knobs
+        from triton.backends.compiler import GPUTarget
+    except Exception as exc:
+        return _failed(
+            req, [_error("worker", f"cannot import triton in the CUDA environment: {exc}")], started
+        )
+
+    try:
+        loaded = load_source(str(req.get("source", "")), path)
+    except SourceError as exc:
+        return _failed(req, [_error("frontend", exc.message, exc.line, exc.col)], started)
+    try:
+        result = _compile_loaded(req, loaded, target, triton, knobs, GPUTarget, started)
+    finally:
+        loaded.close()
+    # CPU time of this process and the tools it ran (ptxas, nvdisasm): unlike wall time, not inflated
+    # by other work on a busy machine.
+    result["metadata"]["cpu_seconds"] = round(_cpu_seconds() - cpu_started, 4)
+    return result
+
+
+def _compile_loaded(
+    req: dict[str, Any],
+    loaded: LoadedSource,
+    target: str,
+    triton: Any,
+    knobs: Any,
+    gpu_target: Any,
+    started: float,
+) -> dict[str, Any]:
+    path = str(req.get("path") or "<buffer>")
+    try:
+        fn = _find_kernel(loaded, str(req.get("kernel", "")))
+        spec = _source_spec(fn, req)
+    except SourceError as exc:
+        return _failed(req, [_error("frontend", exc.message, exc.line, exc.col)], started)
+
+    options = {k: v for k, v in (req.get("options") or {}).items() if k in ALLOWED_OPTIONS}
+    unknown = sorted(set(req.get("options") or {}) - ALLOWED_OPTIONS)
+    current = {"stage": "frontend"}
+    timings: dict[str, float] = {}
+    produced: dict[str, str] = {}
+
+    def hook(backend: Any, stages: dict[str, Any], opts: Any, language: Any, capability: Any) -> None:
+        # Wrap each stage to know which one failed and how long each took.
+        for name, run in list(stages.items()):
+
+            def timed(src: Any, metadata: Any, _name: str = name, _run: Any = run) -> Any:
+                current["stage"] = "ptxas" if _name == "cubin" else _name
+                t0 = time.perf_counter()
+                out = _run(src, metadata)
+                timings[_name] = time.perf_counter() - t0
+                if isinstance(out, str):
+                    produced[_name] = out  # text stages kept to explain a later stage's failure
+                return out
+
+            stages[name] = timed
+
+    ptxas_log = io.StringIO()
+    knobs.compilation.always_compile = True  # Triton's own cache would skip ptxas and its -v report
+    knobs.nvidia.dump_ptxas_log = True
+    knobs.runtime.add_stages_inspection_hook = hook
+    try:
+        with _capture_fd2() as diag, contextlib.redirect_stdout(ptxas_log):
+            compiled = triton.compile(
+                spec, target=gpu_target("cuda", CUDA_TARGETS[target], 32), options=options
+            )
+    except Exception as exc:
+        stage = current["stage"]
+        if stage == "frontend":
+            return _failed(req, [_frontend_error(exc, loaded)], started)
+        text = f"{type(exc).__name__}: {exc}\n{diag.get('text', '')}"
+        error = _diagnostic_error(stage, text, path)
+        if stage == "ptxas" and error["line"] is None and "ptx" in produced:
+            error["line"] = _ptx_line_to_source(produced["ptx"], text)
+        return _failed(req, [error], started, stages=produced)
+    finally:
+        knobs.runtime.add_stages_inspection_hook = None
+        _clear_private_cache()
+
+    asm = compiled.asm
+    stages = {name: asm[name] for name in ("ttir", "ttgir", "llir", "ptx") if name in asm}
+    metadata = _jsonable(compiled.metadata._asdict())
+    metadata.pop("extern_libs", None)  # local file paths, no use to analysis
+    metadata["stage_seconds"] = timings
+    metadata["module_warnings"] = loaded.warnings
+    if unknown:
+        metadata["ignored_options"] = unknown
+    try:
+        sass, res_usage = _sass_and_usage(asm["cubin"])
+        stages["sass"] = sass
+    except (OSError, subprocess.SubprocessError) as exc:
+        res_usage = ""  # the compile itself succeeded: say what is missing, keep the rest
+        metadata["sass_error"] = f"could not disassemble the cubin: {exc}"
+    metadata["cubin_bytes"] = len(asm.get("cubin", b""))
+    return {
+        "ok": True,
+        "target": target,
+        "stages": stages,
+        "metadata": metadata,
+        "resources": parse_resources(ptxas_log.getvalue(), res_usage, metadata),
+        "errors": [],
+        "compiler": f"triton {triton.__version__}",
+        "elapsed_s": time.perf_counter() - started,
+    }
+
+
+_WARM_UP_SOURCE = """
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def warm_up_kernel(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) + 1.0, mask=offs < n)
+"""
+
+
+def warm_up() -> None:
+    """Compile a tiny kernel once so MLIR, LLVM, ptxas and nvdisasm are loaded before the first real job."""
+    compile_kernel(
+        {
+            "source": _WARM_UP_SOURCE,
+            "path": "<tritonlens-warm-up>",
+            "kernel": "warm_up_kernel",
+            "signature": {"x_ptr": "*fp32", "n": "i32"},
+            "constants": {"BLOCK": 256},
+            "divisibility": ["x_ptr"],
+            "target": "sm_90",
+            "options": {"num_warps": 4},
+        }
+    )

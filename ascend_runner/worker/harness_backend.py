@@ -1,0 +1,259 @@
+"""Backends a run can use: `cuda` (NVIDIA via torch + Triton), `npu` (triton-ascend + torch_npu), `interpret`
+(TRITON_INTERPRET=1 on the CPU: correctness only). Device facts, timing and ceilings per backend.
+
+The `npu` paths follow the torch_npu / triton-ascend docs and were never exercised on Ascend hardware.
+Stdlib + torch + triton only (no tritonlens).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+
+class BackendUnavailable(Exception):
+    """The requested backend cannot run here; the message says why in plain words."""
+
+
+class Backend:
+    name = "base"
+    timing_meaningful = True
+
+    def __init__(self) -> None:
+        import torch
+
+        self.torch = torch
+
+    @property
+    def device(self) -> str:
+        raise NotImplementedError
+
+    def to_device(self, value: Any) -> Any:
+        if hasattr(value, "to") and hasattr(value, "dtype"):
+            return value.to(self.device)
+        if isinstance(value, (list, tuple)):
+            return type(value)(self.to_device(v) for v in value)
+        return value
+
+    def synchronize(self) -> None:
+        pass
+
+    def info(self) -> dict[str, Any]:
+        return {}
+
+    def time_ms(self, fn: Callable[[], Any], warmup_ms: float, rep_ms: float) -> dict[str, float]:
+        raise NotImplementedError
+
+    def ceilings(self) -> dict[str, Any]:
+        return {}
+
+
+def _percentiles(samples: list[float]) -> dict[str, float]:
+    samples = sorted(samples)
+
+    def q(p: float) -> float:
+        return samples[min(len(samples) - 1, int(round(p * (len(samples) - 1))))]
+
+    return {"median": statistics.median(samples), "p20": q(0.2), "p80": q(0.8), "reps": float(len(samples))}
+
+
+class CudaBackend(Backend):
+    name = "cuda"
+
+    def __init__(self) -> None:
+        super().__init__()
+        if not self.torch.cuda.is_available():
+            raise BackendUnavailable(
+                "backend 'cuda' needs an NVIDIA GPU visible to torch; torch.cuda.is_available() is False "
+                f"here (torch {self.torch.__version__}). Use --backend interpret for a CPU correctness run."
+            )
+
+    @property
+    def device(self) -> str:
+        return "cuda"
+
+    def synchronize(self) -> None:
+        self.torch.cuda.synchronize()
+
+    def info(self) -> dict[str, Any]:
+        p = self.torch.cuda.get_device_properties(0)
+        out: dict[str, Any] = {
+            "name": p.name,
+            "vendor": "nvidia",
+            "compute_capability": f"{p.major}.{p.minor}",
+            "sm_count": p.multi_processor_count,
+            "memory_bytes": int(p.total_memory),
+        }
+        for key, attr in (
+            ("l2_bytes", "L2_cache_size"),
+            ("regs_per_sm", "regs_per_multiprocessor"),
+            ("smem_per_sm", "shared_memory_per_multiprocessor"),
+            ("smem_per_block_optin", "shared_memory_per_block_optin"),
+            ("max_threads_per_sm", "max_threads_per_multi_processor"),
+            ("warp_size", "warp_size"),
+        ):
+            value = getattr(p, attr, None)
+            if value is not None:
+                out[key] = int(value)
+        return out
+
+    def time_ms(self, fn: Callable[[], Any], warmup_ms: float, rep_ms: float) -> dict[str, float]:
+        # do_bench: events around each rep, the L2 flushed before each, median and quantiles over many reps.
+        from triton.testing import do_bench
+
+        median, p20, p80 = do_bench(fn, warmup=warmup_ms, rep=rep_ms, quantiles=[0.5, 0.2, 0.8])
+        return {"median": float(median), "p20": float(p20), "p80": float(p80)}
+
+    def ceilings(self) -> dict[str, Any]:
+        """Measured ceilings: a large device-to-device copy (bytes read + written) and a bf16 matmul."""
+        torch = self.torch
+        out: dict[str, Any] = {
+            "device": self.info()["name"],
+            "method": "torch copy_ and bf16 matmul, do_bench median",
+        }
+        n = 1 << 30  # 1 GiB each way: far beyond any L2
+        buffers = [
+            torch.empty(n, dtype=torch.uint8, device="cuda").random_(0, 255),
+            torch.empty(n, dtype=torch.uint8, device="cuda"),
+        ]
+        t = self.time_ms(lambda: buffers[1].copy_(buffers[0]), 25, 200)
+        out["copy_gbps"] = 2 * n / (t["median"] * 1e-3) / 1e9
+        out["copy_ms"] = t["median"]
+        buffers.clear()  # give the 2 GiB back before the matmul
+        m = 8192
+        a = torch.randn(m, m, dtype=torch.bfloat16, device="cuda")
+        b = torch.randn(m, m, dtype=torch.bfloat16, device="cuda")
+        t = self.time_ms(lambda: a @ b, 50, 300)
+        out["bf16_tflops"] = 2 * m**3 / (t["median"] * 1e-3) / 1e12
+        out["matmul_ms"] = t["median"]
+        return out
+
+
+class NpuBackend(Backend):
+    name = "npu"
+
+    def __init__(self) -> None:
+        super().__init__()
+        try:
+            import torch_npu  # noqa: F401  (registers torch.npu)
+        except Exception as exc:
+            raise BackendUnavailable(
+                f"backend 'npu' needs torch_npu (Ascend's PyTorch adapter) and CANN; importing it failed here: "
+                f"{type(exc).__name__}: {exc}"
+            ) from None
+        if not self.torch.npu.is_available():
+            raise BackendUnavailable("backend 'npu': torch_npu is installed but no Ascend NPU is visible")
+
+    @property
+    def device(self) -> str:
+        return "npu"
+
+    def synchronize(self) -> None:
+        self.torch.npu.synchronize()
+
+    def info(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"vendor": "huawei", "name": self.torch.npu.get_device_name(0)}
+        try:
+            p = self.torch.npu.get_device_properties(0)
+            out["memory_bytes"] = int(getattr(p, "total_memory", 0))
+        except Exception:
+            pass
+        try:  # triton-ascend's driver reports the AI-core (cube) and vector-core counts
+            from triton.runtime import driver
+
+            props = driver.active.utils.get_device_properties(0)
+            out["ai_cores"] = int(props.get("num_aicore", 0)) or None
+            out["vector_cores"] = int(props.get("num_vectorcore", 0)) or None
+        except Exception as exc:
+            out["cores_error"] = f"{type(exc).__name__}: {exc}"
+        return out
+
+    def time_ms(self, fn: Callable[[], Any], warmup_ms: float, rep_ms: float) -> dict[str, float]:
+        npu = self.torch.npu
+        fn()
+        npu.synchronize()
+        start, end = npu.Event(enable_timing=True), npu.Event(enable_timing=True)
+        start.record()
+        for _ in range(5):
+            fn()
+        end.record()
+        npu.synchronize()
+        estimate = max(start.elapsed_time(end) / 5, 1e-3)
+        for _ in range(max(1, int(warmup_ms / estimate))):
+            fn()
+        samples = []
+        for _ in range(max(5, int(rep_ms / estimate))):
+            s, e = npu.Event(enable_timing=True), npu.Event(enable_timing=True)
+            s.record()
+            fn()
+            e.record()
+            npu.synchronize()
+            samples.append(s.elapsed_time(e))
+        return _percentiles(samples)
+
+
+class InterpretBackend(Backend):
+    name = "interpret"
+    timing_meaningful = (
+        False  # the interpreter runs each program in NumPy: timings say nothing about hardware
+    )
+
+    def __init__(self) -> None:
+        super().__init__()
+        import numpy
+
+        major, minor = (int(x) for x in numpy.__version__.split(".")[:2])
+        self.numpy_warning = (
+            f"numpy {numpy.__version__}: Triton 3.6's interpreter breaks on runtime loop bounds with numpy >= 2.3"
+            if (major, minor) >= (2, 3)
+            else ""
+        )
+
+    @property
+    def device(self) -> str:
+        return "cpu"
+
+    def info(self) -> dict[str, Any]:
+        return {"name": "cpu (TRITON_INTERPRET=1)", "vendor": "cpu"}
+
+    def time_ms(self, fn: Callable[[], Any], warmup_ms: float, rep_ms: float) -> dict[str, float]:
+        samples = []
+        for _ in range(3):
+            start = time.perf_counter()
+            fn()
+            samples.append((time.perf_counter() - start) * 1e3)
+        return _percentiles(samples)
+
+
+def make_backend(name: str) -> Backend:
+    if name == "cuda":
+        return CudaBackend()
+    if name == "npu":
+        return NpuBackend()
+    if name == "interpret":
+        return InterpretBackend()
+    raise BackendUnavailable(f"unknown backend {name!r}; use cuda, npu or interpret")
+
+
+class interpret_mode:
+    """Set TRITON_INTERPRET for the block: `@triton.jit` reads it when a harness module is executed."""
+
+    def __init__(self, on: bool) -> None:
+        self.on = on
+        self.saved: str | None = None
+
+    def __enter__(self) -> None:
+        self.saved = os.environ.get("TRITON_INTERPRET")
+        if self.on:
+            os.environ["TRITON_INTERPRET"] = "1"
+        else:
+            os.environ.pop("TRITON_INTERPRET", None)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.saved is None:
+            os.environ.pop("TRITON_INTERPRET", None)
+        else:
+            os.environ["TRITON_INTERPRET"] = self.saved

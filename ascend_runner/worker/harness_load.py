@@ -1,0 +1,147 @@
+"""Load what a harness names: a module from a file (or the editor's unsaved text), a script, an entry point.
+
+Triton's JIT reads a kernel's source with `inspect.getsource`, so buffer text is registered in `linecache` under
+the user's path: kernels compile from the text the user sees and line numbers match the editor.
+Stdlib only (no tritonlens).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import linecache
+import os
+import sys
+import types
+from collections.abc import Callable, Iterator
+from typing import Any
+
+_counter = 0
+
+
+class HarnessError(Exception):
+    """The harness itself is unusable (missing file, missing Model, syntax error): a plain message for the user."""
+
+
+def read_source(path: str, source: str | None) -> str:
+    if source is not None:
+        return source
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise HarnessError(f"cannot read {path}: {exc}") from None
+
+
+def _register_lines(path: str, text: str) -> None:
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    # mtime None: linecache.checkcache never evicts the entry, even if the file on disk differs.
+    linecache.cache[path] = (len(text), None, lines, path)
+
+
+@contextlib.contextmanager
+def _import_context(path: str, argv: list[str] | None = None) -> Iterator[None]:
+    folder = os.path.dirname(os.path.abspath(path))
+    old_path, old_argv = list(sys.path), list(sys.argv)
+    sys.path.insert(0, folder)
+    if argv is not None:
+        sys.argv = [path, *argv]
+    try:
+        yield
+    finally:
+        sys.path[:], sys.argv[:] = old_path, old_argv
+
+
+def _compile(path: str, text: str) -> types.CodeType:
+    try:
+        return compile(text, path, "exec")
+    except SyntaxError as exc:
+        raise HarnessError(f"{path}:{exc.lineno}:{exc.offset or 0}: syntax error: {exc.msg}") from None
+
+
+def load_module(path: str, source: str | None = None, run_name: str | None = None) -> types.ModuleType:
+    """Execute the file as a fresh module (not __main__, so its `if __name__ == "__main__"` block is skipped)."""
+    global _counter
+    text = read_source(path, source)
+    code = _compile(path, text)
+    _counter += 1
+    name = run_name or f"_tritonlens_harness_{_counter}"
+    module = types.ModuleType(name)
+    module.__file__ = os.path.abspath(path) if os.path.exists(path) else path
+    _register_lines(path, text)
+    sys.modules[name] = module  # dataclasses, pickling and Triton look modules up by name
+    with _import_context(path):
+        exec(code, module.__dict__)
+    return module
+
+
+def run_script(path: str, source: str | None, argv: list[str]) -> None:
+    """Run the file as __main__, as `python path argv...` would (SystemExit(0) counts as success)."""
+    text = read_source(path, source)
+    code = _compile(path, text)
+    _register_lines(path, text)
+    main = types.ModuleType("__main__")
+    main.__file__ = path
+    main.__dict__["__builtins__"] = __builtins__
+    saved = sys.modules.get("__main__")
+    sys.modules["__main__"] = main
+    try:
+        with _import_context(path, argv):
+            exec(code, main.__dict__)
+    except SystemExit as exc:
+        if exc.code not in (None, 0):
+            raise HarnessError(f"{path} exited with status {exc.code}") from None
+    finally:
+        if saved is not None:
+            sys.modules["__main__"] = saved
+
+
+def resolve_entry(path: str, source: str | None, entry: str) -> Callable[[], Any]:
+    """`pkg.mod:func` imports a module (the file's folder on sys.path); `:func` or `func` is in the file itself."""
+    module_name, sep, func_name = entry.rpartition(":")
+    if not sep:
+        module_name, func_name = "", entry
+    if not func_name.isidentifier():
+        raise HarnessError(f"entry {entry!r} does not name a function (use module:function)")
+    if module_name:
+        with _import_context(path):
+            try:
+                module = importlib.import_module(module_name)
+            except Exception as exc:
+                raise HarnessError(f"cannot import {module_name}: {type(exc).__name__}: {exc}") from None
+    else:
+        module = load_module(path, source)
+    func = getattr(module, func_name, None)
+    if not callable(func):
+        raise HarnessError(f"{module.__name__} has no function {func_name!r}")
+    return func
+
+
+def find_kernel(module: types.ModuleType, name: str) -> Any:
+    """The JITFunction (or interpreted function) called `name` in a module, unwrapping autotune/heuristics."""
+    obj = getattr(module, name, None)
+    for _ in range(5):  # Autotuner and Heuristics keep the wrapped kernel in .fn
+        inner = getattr(obj, "fn", None)
+        if inner is None or not hasattr(inner, "run"):
+            break
+        obj = inner
+    if obj is None or not hasattr(obj, "run"):
+        raise HarnessError(
+            f"no Triton kernel named {name!r} in {getattr(module, '__file__', module.__name__)}"
+        )
+    return obj
+
+
+@contextlib.contextmanager
+def captured_output(limit: int = 4000) -> Iterator[io.StringIO]:
+    """Keep what the harness prints off the worker's stdout (which carries the JSON protocol)."""
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        yield buffer
+
+
+def tail(text: str, limit: int = 4000) -> str:
+    return text if len(text) <= limit else "..." + text[-limit:]

@@ -1,0 +1,224 @@
+"""A runner worker: started by file path under a runner environment's Python (`python -u main.py`).
+
+Speaks JSON lines: one job envelope per line on stdin ({"schema", "id", "kind", "backend", "payload"}),
+one result envelope per line on stdout ({"schema", "id", "ok", "kind", "result" | "error"}); logs go to
+stderr. Anything else that writes to stdout (user code, Triton) is sent to stderr so it cannot corrupt
+the channel. Stdlib only at import time; handlers import triton/torch lazily. Never imports tritonlens.
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import importlib
+import json
+import os
+import select
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any, TextIO
+
+SCHEMA_VERSION = 1
+MEMORY_ENV = "TRITONLENS_WORKER_MEMORY_MB"  # address-space limit for this process, set by the pool
+WARM_UP_ENV = "TRITONLENS_WORKER_WARMUP"  # comma-separated sibling modules whose warm_up() runs at start
+TEST_HOOKS_ENV = "TRITONLENS_WORKER_TEST_HOOKS"  # "1" enables the fault-injection job kind (tests only)
+CUDA_TARGETS = ("sm_80", "sm_86", "sm_89", "sm_90", "sm_100")
+
+Handler = Callable[[str, dict[str, Any]], dict[str, Any]]
+
+
+class JobError(Exception):
+    """A job that cannot be done; `stage` says where (protocol, worker, or a compiler stage)."""
+
+    def __init__(self, stage: str, message: str) -> None:
+        super().__init__(message)
+        self.stage = stage
+        self.message = message
+
+
+def _import_sibling(module: str, what: str) -> Any:
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name == module:
+            raise JobError(
+                "worker", f"{what} is not available in this runner (worker/{module}.py is missing)"
+            ) from None
+        raise
+
+
+def handle_compile(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+    target = payload.get("target")
+    if not isinstance(target, str):
+        raise JobError("protocol", "compile payload needs a string 'target'")
+    if target in CUDA_TARGETS:
+        module = _import_sibling("compile_cuda", "compiling for CUDA targets")
+    elif target.startswith("ascend"):
+        module = _import_sibling("compile_ascend", "compiling for Ascend targets")
+    else:
+        raise JobError("protocol", f"unknown target {target!r}")
+    return module.compile_kernel(payload)
+
+
+def _run_job(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+    return _import_sibling("run_job", f"the {kind!r} job").handle(kind, payload)
+
+
+def handle_health(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """Interpreter, compiler version and visible devices, without importing torch (slow)."""
+    info: dict[str, Any] = {
+        "python": sys.version.split()[0],
+        "executable": sys.executable,
+        "pid": os.getpid(),
+    }
+    try:
+        import triton
+
+        info["triton"] = triton.__version__
+        info["backends"] = sorted(getattr(triton.backends, "backends", {}))
+    except Exception as exc:
+        info["triton_error"] = f"{type(exc).__name__}: {exc}"
+    devices = {"cuda": sorted(d for d in os.listdir("/dev") if d.startswith("nvidia") and d[6:].isdigit())}
+    devices["npu"] = sorted(d for d in os.listdir("/dev") if d.startswith("davinci") and d[7:].isdigit())
+    info["devices"] = devices
+    return info
+
+
+# Job kind -> handler. Other modules extend this table (HANDLERS["name"] = fn) before serve() runs.
+HANDLERS: dict[str, Handler] = {
+    "compile": handle_compile,
+    "run": _run_job,
+    "profile": _run_job,
+    "verify": _run_job,
+    "health": handle_health,
+}
+
+
+def _install_test_hooks() -> None:
+    """Fault injection for the pool's tests; only when the environment variable asks for it."""
+    if os.environ.get(TEST_HOOKS_ENV) != "1":
+        return
+    from test_hooks import handle_fault
+
+    HANDLERS["_fault"] = handle_fault
+
+
+def _limit_memory() -> None:
+    raw = os.environ.get(MEMORY_ENV)
+    if not raw:
+        return
+    import resource
+
+    limit = int(float(raw) * 1024 * 1024)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def _warm_up() -> None:
+    """Load the compiler before the first job arrives; jobs sent meanwhile wait in the pipe."""
+    for name in filter(None, os.environ.get(WARM_UP_ENV, "").split(",")):
+        started = time.perf_counter()
+        try:
+            getattr(importlib.import_module(name.strip()), "warm_up", lambda: None)()
+        except Exception as exc:  # a failed warm-up only costs time; the real job reports real errors
+            print(f"[worker {os.getpid()}] warm-up {name} failed: {exc}", file=sys.stderr)
+            continue
+        print(f"[worker {os.getpid()}] warm-up {name} {time.perf_counter() - started:.3f}s", file=sys.stderr)
+
+
+def run_one(job: Any) -> dict[str, Any]:
+    """One envelope in, one envelope out; never raises."""
+    if not isinstance(job, dict):
+        return _reply(None, None, error=("protocol", "a job must be a JSON object"))
+    job_id, kind = job.get("id"), job.get("kind")
+    if job.get("schema") != SCHEMA_VERSION:
+        return _reply(
+            job_id, kind, error=("protocol", f"schema {job.get('schema')!r} is not {SCHEMA_VERSION}")
+        )
+    handler = HANDLERS.get(kind) if isinstance(kind, str) else None
+    if handler is None:
+        return _reply(job_id, kind, error=("protocol", f"unknown job kind {kind!r}"))
+    payload = job.get("payload")
+    if not isinstance(payload, dict):
+        return _reply(job_id, kind, error=("protocol", "payload must be a JSON object"))
+    if kind in ("run", "profile", "verify") and "backend" not in payload:
+        payload = {**payload, "backend": job.get("backend")}  # run_job picks cuda / npu / interpret from it
+    started = time.perf_counter()
+    try:
+        result = handler(kind, payload)
+    except JobError as exc:
+        return _reply(job_id, kind, error=(exc.stage, exc.message))
+    except MemoryError:
+        return _reply(
+            job_id, kind, error=("worker", "the job ran out of memory (worker memory limit)"), fatal=True
+        )
+    except Exception as exc:
+        tb = traceback.format_exc(limit=-6)
+        print(tb, file=sys.stderr)
+        return _reply(job_id, kind, error=("worker", f"{type(exc).__name__}: {exc}"))
+    print(f"[worker {os.getpid()}] {kind} {job_id} {time.perf_counter() - started:.3f}s", file=sys.stderr)
+    return _reply(job_id, kind, result=result)
+
+
+def _reply(
+    job_id: Any, kind: Any, result: Any = None, error: tuple[str, str] | None = None, fatal: bool = False
+) -> dict[str, Any]:
+    out: dict[str, Any] = {"schema": SCHEMA_VERSION, "id": job_id, "kind": kind, "ok": error is None}
+    if error is None:
+        out["result"] = result
+    else:
+        out["error"] = {"stage": error[0], "message": error[1]}
+    if fatal:
+        out["fatal"] = True  # the worker exits after this reply; its state is not trustworthy
+    return out
+
+
+def serve(channel_in: TextIO, channel_out: TextIO) -> None:
+    for line in channel_in:
+        if not line.strip():
+            continue
+        try:
+            job = json.loads(line)
+        except ValueError as exc:
+            reply = _reply(None, None, error=("protocol", f"not JSON: {exc}"))
+        else:
+            reply = run_one(job)
+        try:
+            text = json.dumps(reply, default=str)
+        except (TypeError, ValueError) as exc:
+            text = json.dumps(
+                _reply(reply.get("id"), reply.get("kind"), error=("worker", f"unserializable: {exc}"))
+            )
+        channel_out.write(text + "\n")
+        channel_out.flush()
+        if reply.get("fatal"):
+            os._exit(3)
+
+
+def _remove_private_cache() -> None:
+    """The pool gave this worker its own TRITON_CACHE_DIR: leave nothing behind on a normal exit."""
+    if os.environ.get("TRITONLENS_WORKER_OWNS_CACHE") == "1" and os.environ.get("TRITON_CACHE_DIR"):
+        import shutil
+
+        shutil.rmtree(os.environ["TRITON_CACHE_DIR"], ignore_errors=True)
+
+
+def main() -> None:
+    # Keep the real stdout for the protocol; point file descriptor 1 (and sys.stdout) at stderr.
+    channel_out = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    faulthandler.enable(sys.stderr)  # a segfault in a compiler pass leaves a Python stack in the log
+    _limit_memory()
+    _install_test_hooks()
+    # Warm up only when idle: a worker started for a waiting job would just make that job wait longer.
+    if not select.select([sys.stdin], [], [], 0.05)[0]:
+        _warm_up()
+    try:
+        serve(sys.stdin, channel_out)
+    finally:
+        _remove_private_cache()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,418 @@
+"""`run`, `profile` and `verify` jobs, executed inside a runner environment (stdlib + torch + triton).
+
+`handle(kind, payload)` is what the JSON-lines worker (worker/main.py) dispatches to; the payload and result
+shapes are the RunRequest / ProfileRequest / VerifyRequest and RunResult / VerifyResult dataclasses of
+ascend_runner/protocol.py, as plain dicts (this file cannot import tritonlens). The backend comes from the
+job envelope (third argument) or a "backend" key in the payload.
+
+Also a command for tests and GPU scripts: `python run_job.py KIND BACKEND < payload.json > result.json`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # sibling modules, however we were started
+
+from harness_backend import Backend, BackendUnavailable, interpret_mode, make_backend  # noqa: E402
+from harness_load import (  # noqa: E402
+    HarnessError,
+    captured_output,
+    find_kernel,
+    load_module,
+    resolve_entry,
+    run_script,
+    tail,
+)
+from harness_record import LaunchRecorder, recording  # noqa: E402
+from harness_verify import compare, poisoned_allocations  # noqa: E402
+
+RUN_KINDS = ("run", "profile", "verify")
+
+
+def handle(kind: str, payload: dict[str, Any], backend: str | None = None) -> dict[str, Any]:
+    """Run one job; never raises: failures come back as ok=False with a plain message in `errors`."""
+    payload = dict(payload)
+    backend = backend or payload.pop("backend", None) or "cuda"
+    payload.pop("backend", None)
+    start = time.perf_counter()
+    base: dict[str, Any] = {"ok": False, "backend": backend, "errors": []}
+    if kind not in RUN_KINDS:
+        return {**base, "errors": [f"run_job handles {', '.join(RUN_KINDS)}, not {kind!r}"]}
+    if _triton_mode_mismatch(backend == "interpret"):
+        return _in_fresh_process(kind, payload, backend)
+    try:
+        with interpret_mode(backend == "interpret"):
+            be = make_backend(backend)
+            if kind == "verify":
+                out = verify_job(be, payload)
+            else:
+                out = run_job(be, payload, profile=kind == "profile")
+    except (HarnessError, BackendUnavailable) as exc:
+        out = {**base, "errors": [str(exc)]}
+        if kind == "verify":
+            out["passed"] = False
+    except Exception as exc:  # the user's code failed: say where, briefly
+        out = {**base, "errors": [_describe_exception(exc)]}
+        if kind == "verify":
+            out["passed"] = False
+    out["elapsed_s"] = round(time.perf_counter() - start, 3)
+    return out
+
+
+def _triton_mode_mismatch(interpret: bool) -> bool:
+    """Triton decides at import whether its own library kernels (tl.sum, tl.max...) are interpreted: a worker
+    that imported triton in the other mode must run this job in a fresh process."""
+    standard = sys.modules.get("triton.language.standard")
+    if standard is None:
+        return False
+    interpreted = type(getattr(standard, "sum", None)).__name__ == "InterpretedFunction"
+    return interpreted != interpret
+
+
+def _in_fresh_process(kind: str, payload: dict[str, Any], backend: str) -> dict[str, Any]:
+    env = dict(os.environ)
+    env.pop("TRITON_INTERPRET", None)
+    if backend == "interpret":
+        env["TRITON_INTERPRET"] = "1"
+    proc = subprocess.run(
+        [sys.executable, os.path.abspath(__file__), kind, backend],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    try:
+        return json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        return {"ok": False, "backend": backend, "errors": [f"job process failed: {tail(proc.stderr, 1500)}"]}
+
+
+def _describe_exception(exc: BaseException) -> str:
+    frames = traceback.extract_tb(exc.__traceback__)
+    user = [f for f in frames if "ascend_runner/worker" not in f.filename.replace(os.sep, "/")]
+    where = f" ({user[-1].filename}:{user[-1].lineno})" if user else ""
+    return f"{type(exc).__name__}: {exc}{where}"
+
+
+def _versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for name in ("torch", "triton", "numpy", "torch_npu"):
+        module = sys.modules.get(name)
+        if module is not None:
+            out[name] = str(getattr(module, "__version__", "?"))
+    return out
+
+
+def _timing(payload: dict[str, Any]) -> tuple[float, float]:
+    timing = payload.get("timing") or {}
+    return float(timing.get("warmup_ms", 25.0)), float(timing.get("rep_ms", 100.0))
+
+
+def _seed(be: Backend, seed: int) -> None:
+    be.torch.manual_seed(seed)
+    if be.name == "cuda":
+        be.torch.cuda.manual_seed_all(seed)
+
+
+def _kernelbench(module: Any, names: tuple[str, ...] = ("Model", "ModelNew")) -> None:
+    missing = [n for n in (*names, "get_inputs", "get_init_inputs") if not hasattr(module, n)]
+    if missing:
+        raise HarnessError(
+            f"not a KernelBench-format module: missing {', '.join(missing)} "
+            "(needs Model, ModelNew, get_inputs(), get_init_inputs())"
+        )
+
+
+def _make_model(be: Backend, module: Any, cls_name: str, init: list[Any], seed: int) -> Any:
+    _seed(be, seed)  # same seed for both models: their parameters start equal, as KernelBench does
+    model = getattr(module, cls_name)(*init)
+    return model.to(be.device) if hasattr(model, "to") else model
+
+
+def _inputs(be: Backend, module: Any, seed: int) -> list[Any]:
+    _seed(be, seed)
+    return [be.to_device(x) for x in module.get_inputs()]
+
+
+def run_job(be: Backend, payload: dict[str, Any], profile: bool) -> dict[str, Any]:
+    harness = payload["harness"]
+    path, source, mode = harness["path"], harness.get("source"), harness["mode"]
+    warmup_ms, rep_ms = _timing(payload)
+    result: dict[str, Any] = {
+        "ok": True,
+        "backend": be.name,
+        "device": be.info(),
+        "launches": [],
+        "timings": {},
+        "timing_meaningful": be.timing_meaningful,
+        "errors": [],
+        "versions": {},
+    }
+    if getattr(be, "numpy_warning", ""):
+        result["errors"].append(be.numpy_warning)
+    if payload.get("replay"):
+        replay_launch(be, harness, payload["replay"], warmup_ms, rep_ms, result)
+        result["versions"] = _versions()
+        return result
+
+    want_ncu = profile and bool(payload.get("ncu"))
+    snapshot_dir = None
+    if payload.get("snapshot") or want_ncu:
+        snapshot_dir = payload.get("artifacts_dir") or tempfile.mkdtemp(prefix="tritonlens-snap-")
+        os.makedirs(snapshot_dir, exist_ok=True)
+    recorder = LaunchRecorder(max_launches=int(payload.get("max_launches", 64)), snapshot_dir=snapshot_dir)
+    seed = int(payload.get("seed", 0))
+    model = inputs = None
+    module = None
+    with captured_output() as printed:
+        if mode == "kernelbench":
+            module = load_module(path, source)
+            _kernelbench(module)
+            init = list(module.get_init_inputs())
+            model = _make_model(be, module, "ModelNew", init, seed)
+            inputs = _inputs(be, module, seed)
+            with recording(recorder):
+                model(*inputs)
+            be.synchronize()
+        elif mode == "script":
+            started = time.perf_counter()
+            with recording(recorder):
+                run_script(path, source, list(harness.get("argv") or []))
+            be.synchronize()
+            result["timings"]["script_s"] = round(time.perf_counter() - started, 4)
+        elif mode == "entry":
+            func = resolve_entry(path, source, harness.get("entry", ""))
+            with recording(recorder):
+                func()
+            be.synchronize()
+        else:
+            raise HarnessError(f"unknown harness mode {mode!r}")
+        if not recorder.launches:
+            result["errors"].append("the harness ran but launched no Triton kernel")
+        if be.timing_meaningful and mode == "kernelbench" and module is not None:
+            result["timings"]["model_ms"] = be.time_ms(lambda: model(*inputs), warmup_ms, rep_ms)
+            reference = _make_model(be, module, "Model", init, seed)
+            result["timings"]["reference_ms"] = be.time_ms(lambda: reference(*inputs), warmup_ms, rep_ms)
+        if payload.get("time_launches", True) and be.timing_meaningful:
+            for rec, call in zip(recorder.launches, recorder.callables, strict=True):
+                try:
+                    rec["time_ms"] = be.time_ms(call, warmup_ms, rep_ms)
+                except Exception as exc:
+                    result["errors"].append(f"timing {rec['kernel']} failed: {_describe_exception(exc)}")
+    result["stdout"] = tail(printed.getvalue())
+    result["launches"] = recorder.launches
+    result["errors"].extend(recorder.errors)
+    if recorder.dropped:
+        result["errors"].append(
+            f"{recorder.dropped} launch(es) beyond max_launches were run but not recorded"
+        )
+    if profile and payload.get("measure_ceilings") and be.name == "cuda":
+        result["ceilings"] = be.ceilings()
+    if want_ncu:
+        result["ncu"] = run_ncu(be, harness, recorder.launches, float(payload.get("ncu_timeout_s", 240.0)))
+    result["versions"] = _versions()
+    return result
+
+
+def replay_launch(
+    be: Backend,
+    harness: dict[str, Any],
+    replay: dict[str, Any],
+    warmup_ms: float,
+    rep_ms: float,
+    result: dict[str, Any],
+) -> None:
+    """Launch one recorded kernel alone from its snapshot: same arguments, grid and options."""
+    torch = be.torch
+    try:
+        snap = torch.load(replay["snapshot"], map_location="cpu", weights_only=False)
+    except Exception as exc:
+        raise HarnessError(f"cannot read snapshot {replay['snapshot']}: {exc}") from None
+    rec = snap["record"]
+    module = load_module(harness["path"], harness.get("source"))
+    kernel = find_kernel(module, rec["kernel"])
+    grid = tuple(snap["grid"])
+
+    def fresh() -> tuple[list[Any], dict[str, Any]]:
+        return [be.to_device(a) for a in snap["args"]], {
+            k: be.to_device(v) for k, v in snap["kwargs"].items()
+        }
+
+    args, kwargs = fresh()
+    kernel.run(*args, grid=grid, warmup=False, **kwargs)
+    be.synchronize()
+    outcome: dict[str, Any] = {"snapshot": replay["snapshot"], "kernel": rec["kernel"], "compared": []}
+    if replay.get("verify", True):
+        passed = True
+        for key, expected in snap["after"].items():
+            got = args[int(key)] if key.isdigit() else kwargs[key]
+            check = compare(got, expected, uses_dot=bool(rec.get("uses_dot")))
+            check["arg"] = rec["args"][int(key)]["name"] if key.isdigit() else key
+            outcome["compared"].append(check)
+            passed = passed and check["passed"]
+        outcome["passed"] = passed
+    if be.timing_meaningful:
+        rec["time_ms"] = be.time_ms(
+            lambda: kernel.run(*args, grid=grid, warmup=False, **kwargs), warmup_ms, rep_ms
+        )
+    result["launches"] = [rec]
+    result["replay"] = outcome
+
+
+def verify_job(be: Backend, payload: dict[str, Any]) -> dict[str, Any]:
+    harness = payload["harness"]
+    cand_name, ref_name = payload.get("candidate", "ModelNew"), payload.get("reference", "Model")
+    atol, rtol = payload.get("atol"), payload.get("rtol")
+    warmup_ms, rep_ms = _timing(payload)
+    result: dict[str, Any] = {
+        "ok": True,
+        "passed": True,
+        "backend": be.name,
+        "checks": [],
+        "tolerance": {},
+        "timing_meaningful": be.timing_meaningful,
+        "errors": [],
+    }
+    with captured_output():
+        module = load_module(harness["path"], harness.get("source"))
+        _kernelbench(module, (ref_name, cand_name))
+        init = list(module.get_init_inputs())
+        recorder = LaunchRecorder(max_launches=16)
+        reference = _make_model(be, module, ref_name, init, 0)
+        candidate = _make_model(be, module, cand_name, init, 0)
+        inputs: list[Any] = []
+        for seed in payload.get("seeds") or [0]:
+            inputs = _inputs(be, module, int(seed))  # fresh random inputs for every seed
+            check: dict[str, Any] = {"seed": int(seed)}
+            try:
+                with be.torch.no_grad():
+                    expected = reference(*[_clone(x) for x in inputs])
+                    with recording(recorder):
+                        if payload.get("poison", True):
+                            with poisoned_allocations():
+                                got = candidate(*[_clone(x) for x in inputs])
+                        else:
+                            got = candidate(*[_clone(x) for x in inputs])
+                    be.synchronize()
+                uses_dot = any(r.get("uses_dot") for r in recorder.launches)
+                outcome = compare(got, expected, atol, rtol, uses_dot)
+                result["tolerance"] = {"atol": outcome.pop("atol", 0.0), "rtol": outcome.pop("rtol", 0.0)}
+                check.update(outcome)
+            except Exception as exc:
+                check.update(
+                    passed=False, reason=f"candidate or reference failed: {_describe_exception(exc)}"
+                )
+            result["checks"].append(check)
+            result["passed"] = result["passed"] and bool(check["passed"])
+        if not recorder.launches:
+            result["errors"].append(f"{cand_name} launched no Triton kernel")
+        if payload.get("time", True) and be.timing_meaningful and result["passed"]:
+            with be.torch.no_grad():
+                c = be.time_ms(lambda: candidate(*inputs), warmup_ms, rep_ms)["median"]
+                r = be.time_ms(lambda: reference(*inputs), warmup_ms, rep_ms)["median"]
+            result.update(candidate_ms=c, reference_ms=r, speedup=r / c if c > 0 else None)
+    return result
+
+
+def _clone(x: Any) -> Any:
+    return x.clone() if hasattr(x, "clone") else x
+
+
+def run_ncu(be: Backend, harness: dict[str, Any], launches: list[dict[str, Any]], timeout_s: float) -> dict:
+    """Nsight Compute source view of the slowest recorded launch, replayed alone from its snapshot."""
+    ncu = shutil.which("ncu")
+    if be.name != "cuda":
+        return {"error": "ncu profiles NVIDIA GPUs only"}
+    if ncu is None:
+        return {"error": "ncu (Nsight Compute) is not on PATH on this runner"}
+    timed = [r for r in launches if r.get("snapshot")]
+    if not timed:
+        return {"error": "no launch with a snapshot to replay under ncu"}
+    target = max(timed, key=lambda r: (r.get("time_ms") or {}).get("median", 0.0))
+    work = tempfile.mkdtemp(prefix="tritonlens-ncu-")
+    payload = {"harness": harness, "replay": {"snapshot": target["snapshot"], "verify": False}}
+    payload_path = os.path.join(work, "payload.json")
+    with open(payload_path, "w", encoding="utf-8") as fh:
+        json.dump({**payload, "time_launches": False}, fh)
+    report = os.path.join(work, "report")
+    cmd = [
+        ncu,
+        "--clock-control",
+        "none",
+        "--set",
+        "full",
+        "--import-source",
+        "yes",
+        "-k",
+        f"regex:^{target['kernel']}$",
+        "-c",
+        "1",
+        "-o",
+        report,
+        "-f",
+        sys.executable,
+        os.path.abspath(__file__),
+        "ncu-replay",
+        "cuda",
+        payload_path,
+    ]
+    out: dict[str, Any] = {"kernel": target["kernel"], "launch": target["index"], "file": target["file"]}
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
+        if proc.returncode != 0 or not os.path.exists(report + ".ncu-rep"):
+            return {
+                **out,
+                "error": f"ncu failed ({proc.returncode}): {tail(proc.stdout + proc.stderr, 1500)}",
+            }
+        src = subprocess.run(
+            [ncu, "--import", report + ".ncu-rep", "--page", "source", "--csv", "--print-source=cuda,sass"],
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+        )
+        details = subprocess.run(
+            [ncu, "--import", report + ".ncu-rep", "--page", "details", "--print-rule-details"],
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+        )
+        out["source_csv"] = src.stdout[:8_000_000]
+        out["details"] = details.stdout[:400_000]
+        if src.returncode != 0:
+            out["error"] = f"ncu --page source failed: {tail(src.stderr, 1000)}"
+    except subprocess.TimeoutExpired:
+        out["error"] = f"ncu took longer than {timeout_s:.0f} s"
+    return out
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) < 2:
+        print(
+            "usage: run_job.py run|profile|verify|ncu-replay BACKEND [PAYLOAD.json] < payload",
+            file=sys.stderr,
+        )
+        return 2
+    kind, backend = argv[0], argv[1]
+    text = open(argv[2], encoding="utf-8").read() if len(argv) > 2 else sys.stdin.read()
+    try:
+        payload = json.loads(text)
+    except json.JSONDecodeError as exc:
+        print(json.dumps({"ok": False, "errors": [f"payload is not JSON: {exc}"]}))
+        return 2
+    result = handle("run" if kind == "ncu-replay" else kind, payload, backend)
+    print(json.dumps(result, default=repr))
+    return 0 if result.get("ok") else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,60 @@
+// Pure decisions about commands: which to register as fallbacks, what arguments a palette invocation gets,
+// and how progress is titled. No vscode imports.
+import { kernelAt, type KernelRow } from './kernelsModel';
+
+export interface EditorContext {
+  uri: string;
+  languageId: string;
+  line: number; // 0-based cursor line
+}
+
+/**
+ * Statically contributed server commands that this server does not advertise: the client registers them so the
+ * palette entry explains itself instead of failing with "command not found". Advertised ones are registered by
+ * vscode-languageclient itself (including commands the server adds later, which need no client change).
+ */
+export function fallbackCommands(advertised: readonly string[], staticServerCommands: readonly string[]): string[] {
+  const have = new Set(advertised);
+  return staticServerCommands.filter((c) => !have.has(c));
+}
+
+/**
+ * Arguments for a server command run without any (from the palette or a key binding): the server's convention is
+ * `[uri, kernelName]`, taken from the active editor and the kernel around its cursor. Returns an error message
+ * when there is no Triton kernel to act on.
+ */
+export function defaultArguments(
+  args: unknown[],
+  editor: EditorContext | undefined,
+  kernels: KernelRow[],
+): unknown[] | { error: string } {
+  if (args.length > 0) return args;
+  if (!editor || editor.languageId !== 'python') {
+    return { error: 'Open a Python file with a Triton kernel and put the cursor in the kernel first.' };
+  }
+  const kernel = kernelAt(kernels, editor.uri, editor.line);
+  if (!kernel) return { error: 'No Triton kernel (@triton.jit function) found in this file.' };
+  return [editor.uri, kernel.name];
+}
+
+const VERBS: Record<string, string> = {
+  analyzeKernel: 'Analyzing',
+  profileKernel: 'Profiling',
+  optimizeKernel: 'Optimizing',
+};
+
+/** "Profiling add_kernel" for tritonlens.profileKernel with args [uri, "add_kernel"]. */
+export function progressTitle(command: string, args: unknown[]): string {
+  const short = command.replace(/^tritonlens\./, '');
+  const verb = VERBS[short] ?? `Running ${short}`;
+  const kernel = typeof args[1] === 'string' ? args[1] : undefined;
+  return `tritonlens: ${verb}${kernel ? ` ${kernel}` : ''}`;
+}
+
+/** Reads the server's advertised command list out of its capabilities, tolerating any shape. */
+export function advertisedCommands(capabilities: unknown): string[] {
+  const provider = (capabilities as { executeCommandProvider?: { commands?: unknown } } | undefined)
+    ?.executeCommandProvider;
+  const commands = provider?.commands;
+  return Array.isArray(commands) ? commands.filter((c): c is string => typeof c === 'string') : [];
+}

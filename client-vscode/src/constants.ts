@@ -1,0 +1,57 @@
+// Identifiers shared by the client's modules; package.json contributes the same ids.
+
+export const EXTENSION_NAME = 'tritonlens';
+export const CONFIG_SECTION = 'tritonlens';
+export const IR_SCHEME = 'tritonlens-ir';
+export const KERNELS_VIEW = 'tritonlens.kernels';
+
+// Custom requests and notifications of the tritonlens language server.
+export const KERNELS_REQUEST = 'tritonlens/kernels';
+export const IR_REQUEST = 'tritonlens/ir';
+export const STATUS_NOTIFICATION = 'tritonlens/status';
+
+export const Commands = {
+  analyzeKernel: 'tritonlens.analyzeKernel',
+  profileKernel: 'tritonlens.profileKernel',
+  optimizeKernel: 'tritonlens.optimizeKernel',
+  showIr: 'tritonlens.showIr',
+  selectTarget: 'tritonlens.selectTarget',
+  restart: 'tritonlens.restart',
+  showOutput: 'tritonlens.showOutput',
+  refreshKernels: 'tritonlens.refreshKernels',
+  openLocation: 'tritonlens.openLocation',
+} as const;
+
+// Commands the server implements (forwarded to workspace/executeCommand); contributed statically so they show
+// in the palette before the server has started.
+export const SERVER_COMMANDS: readonly string[] = [
+  Commands.analyzeKernel,
+  Commands.profileKernel,
+  Commands.optimizeKernel,
+];
+
+// Commands the client implements itself.
+export const CLIENT_COMMANDS: readonly string[] = [
+  Commands.showIr,
+  Commands.selectTarget,
+  Commands.restart,
+  Commands.showOutput,
+  Commands.refreshKernels,
+  Commands.openLocation,
+];
+
+// Server commands that may run long (compile, profile, verify): shown with a cancellable progress notification.
+export const LONG_RUNNING_COMMANDS: readonly string[] = [
+  Commands.analyzeKernel,
+  Commands.profileKernel,
+  Commands.optimizeKernel,
+];
+
+export const TARGETS = ['cuda', 'ascend', 'both'] as const;
+export const IR_TARGETS = ['sm_90', 'sm_80', 'sm_100', 'ascend910b3'] as const;
+
+// IR stages offered before the server has said which it has for a kernel.
+export const DEFAULT_STAGES: Record<string, readonly string[]> = {
+  cuda: ['ttir', 'ttgir', 'llir', 'ptx', 'sass'],
+  ascend: ['ttir', 'ttadapter'],
+};

@@ -1,0 +1,201 @@
+// Entry point: wires the language client, status bar, kernels view, IR view and commands together.
+import * as os from 'node:os';
+import * as vscode from 'vscode';
+import type { LanguageClient, Middleware } from 'vscode-languageclient/node';
+import { ActivityTracker } from './activity';
+import { advertisedCommands, defaultArguments, fallbackCommands, progressTitle } from './commandModel';
+import { registerClientCommands, registerFallbacks } from './commands';
+import {
+  CLIENT_COMMANDS,
+  CONFIG_SECTION,
+  IR_REQUEST,
+  KERNELS_REQUEST,
+  KERNELS_VIEW,
+  LONG_RUNNING_COMMANDS,
+  SERVER_COMMANDS,
+  STATUS_NOTIFICATION,
+} from './constants';
+import { confirmMultiLine, trustedCommands, trustHover } from './evidence';
+import { resolveInterpreter, type Interpreter } from './interpreter';
+import type { IrQuery } from './irModel';
+import { IrView } from './irView';
+import { KernelsTree } from './kernelsTree';
+import { ProgressCoordinator } from './progress';
+import { onPythonInterpreterChanged, pythonExtensionInterpreter } from './pythonExtension';
+import { ServerManager } from './server';
+import { StatusBar } from './statusBar';
+import { parseRunnerStatus, runnersFromCommandResult } from './statusModel';
+
+const KERNELS_CHANGED = 'tritonlens/kernelsChanged';
+
+function notRunning(): never {
+  throw new Error('the tritonlens server is not running');
+}
+
+/** What activate returns: lets tests and other extensions see the client's state. */
+export interface TritonLensApi {
+  readonly client: LanguageClient | undefined;
+  readonly interpreter: Interpreter | undefined;
+  readonly statusText: string;
+  restart(): Promise<void>;
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<TritonLensApi> {
+  const log = vscode.window.createOutputChannel('tritonlens', { log: true });
+  const tracker = new ActivityTracker();
+  const status = new StatusBar(tracker);
+  let advertised: string[] = [];
+  let coordinator: ProgressCoordinator | undefined;
+  let fallbacks: vscode.Disposable[] = [];
+  let interpreter: Interpreter | undefined;
+
+  const dropFallbacks = (): void => {
+    for (const d of fallbacks.splice(0)) d.dispose();
+  };
+
+  const kernels = new KernelsTree(async () => {
+    const client = manager.current;
+    if (!client) throw new Error('the tritonlens server is not running');
+    return client.sendRequest(KERNELS_REQUEST, {});
+  });
+  const irView = new IrView(async (query: IrQuery) => {
+    const client = manager.current;
+    if (!client) throw new Error('the tritonlens server is not running');
+    return client.sendRequest(IR_REQUEST, query);
+  });
+
+  const middleware: Middleware = {
+    provideHover: async (document, position, token, next) =>
+      trustHover(await next(document, position, token), trustedCommands([...advertised, ...CLIENT_COMMANDS, ...SERVER_COMMANDS])),
+    provideCodeActions: async (document, range, ctx, token, next) => {
+      const actions = await next(document, range, ctx, token);
+      return actions?.map(confirmMultiLine);
+    },
+    resolveCodeAction: async (item, token, next) => {
+      const action = await next(item, token);
+      return action ? confirmMultiLine(action) : action;
+    },
+    executeCommand: async (command, args, next) => {
+      if (args.length === 0 && kernels.rows.length === 0) await kernels.refresh();
+      const editor = vscode.window.activeTextEditor;
+      const filled = defaultArguments(
+        args,
+        editor && {
+          uri: editor.document.uri.toString(),
+          languageId: editor.document.languageId,
+          line: editor.selection.active.line,
+        },
+        kernels.rows,
+      );
+      if (!Array.isArray(filled)) {
+        void vscode.window.showWarningMessage(`tritonlens: ${filled.error}`);
+        return undefined;
+      }
+      try {
+        const result = LONG_RUNNING_COMMANDS.includes(command)
+          ? await (coordinator ?? notRunning()).runCommand(command, filled, progressTitle(command, filled))
+          : await next(command, filled);
+        status.setRunners(runnersFromCommandResult(result, status.knownRunners));
+        return result;
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        if (!/cancel/i.test(message)) void vscode.window.showErrorMessage(`tritonlens: ${command} failed: ${message}`);
+        log.error(`${command} failed: ${message}`);
+        return undefined;
+      } finally {
+        void kernels.refresh(); // new findings or measured times
+      }
+    },
+  };
+
+  const manager = new ServerManager(log, {
+    middleware,
+    onState: (state, detail) => {
+      status.setServer(state, detail);
+      if (state === 'failed') {
+        // Keep the palette's server commands answering with the reason rather than "command not found".
+        dropFallbacks();
+        fallbacks = registerFallbacks([...SERVER_COMMANDS], log);
+        kernels.setMessage(`The tritonlens server is not running: ${detail ?? 'see the tritonlens log'}`);
+      }
+    },
+    onStarted: (client) => {
+      advertised = advertisedCommands(client.initializeResult?.capabilities);
+      log.info(`server commands: ${advertised.join(', ') || '(none)'}`);
+      fallbacks = registerFallbacks(fallbackCommands(advertised, SERVER_COMMANDS), log);
+      coordinator?.dispose();
+      coordinator = new ProgressCoordinator(client, tracker);
+      coordinator.install();
+      client.onNotification(STATUS_NOTIFICATION, (params: unknown) => status.setRunners(parseRunnerStatus(params)));
+      client.onNotification(KERNELS_CHANGED, () => void kernels.refresh());
+      void kernels.refresh();
+    },
+  });
+
+  const startServer = async (): Promise<void> => {
+    dropFallbacks();
+    coordinator?.dispose();
+    coordinator = undefined;
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    const config = vscode.workspace.getConfiguration(CONFIG_SECTION, folder?.uri);
+    interpreter = resolveInterpreter(config.get('interpreter'), await pythonExtensionInterpreter(folder?.uri), {
+      workspaceFolder: folder?.uri.fsPath,
+      userHome: os.homedir(),
+      env: process.env,
+    });
+    await manager.restart(interpreter);
+  };
+
+  // Restart when the interpreter changes; other settings reach the running server via workspace/configuration.
+  let restartTimer: NodeJS.Timeout | undefined;
+  const scheduleRestart = (why: string): void => {
+    clearTimeout(restartTimer);
+    restartTimer = setTimeout(() => {
+      log.info(`Restarting the server: ${why}`);
+      void startServer();
+    }, 500);
+  };
+
+  context.subscriptions.push(
+    log,
+    status,
+    kernels,
+    irView,
+    manager,
+    { dispose: () => dropFallbacks() },
+    { dispose: () => coordinator?.dispose() },
+    { dispose: () => clearTimeout(restartTimer) },
+    vscode.window.registerTreeDataProvider(KERNELS_VIEW, kernels),
+    ...registerClientCommands({ log, kernels, irView, restart: startServer }),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration(`${CONFIG_SECTION}.interpreter`)) scheduleRestart('tritonlens.interpreter changed');
+    }),
+  );
+  const pySub = await onPythonInterpreterChanged(() => {
+    if (interpreter?.source !== 'setting') scheduleRestart('the Python extension selected another interpreter');
+  });
+  if (pySub) context.subscriptions.push(pySub);
+
+  stopOnDeactivate = () => manager.stop();
+  await startServer();
+
+  return {
+    get client() {
+      return manager.current;
+    },
+    get interpreter() {
+      return interpreter;
+    },
+    get statusText() {
+      return status.text;
+    },
+    restart: startServer,
+  };
+}
+
+let stopOnDeactivate: (() => Promise<void>) | undefined;
+
+/** VS Code waits for the returned promise, so the server gets its shutdown/exit before the host goes away. */
+export function deactivate(): Promise<void> | undefined {
+  return stopOnDeactivate?.();
+}

@@ -1,0 +1,123 @@
+// "Show IR": a read-only virtual document (scheme tritonlens-ir) with one compiler stage of one kernel, opened
+// beside the source; the IR lines of the source line under the cursor are highlighted and follow the cursor.
+import * as vscode from 'vscode';
+import { IR_SCHEME } from './constants';
+import {
+  irDocumentAddress,
+  irRangesForSourceLine,
+  parseIrQuery,
+  parseIrResult,
+  type IrQuery,
+  type IrResult,
+} from './irModel';
+
+export type IrFetcher = (query: IrQuery) => Promise<unknown>;
+
+export function irUri(query: IrQuery): vscode.Uri {
+  const { path, query: q } = irDocumentAddress(query);
+  return vscode.Uri.from({ scheme: IR_SCHEME, path, query: q });
+}
+
+export class IrView implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+  private readonly results = new Map<string, IrResult>(); // IR document uri -> last answer
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly highlight = vscode.window.createTextEditorDecorationType({
+    isWholeLine: true,
+    backgroundColor: new vscode.ThemeColor('editor.rangeHighlightBackground'),
+    overviewRulerColor: new vscode.ThemeColor('editorOverviewRuler.findMatchForeground'),
+    overviewRulerLane: vscode.OverviewRulerLane.Center,
+  });
+
+  constructor(private readonly fetch: IrFetcher) {
+    this.disposables.push(
+      vscode.workspace.registerTextDocumentContentProvider(IR_SCHEME, this),
+      vscode.window.onDidChangeTextEditorSelection((e) => this.follow(e.textEditor)),
+      vscode.window.onDidChangeVisibleTextEditors(() => {
+        const active = vscode.window.activeTextEditor;
+        if (active) this.follow(active);
+      }),
+      // A saved source may compile differently: refresh the IR shown for it.
+      vscode.workspace.onDidSaveTextDocument((doc) => this.refreshFor(doc.uri.toString())),
+    );
+  }
+
+  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    const query = parseIrQuery(uri.query);
+    if (!query) return '// tritonlens: this IR view address is malformed; run "tritonlens: Show IR" again.';
+    try {
+      const result = parseIrResult(await this.fetch(query));
+      this.results.set(uri.toString(), result);
+      if (result.stage && result.stage !== query.stage) {
+        void vscode.window.showWarningMessage(
+          `tritonlens: ${query.kernel} has no ${query.stage} stage; showing ${result.stage} (stages: ${result.stages.join(', ')}).`,
+        );
+      }
+      return result.text;
+    } catch (err) {
+      this.results.delete(uri.toString());
+      const message = err instanceof Error ? err.message : String(err);
+      return `// tritonlens could not produce the ${query.stage} of ${query.kernel}:\n// ${message.replace(/\n/g, '\n// ')}\n`;
+    }
+  }
+
+  /** The stages the server said it has for this kernel, once one stage has been shown. */
+  knownStages(sourceUri: string, kernel: string): string[] | undefined {
+    for (const [key, result] of this.results) {
+      const q = parseIrQuery(vscode.Uri.parse(key).query);
+      if (q && q.uri === sourceUri && q.kernel === kernel && result.stages.length > 0) return result.stages;
+    }
+    return undefined;
+  }
+
+  /** Opens (or re-fetches) the stage beside the source and highlights the IR of `line0` (the cursor's line). */
+  async show(query: IrQuery, line0?: number): Promise<vscode.TextEditor> {
+    const uri = irUri(query);
+    if (this.results.has(uri.toString())) this.changed.fire(uri);
+    const doc = await vscode.workspace.openTextDocument(uri);
+    const irEditor = await vscode.window.showTextDocument(doc, {
+      viewColumn: vscode.ViewColumn.Beside,
+      preserveFocus: true,
+      preview: false,
+    });
+    const source = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === query.uri);
+    const line = line0 ?? source?.selection.active.line;
+    if (line !== undefined) this.decorate(irEditor, line, true);
+    return irEditor;
+  }
+
+  private refreshFor(sourceUri: string): void {
+    for (const key of this.results.keys()) {
+      const uri = vscode.Uri.parse(key);
+      if (parseIrQuery(uri.query)?.uri === sourceUri) this.changed.fire(uri);
+    }
+  }
+
+  /** When the cursor moves in a source editor, update every visible IR view of that source. */
+  private follow(editor: vscode.TextEditor): void {
+    if (editor.document.uri.scheme === IR_SCHEME) return;
+    const source = editor.document.uri.toString();
+    for (const ir of vscode.window.visibleTextEditors) {
+      if (ir.document.uri.scheme !== IR_SCHEME) continue;
+      if (parseIrQuery(ir.document.uri.query)?.uri !== source) continue;
+      this.decorate(ir, editor.selection.active.line, true);
+    }
+  }
+
+  private decorate(irEditor: vscode.TextEditor, sourceLine0: number, reveal: boolean): void {
+    const result = this.results.get(irEditor.document.uri.toString());
+    if (!result) return;
+    const ranges = irRangesForSourceLine(result.lineMap, sourceLine0).map(
+      (r) => new vscode.Range(r.start, 0, r.end, Number.MAX_SAFE_INTEGER),
+    );
+    irEditor.setDecorations(this.highlight, ranges);
+    if (reveal && ranges.length > 0) irEditor.revealRange(ranges[0], vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+  }
+
+  dispose(): void {
+    for (const d of this.disposables.splice(0)) d.dispose();
+    this.highlight.dispose();
+    this.changed.dispose();
+  }
+}

@@ -1,0 +1,148 @@
+// Shows the server's `$/progress` work in VS Code and feeds the status bar. Work started by a long command
+// (profile, optimize) appears in that command's cancellable notification; other work (e.g. a compile on save)
+// appears quietly in the window's status area. Cancelling sends both $/cancelRequest and
+// window/workDoneProgress/cancel, whichever the server listens to.
+import * as vscode from 'vscode';
+import {
+  ExecuteCommandRequest,
+  WorkDoneProgress,
+  WorkDoneProgressCancelNotification,
+  WorkDoneProgressCreateRequest,
+  type ProgressToken,
+  type WorkDoneProgressBegin,
+  type WorkDoneProgressEnd,
+  type WorkDoneProgressReport,
+} from 'vscode-languageserver-protocol';
+import { ActivityTracker } from './activity';
+
+type ProgressValue = WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd;
+
+/** The parts of LanguageClient this module uses, so tests can drive it with a fake. */
+export interface ProgressClient {
+  onRequest(type: typeof WorkDoneProgressCreateRequest.type, handler: (params: { token: ProgressToken }) => void): vscode.Disposable;
+  onProgress(type: typeof WorkDoneProgress.type, token: ProgressToken, handler: (value: ProgressValue) => void): vscode.Disposable;
+  sendNotification(type: typeof WorkDoneProgressCancelNotification.type, params: { token: ProgressToken }): Promise<void>;
+  sendRequest(
+    type: typeof ExecuteCommandRequest.type,
+    params: { command: string; arguments?: unknown[]; workDoneToken?: ProgressToken },
+    token?: vscode.CancellationToken,
+  ): Promise<unknown>;
+}
+
+type Sink = vscode.Progress<{ message?: string; increment?: number }>;
+
+interface CommandRun {
+  command: string;
+  sink: Sink;
+  tokens: Set<ProgressToken>; // progress the server reports for this run
+  lastPercentage: number;
+}
+
+let clientTokens = 0;
+
+export class ProgressCoordinator implements vscode.Disposable {
+  private readonly disposables: vscode.Disposable[] = [];
+  private running: CommandRun | undefined;
+
+  constructor(
+    private readonly client: ProgressClient,
+    readonly tracker: ActivityTracker,
+  ) {}
+
+  /** Takes over window/workDoneProgress/create from the client's default handler (call after start). */
+  install(): void {
+    this.disposables.push(
+      this.client.onRequest(WorkDoneProgressCreateRequest.type, ({ token }) => this.watch(token, undefined)),
+    );
+  }
+
+  /** Runs a server command with a cancellable notification that shows the server's progress for it. */
+  async runCommand(command: string, args: unknown[], title: string): Promise<unknown> {
+    return vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title, cancellable: true },
+      async (sink, cancel) => {
+        const token = `tritonlens-client-${++clientTokens}`;
+        const run: CommandRun = { command, sink, tokens: new Set([token]), lastPercentage: 0 };
+        const previous = this.running;
+        this.running = run;
+        const watching = this.watch(token, run);
+        const cancelSub = cancel.onCancellationRequested(() => {
+          for (const t of run.tokens) void this.client.sendNotification(WorkDoneProgressCancelNotification.type, { token: t });
+        });
+        this.tracker.begin({ token, title, command });
+        try {
+          return await this.client.sendRequest(
+            ExecuteCommandRequest.type,
+            { command, arguments: args, workDoneToken: token },
+            cancel,
+          );
+        } finally {
+          cancelSub.dispose();
+          watching.dispose();
+          this.tracker.end(token);
+          if (this.running === run) this.running = previous;
+        }
+      },
+    );
+  }
+
+  private watch(token: ProgressToken, run: CommandRun | undefined): vscode.Disposable {
+    const key = String(token);
+    let finish: (() => void) | undefined;
+    let attached = run;
+    const sub = this.client.onProgress(WorkDoneProgress.type, token, (value) => {
+      if (value.kind === 'begin') {
+        // Server-created work that starts while a command runs belongs to that command's notification.
+        attached = attached ?? this.running;
+        attached?.tokens.add(token);
+        this.tracker.begin({ token: key, title: value.title, message: value.message, command: attached?.command });
+        if (attached) {
+          this.show(attached, value.message ?? value.title, value.percentage);
+        } else {
+          void vscode.window.withProgress(
+            { location: vscode.ProgressLocation.Window, title: `tritonlens: ${value.title}` },
+            (sink) =>
+              new Promise<void>((resolve) => {
+                finish = resolve;
+                if (value.message) sink.report({ message: value.message });
+                this.windowSinks.set(key, sink);
+              }),
+          );
+        }
+      } else if (value.kind === 'report') {
+        this.tracker.report(key, value.message, value.percentage);
+        if (attached) this.show(attached, value.message, value.percentage);
+        else if (value.message) this.windowSinks.get(key)?.report({ message: value.message });
+      } else {
+        this.tracker.end(key);
+        this.windowSinks.delete(key);
+        finish?.();
+        sub.dispose();
+      }
+    });
+    return {
+      dispose: () => {
+        this.tracker.end(key);
+        this.windowSinks.delete(key);
+        finish?.();
+        sub.dispose();
+      },
+    };
+  }
+
+  private readonly windowSinks = new Map<string, Sink>();
+
+  private show(run: CommandRun, message: string | undefined, percentage: number | undefined): void {
+    let increment: number | undefined;
+    if (percentage !== undefined && percentage > run.lastPercentage) {
+      increment = percentage - run.lastPercentage;
+      run.lastPercentage = percentage;
+    }
+    run.sink.report({ message, increment });
+  }
+
+  dispose(): void {
+    for (const d of this.disposables.splice(0)) d.dispose();
+    this.tracker.clear();
+  }
+}

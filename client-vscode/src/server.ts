@@ -1,0 +1,117 @@
+// Starts, restarts and stops the tritonlens language server (`<python> -m tritonlens.server.cli serve`, stdio).
+import * as vscode from 'vscode';
+import { LanguageClient, State, type LanguageClientOptions, type Middleware, type ServerOptions } from 'vscode-languageclient/node';
+import { CONFIG_SECTION, EXTENSION_NAME } from './constants';
+import { describeInterpreter, serverExecutable, type Interpreter } from './interpreter';
+import { checkServerImportable } from './serverCheck';
+import { traceFor } from './logLevel';
+
+export interface ServerHooks {
+  middleware: Middleware;
+  /** Called with each new client after it started, to attach request/notification handlers. */
+  onStarted(client: LanguageClient): void | Promise<void>;
+  onState(state: 'starting' | 'running' | 'stopped' | 'failed', detail?: string): void;
+}
+
+export class ServerManager implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private starting: Promise<LanguageClient | undefined> | undefined;
+  private readonly logSub: vscode.Disposable;
+
+  constructor(
+    private readonly log: vscode.LogOutputChannel,
+    private readonly hooks: ServerHooks,
+  ) {
+    this.logSub = log.onDidChangeLogLevel((level) => void this.client?.setTrace(traceFor(level)));
+  }
+
+  get current(): LanguageClient | undefined {
+    return this.client?.state === State.Running ? this.client : undefined;
+  }
+
+  /** Stops any running server and starts a new one with `interpreter`; concurrent calls are serialized. */
+  async restart(interpreter: Interpreter): Promise<LanguageClient | undefined> {
+    const previous = this.starting;
+    this.starting = (async () => {
+      await previous?.catch(() => undefined);
+      await this.stop();
+      return this.start(interpreter);
+    })();
+    return this.starting;
+  }
+
+  private async start(interpreter: Interpreter): Promise<LanguageClient | undefined> {
+    this.hooks.onState('starting', describeInterpreter(interpreter));
+    const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    this.log.info(`Starting tritonlens server with ${describeInterpreter(interpreter)}`);
+    const problem = await checkServerImportable(interpreter, cwd);
+    if (problem) {
+      this.log.error(problem);
+      this.hooks.onState('failed', problem);
+      void vscode.window.showErrorMessage(problem, 'Open settings').then((pick) => {
+        if (pick) void vscode.commands.executeCommand('workbench.action.openSettings', `${CONFIG_SECTION}.interpreter`);
+      });
+      return undefined;
+    }
+    const exe = serverExecutable(interpreter);
+    const serverOptions: ServerOptions = {
+      command: exe.command,
+      args: exe.args,
+      options: { cwd, env: { ...process.env, PYTHONUNBUFFERED: '1' } },
+    };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [
+        { scheme: 'file', language: 'python' },
+        { scheme: 'untitled', language: 'python' },
+      ],
+      outputChannel: this.log,
+      traceOutputChannel: this.log,
+      synchronize: { configurationSection: CONFIG_SECTION },
+      middleware: this.hooks.middleware,
+      // Hover links are trusted per hover by the middleware, for tritonlens commands only.
+      markdown: { isTrusted: false, supportHtml: false },
+      connectionOptions: { maxRestartCount: 3 },
+    };
+    const client = new LanguageClient(EXTENSION_NAME, 'tritonlens', serverOptions, clientOptions);
+    client.onDidChangeState((e) => {
+      if (this.client !== client) return;
+      if (e.newState === State.Running) this.hooks.onState('running', describeInterpreter(interpreter));
+      else if (e.newState === State.Stopped) this.hooks.onState('stopped');
+    });
+    this.client = client;
+    try {
+      await client.start();
+      await client.setTrace(traceFor(this.log.logLevel));
+      await this.hooks.onStarted(client);
+      this.log.info(`tritonlens server started (pid ${describePid(client)})`);
+      return client;
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      this.log.error(`tritonlens server failed to start: ${message}`);
+      this.hooks.onState('failed', message);
+      return undefined;
+    }
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (!client) return;
+    try {
+      await client.dispose(5000); // stops the server (shutdown + exit) and frees the client's registrations
+    } catch (err) {
+      this.log.warn(`stopping the server: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    this.hooks.onState('stopped');
+  }
+
+  dispose(): void {
+    this.logSub.dispose();
+    void this.stop();
+  }
+}
+
+function describePid(client: LanguageClient): string {
+  const proc = (client as unknown as { _serverProcess?: { pid?: number } })._serverProcess;
+  return proc?.pid ? String(proc.pid) : '?';
+}

@@ -1,0 +1,107 @@
+// The status bar's content as a pure function of server state, current work and runner reachability.
+import type { Activity, ProgressEntry } from './activity';
+
+export type ServerState = 'starting' | 'running' | 'stopped' | 'failed';
+
+export interface RunnerStatus {
+  name: string; // e.g. "local cuda", "remote https://npu-box"
+  reachable: boolean;
+  detail?: string;
+}
+
+export interface StatusInput {
+  server: ServerState;
+  serverDetail?: string;
+  activity: Activity;
+  current?: ProgressEntry;
+  runners?: RunnerStatus[]; // undefined: the server has not said
+}
+
+export interface StatusView {
+  text: string;
+  tooltip: string;
+  severity: 'normal' | 'warning' | 'error';
+}
+
+/** Reads the server's `tritonlens/status` notification leniently: unknown shapes yield undefined. */
+export function parseRunnerStatus(raw: unknown): RunnerStatus[] | undefined {
+  if (!raw || typeof raw !== 'object') return undefined;
+  const runners = (raw as { runners?: unknown }).runners;
+  if (!Array.isArray(runners)) return undefined;
+  const out: RunnerStatus[] = [];
+  for (const r of runners) {
+    if (!r || typeof r !== 'object') continue;
+    const { name, reachable, detail } = r as Record<string, unknown>;
+    if (typeof name !== 'string' || typeof reachable !== 'boolean') continue;
+    out.push({ name, reachable, detail: typeof detail === 'string' ? detail : undefined });
+  }
+  return out;
+}
+
+export function renderStatus(input: StatusInput): StatusView {
+  const lines: string[] = [];
+  let severity: StatusView['severity'] = 'normal';
+  let text: string;
+  switch (input.server) {
+    case 'starting':
+      text = '$(loading~spin) tritonlens';
+      lines.push('Language server starting');
+      break;
+    case 'stopped':
+      text = '$(debug-stop) tritonlens';
+      lines.push('Language server stopped');
+      severity = 'warning';
+      break;
+    case 'failed':
+      text = '$(error) tritonlens';
+      lines.push(`Language server failed${input.serverDetail ? `: ${input.serverDetail}` : ''}`);
+      severity = 'error';
+      break;
+    default: {
+      const icon = { idle: '$(check)', analyzing: '$(sync~spin)', profiling: '$(pulse)' }[input.activity];
+      text = `${icon} tritonlens: ${input.activity}`;
+      const what = input.current ? `${input.current.title}${input.current.message ? ` - ${input.current.message}` : ''}` : '';
+      lines.push(input.activity === 'idle' ? 'Idle' : `${input.activity}: ${what}`);
+    }
+  }
+  if (input.server !== 'failed' && input.serverDetail) lines.push(input.serverDetail);
+  if (input.runners === undefined) {
+    lines.push('Runners: not reported yet');
+  } else if (input.runners.length === 0) {
+    lines.push('Runners: none configured (pattern triage only)');
+  } else {
+    for (const r of input.runners) {
+      lines.push(`Runner ${r.name}: ${r.reachable ? 'reachable' : 'unreachable'}${r.detail ? ` (${r.detail})` : ''}`);
+    }
+    const down = input.runners.filter((r) => !r.reachable).length;
+    if (down > 0) {
+      text += ` $(debug-disconnect)${down === input.runners.length ? '' : ` ${down}`}`;
+      if (severity === 'normal') severity = 'warning';
+    }
+  }
+  lines.push('Click to show the log');
+  return { text, tooltip: lines.join('\n'), severity };
+}
+
+/**
+ * Runner reachability learned from a command's answer: analyze/profile return one row per kernel with
+ * `target`, `runnerUnavailable` and `error`. Rows update the runner of their target in `previous`.
+ */
+export function runnersFromCommandResult(result: unknown, previous: RunnerStatus[] | undefined): RunnerStatus[] | undefined {
+  if (!Array.isArray(result)) return previous;
+  const byName = new Map((previous ?? []).map((r) => [r.name, r]));
+  let seen = false;
+  for (const row of result) {
+    if (!row || typeof row !== 'object') continue;
+    const { target, runnerUnavailable, error } = row as Record<string, unknown>;
+    if (typeof target !== 'string' || typeof runnerUnavailable !== 'boolean') continue;
+    seen = true;
+    const name = target;
+    byName.set(name, {
+      name,
+      reachable: !runnerUnavailable,
+      detail: runnerUnavailable && typeof error === 'string' ? error : undefined,
+    });
+  }
+  return seen ? [...byName.values()] : previous;
+}

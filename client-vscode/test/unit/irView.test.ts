@@ -1,0 +1,56 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import * as vscode from 'vscode';
+import { FakeEditor, recorded } from '../mocks/vscode';
+import { parseIrQuery } from '../../src/irModel';
+import { IrView, irUri } from '../../src/irView';
+
+const SOURCE = 'file:///ws/k.py';
+const IR = ['module {', '  %0 = tt.get_program_id x', '  %1 = tt.make_range', '  %2 = tt.splat', '  %3 = tt.load', '}'].join('\n');
+
+describe('IrView', () => {
+  let asked: unknown[];
+  let view: IrView;
+  beforeEach(() => {
+    recorded.reset();
+    asked = [];
+    view = new IrView(async (query) => {
+      asked.push(query);
+      return { text: IR, lineMap: [[10, 2], [11, 3], [11, 4], [13, 5]], stages: ['ttir', 'ttgir', 'ptx'] };
+    });
+  });
+
+  it('addresses a stage of a kernel by a tritonlens-ir URI that carries the query', () => {
+    const uri = irUri({ uri: SOURCE, kernel: 'softmax_kernel', stage: 'ttgir', target: 'sm_90' });
+    expect(uri.scheme).toBe('tritonlens-ir');
+    expect(uri.path).toBe('/softmax_kernel.ttgir');
+    expect(parseIrQuery(uri.query)).toEqual({ uri: SOURCE, kernel: 'softmax_kernel', stage: 'ttgir', target: 'sm_90' });
+  });
+
+  it('fetches the IR text and remembers the stages the server listed', async () => {
+    const uri = irUri({ uri: SOURCE, kernel: 'softmax_kernel', stage: 'ttgir' });
+    expect(await view.provideTextDocumentContent(uri as unknown as import('vscode').Uri)).toBe(IR);
+    expect(asked).toEqual([{ uri: SOURCE, kernel: 'softmax_kernel', stage: 'ttgir', target: undefined }]);
+    expect(view.knownStages(SOURCE, 'softmax_kernel')).toEqual(['ttir', 'ttgir', 'ptx']);
+    expect(view.knownStages(SOURCE, 'other')).toBeUndefined();
+  });
+
+  it('opens beside the source without taking focus and highlights the IR of the cursor line', async () => {
+    const editor = await view.show({ uri: SOURCE, kernel: 'softmax_kernel', stage: 'ttgir' }, 10); // 0-based line 10 = line 11
+    const { options } = recorded.shown[0];
+    expect(options).toMatchObject({ viewColumn: vscode.ViewColumn.Beside, preserveFocus: true });
+    const fake = editor as unknown as FakeEditor;
+    expect(fake.decorations.map((r) => [r.start.line, r.end.line])).toEqual([[2, 3]]);
+    expect(fake.revealed[0].start.line).toBe(2);
+  });
+
+  it('shows why instead of failing when the server has no IR', async () => {
+    const failing = new IrView(async () => {
+      throw new Error('Method Not Found: tritonlens/ir');
+    });
+    const text = await failing.provideTextDocumentContent(irUri({ uri: SOURCE, kernel: 'k', stage: 'sass' }) as unknown as import('vscode').Uri);
+    expect(text).toContain('could not produce the sass of k');
+    expect(text).toContain('Method Not Found');
+    const bad = await failing.provideTextDocumentContent(vscode.Uri.from({ scheme: 'tritonlens-ir', path: '/x', query: '{' }));
+    expect(bad).toMatch(/malformed/);
+  });
+});

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import * as vscode from 'vscode';
+import { folderOf, KernelsTree, type KernelNode } from '../../src/kernelsTree';
+
+const answer = [
+  {
+    uri: 'file:///ws/k.py',
+    path: '/ws/k.py',
+    name: 'softmax_kernel',
+    line: 9,
+    findings: [{ code: 'TL101', message: 'block size is a runtime argument', severity: 'error', level: 1, line: 9, col: 44 }],
+    last_time_us: 42,
+  },
+];
+
+describe('KernelsTree', () => {
+  it('shows files, kernels with findings and times, and opens locations 0-based', async () => {
+    let calls = 0;
+    const tree = new KernelsTree(async () => {
+      calls++;
+      return answer;
+    });
+    await Promise.all([tree.refresh(), tree.refresh()]);
+    expect(calls).toBe(1); // concurrent refreshes share one request
+    const [file] = tree.getChildren();
+    expect(file.kind).toBe('file');
+    expect(tree.getTreeItem(file).description).toBe(''); // /ws/k.py is at the workspace root
+    const [kernel] = tree.getChildren(file);
+    const item = tree.getTreeItem(kernel);
+    expect(item.label).toBe('softmax_kernel');
+    expect(item.description).toBe('1 finding · last 42.0 µs');
+    expect(item.command?.arguments).toEqual(['file:///ws/k.py', 8, 0]);
+    const [finding] = tree.getChildren(kernel);
+    const fItem = tree.getTreeItem(finding);
+    expect(fItem.label).toBe('TL101 block size is a runtime argument');
+    expect((fItem.iconPath as vscode.ThemeIcon).id).toBe('error');
+    expect(fItem.command?.arguments).toEqual(['file:///ws/k.py', 8, 44]);
+    expect(tree.getChildren(finding)).toEqual([]);
+  });
+
+  it('shows a message instead of failing when the server errors or finds nothing', async () => {
+    const failing = new KernelsTree(async () => {
+      throw new Error('server not running');
+    });
+    await failing.refresh();
+    const [msg] = failing.getChildren() as Array<Extract<KernelNode, { kind: 'message' }>>;
+    expect(msg).toEqual({ kind: 'message', text: 'Could not list kernels: server not running' });
+    const empty = new KernelsTree(async () => []);
+    await empty.refresh();
+    expect(empty.getChildren()).toEqual([{ kind: 'message', text: 'No Triton kernels found in the workspace.' }]);
+  });
+
+  it('fires a change event after each refresh', async () => {
+    const tree = new KernelsTree(async () => answer);
+    let fired = 0;
+    tree.onDidChangeTreeData(() => fired++);
+    await tree.refresh();
+    tree.setMessage('stopped');
+    expect(fired).toBe(2);
+    expect(tree.rows).toEqual([]);
+  });
+});
+
+describe('folderOf', () => {
+  it('keeps the folder of a relative path only', () => {
+    expect(folderOf('kernels/attn/fwd.py')).toBe('kernels/attn');
+    expect(folderOf('fwd.py')).toBe('');
+  });
+});

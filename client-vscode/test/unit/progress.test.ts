@@ -1,0 +1,111 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import * as vscode from 'vscode';
+import { recorded } from '../mocks/vscode';
+import { ActivityTracker } from '../../src/activity';
+import { ProgressCoordinator, type ProgressClient } from '../../src/progress';
+
+type Handler = (value: { kind: string; title?: string; message?: string; percentage?: number }) => void;
+
+/** Records what the coordinator sends and lets a test play the server's side. */
+class FakeClient {
+  createHandler: ((p: { token: string }) => void) | undefined;
+  progress = new Map<string, Handler>();
+  notifications: Array<{ method: string; params: unknown }> = [];
+  requests: Array<{ params: { command: string; arguments?: unknown[]; workDoneToken?: string }; token?: { onCancellationRequested(l: () => void): unknown } }> = [];
+  private answer: ((v: unknown) => void) | undefined;
+  private fail: ((e: Error) => void) | undefined;
+
+  onRequest(_t: unknown, handler: (p: { token: string }) => void) {
+    this.createHandler = handler;
+    return new vscode.Disposable(() => undefined);
+  }
+  onProgress(_t: unknown, token: string, handler: Handler) {
+    if (this.progress.has(token)) throw new Error(`progress handler for ${token} already registered`);
+    this.progress.set(token, handler);
+    return new vscode.Disposable(() => this.progress.delete(token));
+  }
+  sendNotification(t: { method: string }, params: unknown) {
+    this.notifications.push({ method: t.method, params });
+    return Promise.resolve();
+  }
+  sendRequest(_t: unknown, params: FakeClient['requests'][0]['params'], token?: FakeClient['requests'][0]['token']) {
+    this.requests.push({ params, token });
+    token?.onCancellationRequested(() => this.fail?.(new Error('Request cancelled')));
+    return new Promise((resolve, reject) => {
+      this.answer = resolve;
+      this.fail = reject;
+    });
+  }
+  reply(value: unknown) {
+    this.answer?.(value);
+  }
+  emit(token: string, value: Parameters<Handler>[0]) {
+    const h = this.progress.get(token);
+    if (!h) throw new Error(`no progress handler for ${token}`);
+    h(value);
+  }
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+describe('ProgressCoordinator', () => {
+  let client: FakeClient;
+  let tracker: ActivityTracker;
+  let coordinator: ProgressCoordinator;
+  beforeEach(() => {
+    recorded.reset();
+    client = new FakeClient();
+    tracker = new ActivityTracker();
+    coordinator = new ProgressCoordinator(client as unknown as ProgressClient, tracker);
+    coordinator.install();
+  });
+
+  it('shows server-created work in the window and drives the activity', async () => {
+    client.createHandler!({ token: 'srv-1' });
+    client.emit('srv-1', { kind: 'begin', title: 'Compiling softmax (sm_90)' });
+    await tick();
+    expect(tracker.activity).toBe('analyzing');
+    expect(recorded.progress[0].options.location).toBe(vscode.ProgressLocation.Window);
+    client.emit('srv-1', { kind: 'report', message: 'ttgir' });
+    expect(recorded.progress[0].reports).toContainEqual({ message: 'ttgir' });
+    client.emit('srv-1', { kind: 'end' });
+    await tick();
+    expect(tracker.activity).toBe('idle');
+    expect(recorded.progress[0].done).toBe(true);
+    expect(client.progress.has('srv-1')).toBe(false);
+  });
+
+  it('runs a long command with a work-done token, a cancellable notification and percentage increments', async () => {
+    const done = coordinator.runCommand('tritonlens.profileKernel', ['file:///k.py', 'softmax'], 'Profiling softmax');
+    await tick();
+    const req = client.requests[0].params;
+    expect(req.command).toBe('tritonlens.profileKernel');
+    expect(req.arguments).toEqual(['file:///k.py', 'softmax']);
+    const token = req.workDoneToken!;
+    expect(token).toBeTruthy();
+    expect(recorded.progress[0].options).toMatchObject({ location: vscode.ProgressLocation.Notification, cancellable: true });
+    expect(tracker.activity).toBe('profiling');
+    client.emit(token, { kind: 'begin', title: 'Profiling', percentage: 0 });
+    client.emit(token, { kind: 'report', message: 'run 5/10', percentage: 50 });
+    client.emit(token, { kind: 'report', message: 'run 8/10', percentage: 80 });
+    expect(recorded.progress[0].reports.map((r) => r.increment)).toEqual([undefined, 50, 30]);
+    client.reply({ ok: true });
+    await expect(done).resolves.toEqual({ ok: true });
+    expect(tracker.activity).toBe('idle');
+    expect(client.progress.size).toBe(0);
+  });
+
+  it('folds server-created progress into the running command and cancels both on cancel', async () => {
+    const done = coordinator.runCommand('tritonlens.profileKernel', ['u', 'k'], 'Profiling k');
+    await tick();
+    const clientToken = client.requests[0].params.workDoneToken!;
+    client.createHandler!({ token: 'srv-9' });
+    client.emit('srv-9', { kind: 'begin', title: 'Measuring on local cuda', message: 'warmup' });
+    expect(recorded.progress).toHaveLength(1); // no second progress UI
+    expect(recorded.progress[0].reports).toContainEqual({ message: 'warmup', increment: undefined });
+    recorded.progress[0].cancel.cancel();
+    await expect(done).rejects.toThrow(/cancel/);
+    const cancelled = client.notifications.filter((n) => n.method === 'window/workDoneProgress/cancel').map((n) => (n.params as { token: string }).token);
+    expect(cancelled.sort()).toEqual([clientToken, 'srv-9'].sort());
+  });
+});

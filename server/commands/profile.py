@@ -1,0 +1,281 @@
+"""`tritonlens profile FILE`: run the file on a runner with every Triton launch recorded, time each launch, and
+print the launches with level-2 findings (roofline, grid, occupancy; Nsight Compute lines with --ncu).
+
+The harness is picked from the file (KernelBench `Model`/`ModelNew`/`get_inputs` -> kernelbench, else the file
+runs as a script) or named with --harness kernelbench|script|module:function. Measured ceilings are cached per
+device name, so later profiles on that device compare against them (see analysis/devices.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from tritonlens.analysis import devices, profiling
+from tritonlens.analysis.findings import Finding
+from tritonlens.analysis.profiling_ncu import NcuParseError, parse_source_csv
+
+BACKEND_CHOICES = ("cuda", "npu", "interpret")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "profile", help="run a file on a runner, record its Triton launches and diagnose them"
+    )
+    p.add_argument("file", metavar="FILE", help="KernelBench module or script that launches Triton kernels")
+    p.add_argument(
+        "--harness", default="auto", help="kernelbench, script or module:function (default: from the file)"
+    )
+    p.add_argument(
+        "--runner", default="local", help="local, local:ENV (cuda|ascend|path to a python) or an http(s) URL"
+    )
+    p.add_argument("--token-env", metavar="VAR", help="environment variable holding a remote runner's token")
+    p.add_argument("--token-file", metavar="PATH", help="file holding a remote runner's token")
+    p.add_argument("--backend", choices=BACKEND_CHOICES, default="cuda")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument(
+        "--ncu", action="store_true", help="also run Nsight Compute on the slowest launch (NVIDIA)"
+    )
+    p.add_argument(
+        "--measure-ceilings", action="store_true", help="time a copy and a matmul on the device first"
+    )
+    p.add_argument(
+        "--snapshot", action="store_true", help="keep replayable snapshots of each launch on the runner"
+    )
+    p.add_argument("--timeout", type=float, default=900.0, metavar="S", help="give up after S seconds")
+    p.add_argument(
+        "--from-json", metavar="RESULT", help="analyze a saved run/profile result instead of running"
+    )
+    p.add_argument(
+        "args", nargs="*", metavar="ARG", help="arguments for a script harness (put them after --)"
+    )
+    p.set_defaults(func=run)
+
+
+def detect_harness(source: str) -> str:
+    """kernelbench if the module defines ModelNew and get_inputs at top level, else script."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return "script"
+    names = {n.name for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
+    return "kernelbench" if {"ModelNew", "get_inputs", "get_init_inputs"} <= names else "script"
+
+
+def harness_spec(path: str, source: str, harness: str, argv: list[str]) -> dict[str, Any]:
+    mode = detect_harness(source) if harness == "auto" else harness
+    spec: dict[str, Any] = {"mode": mode, "path": os.path.abspath(path), "source": source, "argv": argv}
+    if mode not in ("kernelbench", "script"):
+        spec.update(mode="entry", entry=harness)
+    return spec
+
+
+def _cache_file() -> Path:
+    root = os.environ.get("TRITONLENS_CACHE_DIR") or os.path.join(
+        os.path.expanduser("~"), ".cache", "tritonlens"
+    )
+    return Path(root) / "ceilings.json"
+
+
+def load_measured(device_name: str | None) -> dict[str, Any] | None:
+    try:
+        table = json.loads(_cache_file().read_text())
+    except (OSError, ValueError):
+        return None
+    entry = table.get(device_name or "") if isinstance(table, dict) else None
+    return entry if isinstance(entry, dict) else None
+
+
+def save_measured(device_name: str, ceilings: dict[str, Any]) -> None:
+    path = _cache_file()
+    try:
+        table = json.loads(path.read_text()) if path.exists() else {}
+        if not isinstance(table, dict):
+            table = {}
+        table[device_name] = ceilings
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(table, indent=1))
+    except (OSError, ValueError) as exc:
+        print(f"tritonlens profile: could not cache measured ceilings: {exc}", file=sys.stderr)
+
+
+def make_runner(spec: str, token_env: str | None = None, token_file: str | None = None) -> Any:
+    from tritonlens.ascend_runner import client
+
+    if spec.startswith(("http://", "https://")):
+        remote: dict[str, Any] = {"url": spec}
+        if token_env:
+            remote["tokenEnv"] = token_env
+        if token_file:
+            remote["tokenFile"] = token_file
+        try:
+            return client.get_runner(remote)
+        except Exception as exc:  # the remote client may not exist or may want credentials
+            raise RuntimeError(f"cannot use the remote runner {spec}: {exc}") from None
+    config: dict[str, Any] = {"cache": False}
+    if spec.startswith("local:"):
+        env = spec.split(":", 1)[1]
+        if env in ("cuda", "ascend"):
+            pass  # the environment the backend maps to; found as ascend_runner.environments says
+        elif env:
+            config.update(cuda={"python": env}, ascend={"python": env})
+        else:
+            raise RuntimeError("--runner local:ENV needs an environment name or a python path")
+    elif spec != "local":
+        raise RuntimeError(f"--runner must be local, local:ENV or an http(s) URL, not {spec!r}")
+    return client.LocalRunner(config)
+
+
+def run_profile(args: argparse.Namespace, harness: dict[str, Any]) -> dict[str, Any]:
+    """Submit the profile job; returns the RunResult dict or raises RuntimeError with the runner's message."""
+    payload = {
+        "harness": harness,
+        "backend": args.backend,
+        "snapshot": bool(args.snapshot),
+        "measure_ceilings": bool(args.measure_ceilings),
+        "ncu": bool(args.ncu),
+    }
+    from tritonlens.ascend_runner.protocol import ProtocolError, profile_request_from
+
+    try:
+        profile_request_from(payload)
+    except ProtocolError as exc:
+        raise RuntimeError(f"bad profile request: {exc}") from None
+    runner = make_runner(args.runner, args.token_env, args.token_file)
+    try:
+        reply = runner.profile(args.backend, payload, timeout_s=args.timeout)
+    except Exception as exc:  # a remote runner that cannot be reached, or one without profile jobs
+        raise RuntimeError(
+            f"the runner could not take the profile job: {type(exc).__name__}: {exc}"
+        ) from None
+    finally:
+        runner.close()
+    if not reply.get("ok"):
+        error = reply.get("error") or {}
+        raise RuntimeError(error.get("message") if isinstance(error, dict) else str(error))
+    return reply["result"]
+
+
+def run(args: argparse.Namespace) -> int:
+    path = args.file
+    try:
+        source = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"tritonlens profile: cannot read {path}: {exc}", file=sys.stderr)
+        return 2
+    argv = [a for a in args.args if a != "--"]
+    try:
+        if args.from_json:
+            result = json.loads(Path(args.from_json).read_text(encoding="utf-8"))
+            _attach_saved_ncu(result, Path(args.from_json).parent)
+        else:
+            result = run_profile(args, harness_spec(path, source, args.harness, argv))
+    except (OSError, ValueError) as exc:
+        print(f"tritonlens profile: cannot read {args.from_json}: {exc}", file=sys.stderr)
+        return 2
+    except RuntimeError as exc:
+        print(f"tritonlens profile: {exc}", file=sys.stderr)
+        return 1
+    return report(args, path, source, result)
+
+
+def _attach_saved_ncu(result: dict[str, Any], folder: Path) -> None:
+    """Saved results may keep the ncu CSV beside them (benchmarks/gpu/results/): read it back."""
+    ncu = result.get("ncu")
+    if isinstance(ncu, dict) and ncu.get("source_csv_file") and not ncu.get("source_csv"):
+        csv_path = folder / str(ncu["source_csv_file"])
+        if csv_path.is_file():
+            ncu["source_csv"] = csv_path.read_text(encoding="utf-8")
+
+
+def report(args: argparse.Namespace, path: str, source: str, result: dict[str, Any]) -> int:
+    device_info = result.get("device") or {}
+    measured = result.get("ceilings") or None
+    if measured and device_info.get("name"):
+        save_measured(device_info["name"], measured)
+    else:
+        measured = load_measured(device_info.get("name"))
+    device = devices.from_runner(device_info, measured) if device_info else None
+    ncu_raw = result.get("ncu") or {}
+    ncu_view = None
+    if ncu_raw.get("source_csv"):
+        try:
+            ncu_view = parse_source_csv(ncu_raw["source_csv"])
+        except NcuParseError as exc:
+            result.setdefault("errors", []).append(f"ncu source view unreadable: {exc}")
+    rep = profiling.analyze_run(result, device, source=source, path=os.path.abspath(path), ncu=ncu_view)
+    if args.format == "json":
+        slim = {**result, "ncu": {k: v for k, v in ncu_raw.items() if k not in ("source_csv", "details")}}
+        print(json.dumps({"path": path, "result": slim, "report": rep.to_dict()}, indent=2, default=str))
+    else:
+        print_text(path, result, rep)
+    return 0 if result.get("ok") else 1
+
+
+def _launch_line(la: profiling.LaunchAnalysis, rec: dict[str, Any]) -> list[str]:
+    sig = ", ".join(f"{k}: {v}" for k, v in (rec.get("signature") or {}).items() if v != "constexpr")
+    consts = ", ".join(f"{k}={v}" for k, v in (rec.get("constants") or {}).items())
+    out = [f"launch {la.index}: {la.kernel} (line {la.line}) grid {la.grid} x{la.count}"]
+    out.append(f"    signature {sig}" + (f"; constexpr {consts}" if consts else ""))
+    if rec.get("divisibility"):
+        out.append(f"    divisible by 16: {', '.join(rec['divisibility'])}")
+    shapes = [
+        f"{a['name']} {a.get('dtype')}{a.get('shape')}" + (" (written)" if a.get("written") else "")
+        for a in rec.get("args") or []
+        if a.get("kind") == "tensor"
+    ]
+    if shapes:
+        out.append(f"    tensors {', '.join(shapes)}")
+    if la.time_ms is not None:
+        parts = [f"median {la.time_ms * 1e3:.1f} us", f"{la.bytes_moved / 2**20:.1f} MiB"]
+        if la.achieved_gbps is not None and la.bandwidth_fraction is not None:
+            parts.append(f"{la.achieved_gbps:,.0f} GB/s ({la.bandwidth_fraction:.0%} of ceiling)")
+        if la.achieved_tflops is not None and la.compute_fraction is not None:
+            parts.append(f"{la.achieved_tflops:,.1f} TFLOP/s ({la.compute_fraction:.0%})")
+        parts.append(f"{la.bound}-bound")
+        if la.waves is not None:
+            parts.append(f"{la.waves:.2f} waves")
+        if la.occupancy is not None:
+            parts.append(f"occupancy {la.occupancy:.0%} ({la.occupancy_limiter})")
+        out.append("    " + " | ".join(parts))
+    return out
+
+
+def print_text(path: str, result: dict[str, Any], rep: profiling.ProfileReport) -> None:
+    if not result.get("ok") and not result.get("launches"):
+        for err in result.get("errors") or ["the runner gave no reason"]:
+            print(f"tritonlens profile: {err}", file=sys.stderr)
+        return
+    dev = result.get("device") or {}
+    print(f"runner backend {result.get('backend')}: {dev.get('name', 'unknown device')}")
+    if rep.device is not None:
+        rates = ", ".join(f"{k} {v.label()}" for k, v in rep.device.rates.items() if k in ("bf16", "fp8"))
+        print(f"ceilings: bandwidth {rep.device.memory_bandwidth.label()}" + (f"; {rates}" if rates else ""))
+    for note in rep.notes:
+        print(f"note: {note}")
+    records = {int(r.get("index", i)): r for i, r in enumerate(result.get("launches") or [])}
+    for la in rep.launches:
+        for line in _launch_line(la, records.get(la.index, {})):
+            print(line)
+    for f in rep.findings:
+        print(format_finding(path, f))
+    if rep.stop_escalation:
+        print("every launch runs near its roofline: no rewrite can pay off much (stop here)")
+    for err in result.get("errors") or []:
+        print(f"runner: {err}", file=sys.stderr)
+    ncu = result.get("ncu") or {}
+    if ncu.get("error"):
+        print(f"ncu: {ncu['error']}", file=sys.stderr)
+
+
+def format_finding(path: str, f: Finding) -> str:
+    gain = f" [gain: {f.estimated_gain}]" if f.estimated_gain else ""
+    text = f"{path}:{f.span.line}:{f.span.col + 1}: {f.code} {f.message}{gain}"
+    for ev in f.evidence:
+        text += f"\n    evidence ({ev.stage or ev.kind}): {ev.summary}"
+    return text

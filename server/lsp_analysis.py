@@ -1,0 +1,52 @@
+"""Level-1 analysis as the language server runs it: triage plus what the server keeps (kernels, hashes).
+
+Runs in worker threads; pure functions of (text, path).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from tritonlens.analysis.findings import Finding
+from tritonlens.server.documents import Analysis, kernel_hashes, syntax_error_finding
+from tritonlens.server.workspace_index import IndexedFile, IndexedKernel
+
+log = logging.getLogger(__name__)
+
+
+def _triage(text: str, path: str) -> tuple[list[Finding], object]:
+    # Imported on first use: the server starts (and answers) even while analysis modules load.
+    from tritonlens.analysis.triage import triage
+
+    result = triage(text, path)
+    return list(result.findings), result.module
+
+
+def analyze_text(text: str, path: str, version: int) -> Analysis:
+    """Triage one document version; a crash in a rule is logged and yields no findings, never an exception."""
+    try:
+        findings, module = _triage(text, path)
+    except Exception:
+        log.exception("triage failed on %s (version %s)", path, version)
+        return Analysis(version=version, findings=(), kernels=(), syntax_error=False)
+    syntax_error = getattr(module, "syntax_error", None)
+    if syntax_error is not None and not any(f.code == "TL001" for f in findings):
+        findings.insert(0, syntax_error_finding(syntax_error))
+    kernels = tuple(getattr(module, "kernels", ()) or ())
+    return Analysis(
+        version=version,
+        findings=tuple(findings),
+        kernels=kernels,
+        syntax_error=syntax_error is not None,
+        kernel_hashes=kernel_hashes(text, kernels),
+    )
+
+
+def index_file(text: str, path: str) -> IndexedFile:
+    """What the workspace index keeps for a file on disk."""
+    analysis = analyze_text(text, path, 0)
+    kernels = tuple(
+        IndexedKernel(k.name, int(k.name_span.line), int(k.span.line), int(k.span.end_line))
+        for k in analysis.kernels
+    )
+    return IndexedFile(path=path, kernels=kernels, findings=analysis.findings)

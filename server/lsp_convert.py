@@ -1,0 +1,91 @@
+"""Conversions between tritonlens' data model (1-based lines, character columns) and LSP types.
+
+LSP positions are 0-based lines and columns counted in the negotiated encoding (UTF-16 code units unless the
+client offered another), so columns are converted against the line's text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lsprotocol import types
+
+from tritonlens.analysis import rules
+from tritonlens.analysis.findings import Finding, Span, TextEdit
+from tritonlens.server.documents import finding_key
+
+SOURCE = "tritonlens"
+
+
+class LineText:
+    """Splits a document once so many positions can be converted cheaply."""
+
+    def __init__(self, text: str, encoding: str = types.PositionEncodingKind.Utf16) -> None:
+        self.lines = text.split("\n")
+        self.encoding = str(getattr(encoding, "value", encoding))  # "utf-8" | "utf-16" | "utf-32"
+
+    def _units(self, s: str) -> int:
+        if self.encoding == types.PositionEncodingKind.Utf32.value:
+            return len(s)
+        if self.encoding == types.PositionEncodingKind.Utf8.value:
+            return len(s.encode("utf-8", "surrogatepass"))
+        return len(s.encode("utf-16-le", "surrogatepass")) // 2
+
+    def _line(self, index: int) -> str:
+        return self.lines[index].rstrip("\r") if 0 <= index < len(self.lines) else ""
+
+    def to_lsp(self, line: int, col: int) -> types.Position:
+        """(1-based line, character column) -> LSP position, clamped to the document."""
+        index = max(line - 1, 0)
+        if index >= len(self.lines):
+            index = max(len(self.lines) - 1, 0)
+            return types.Position(index, self._units(self._line(index)))
+        text = self._line(index)
+        return types.Position(index, self._units(text[: max(col, 0)]))
+
+    def from_lsp(self, pos: types.Position) -> tuple[int, int]:
+        """LSP position -> (1-based line, character column)."""
+        text = self._line(pos.line)
+        if self.encoding == types.PositionEncodingKind.Utf32.value:
+            return pos.line + 1, min(pos.character, len(text))
+        units = 0
+        for i, ch in enumerate(text):
+            if units >= pos.character:
+                return pos.line + 1, i
+            units += self._units(ch)
+        return pos.line + 1, len(text)
+
+    def range(self, span: Span) -> types.Range:
+        return types.Range(self.to_lsp(span.line, span.col), self.to_lsp(span.end_line, span.end_col))
+
+
+def _code_description(code: str) -> types.CodeDescription | None:
+    rule = rules.get(code)
+    if rule is None:
+        return None
+    for ref in rule.references:
+        if ref.startswith(("http://", "https://")):
+            return types.CodeDescription(href=ref)
+    return None
+
+
+def to_diagnostic(f: Finding, lines: LineText, uri: str, version: int) -> types.Diagnostic:
+    # `data` carries what code actions need, so they can be listed without recomputing anything.
+    data: dict[str, Any] = {"uri": uri, "version": version, "key": finding_key(f), "level": int(f.level)}
+    if f.kernel:
+        data["kernel"] = f.kernel
+    if f.fix is not None:
+        data["fix"] = f.fix.title
+    return types.Diagnostic(
+        range=lines.range(f.span),
+        message=f.message,
+        severity=types.DiagnosticSeverity(int(f.severity)),
+        code=f.code,
+        code_description=_code_description(f.code),
+        source=SOURCE,
+        data=data,
+    )
+
+
+def to_text_edit(edit: TextEdit, lines: LineText) -> types.TextEdit:
+    return types.TextEdit(range=lines.range(edit.span), new_text=edit.new_text)

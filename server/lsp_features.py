@@ -1,0 +1,189 @@
+"""Request handlers that read analysis results: hover, code actions (+ resolve), code lenses, kernels list."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from lsprotocol import types
+from pygls.uris import from_fs_path
+
+from tritonlens.analysis.findings import Finding
+from tritonlens.server.documents import DocState, finding_key
+from tritonlens.server.lsp_convert import LineText, to_diagnostic, to_text_edit
+from tritonlens.server.lsp_hover import hover_markdown
+from tritonlens.server.lsp_server import TritonLensServer
+from tritonlens.server.workspace_index import kernel_findings
+
+KERNEL_FINDINGS_COMMAND = "tritonlens.kernelFindings"
+
+
+def lines_for(server: TritonLensServer, doc: DocState) -> LineText:
+    """Position converter for the analyzed text of `doc`, in the negotiated encoding (for lens providers)."""
+    return LineText(doc.text, server.workspace.position_encoding or types.PositionEncodingKind.Utf16)
+
+
+_lines = lines_for
+
+
+def hover(server: TritonLensServer, doc: DocState, pos: types.Position) -> types.Hover | None:
+    lines = _lines(server, doc)
+    line, col = lines.from_lsp(pos)
+    hits = [f for f in server.visible_findings(doc) if f.span.contains(line, col)]
+    if not hits:
+        return None
+    first = hits[0]
+    return types.Hover(
+        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=hover_markdown(hits)),
+        range=lines.range(first.span),
+    )
+
+
+def _overlaps(f: Finding, start: tuple[int, int], end: tuple[int, int]) -> bool:
+    return (f.span.line, f.span.col) <= end and start <= (f.span.end_line, f.span.end_col)
+
+
+def code_actions(server: TritonLensServer, doc: DocState, rng: types.Range) -> list[types.CodeAction]:
+    """Quick fixes for fixable findings touching `rng`; edits are left to codeAction/resolve when possible."""
+    if doc.analysis is None:
+        return []
+    lines = _lines(server, doc)
+    start, end = lines.from_lsp(rng.start), lines.from_lsp(rng.end)
+    version = doc.analysis.version
+    lazy = server.supports_resolve_edit()
+    out: list[types.CodeAction] = []
+    for f in server.visible_findings(doc):
+        if f.fix is None or not _overlaps(f, start, end):
+            continue
+        action = types.CodeAction(
+            title=f.fix.title,
+            kind=types.CodeActionKind.QuickFix,
+            diagnostics=[to_diagnostic(f, lines, doc.uri, version)],
+            is_preferred=True,
+            data={"uri": doc.uri, "version": version, "key": finding_key(f)},
+        )
+        if not lazy:
+            action.edit = workspace_edit(doc, f, lines)
+        out.append(action)
+    return out
+
+
+def workspace_edit(doc: DocState, f: Finding, lines: LineText) -> types.WorkspaceEdit:
+    assert f.fix is not None and doc.analysis is not None
+    ident = types.OptionalVersionedTextDocumentIdentifier(uri=doc.uri, version=doc.analysis.version)
+    edits: list[types.TextEdit | types.AnnotatedTextEdit | types.SnippetTextEdit] = [
+        to_text_edit(e, lines) for e in f.fix.edits
+    ]
+    return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(text_document=ident, edits=edits)])
+
+
+async def resolve_code_action(server: TritonLensServer, action: types.CodeAction) -> types.CodeAction:
+    """Attach the edit for the doc's *current* version, or none if that finding is gone after an edit."""
+    data = action.data if isinstance(action.data, dict) else {}
+    uri, key = data.get("uri"), data.get("key")
+    if not isinstance(uri, str) or not isinstance(key, str):
+        return action
+    doc = await server.current(uri)
+    if doc is None or doc.analysis is None or not doc.current:
+        return action
+    for f in server.visible_findings(doc):
+        if f.fix is not None and finding_key(f) == key:
+            action.edit = workspace_edit(doc, f, _lines(server, doc))
+            action.data = {**data, "version": doc.analysis.version}
+            return action
+    return action
+
+
+def kernel_findings_of(server: TritonLensServer, doc: DocState, kernel: Any) -> list[Finding]:
+    out = []
+    for f in server.visible_findings(doc):
+        if f.kernel == kernel.name or (
+            f.kernel is None and kernel.span.line <= f.span.line <= kernel.span.end_line
+        ):
+            out.append(f)
+    return out
+
+
+def summary(findings: list[Finding]) -> str:
+    if not findings:
+        return "tritonlens: no findings"
+    counts: dict[str, int] = {}
+    for f in findings:
+        name = f.severity.name.lower()
+        counts[name] = counts.get(name, 0) + 1
+    detail = ", ".join(f"{n} {s}" for s, n in counts.items())
+    plural = "s" if len(findings) != 1 else ""
+    return f"tritonlens: {len(findings)} finding{plural} ({detail})"
+
+
+def triage_lens(
+    server: TritonLensServer, doc: DocState, kernel: Any, findings: list[Finding]
+) -> list[types.CodeLens]:
+    lines = _lines(server, doc)
+    cmd = types.Command(
+        title=summary(findings), command=KERNEL_FINDINGS_COMMAND, arguments=[doc.uri, kernel.name]
+    )
+    return [types.CodeLens(range=lines.range(kernel.name_span), command=cmd)]
+
+
+def code_lenses(server: TritonLensServer, doc: DocState) -> list[types.CodeLens]:
+    if doc.analysis is None or doc.analysis.syntax_error:
+        return []
+    out: list[types.CodeLens] = []
+    for kernel in doc.analysis.kernels:
+        findings = kernel_findings_of(server, doc, kernel)
+        for provider in [triage_lens, *server.lens_providers]:
+            out.extend(provider(server, doc, kernel, findings))
+    return out
+
+
+def _finding_row(f: Finding) -> dict[str, Any]:
+    return {
+        "code": f.code,
+        "message": f.message,
+        "severity": f.severity.name.lower(),
+        "level": int(f.level),
+        "line": f.span.line,
+        "col": f.span.col,
+    }
+
+
+def kernels(server: TritonLensServer) -> list[dict[str, Any]]:
+    """Every kernel in the workspace: open documents from the editor's text, the rest from disk."""
+    rows: list[dict[str, Any]] = []
+    open_paths = set()
+    for doc in server.docs.values():
+        open_paths.add(os.path.abspath(doc.path))
+        if doc.analysis is None:
+            continue
+        for k in doc.analysis.kernels:
+            rows.append(
+                {
+                    "uri": doc.uri,
+                    "path": doc.path,
+                    "name": k.name,
+                    "line": k.name_span.line,
+                    "findings": [_finding_row(f) for f in kernel_findings_of(server, doc, k)],
+                    "open": True,
+                }
+            )
+    if server.index is not None:
+        for entry in server.index.files():
+            if entry.path in open_paths:
+                continue
+            uri = from_fs_path(entry.path) or entry.path
+            settings = server.config.for_uri(uri).settings
+            for k in entry.kernels:
+                found = settings.apply(kernel_findings(entry.findings, k))
+                rows.append(
+                    {
+                        "uri": uri,
+                        "path": entry.path,
+                        "name": k.name,
+                        "line": k.line,
+                        "findings": [_finding_row(f) for f in found],
+                        "open": False,
+                    }
+                )
+    rows.sort(key=lambda r: (r["path"], r["line"]))
+    return rows

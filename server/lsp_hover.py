@@ -1,0 +1,57 @@
+"""Hover text for findings: the rule's explanation, the finding's evidence chain and its estimated gain."""
+
+from __future__ import annotations
+
+from tritonlens.analysis import rules
+from tritonlens.analysis.findings import Evidence, Finding
+
+MAX_EXCERPT_LINES = 12
+
+
+def _fence(text: str) -> str:
+    lines = text.rstrip("\n").split("\n")
+    if len(lines) > MAX_EXCERPT_LINES:
+        lines = lines[:MAX_EXCERPT_LINES] + [f"... ({len(lines) - MAX_EXCERPT_LINES} more lines)"]
+    body = "\n".join(lines)
+    ticks = "````" if "```" in body else "```"
+    return f"{ticks}text\n{body}\n{ticks}"
+
+
+def _evidence(i: int, ev: Evidence) -> str:
+    where = f"{ev.kind}" + (f" · {ev.stage}" if ev.stage else "")
+    lines = ""
+    if ev.ir_lines:
+        shown = ", ".join(str(n) for n in ev.ir_lines[:8]) + (", ..." if len(ev.ir_lines) > 8 else "")
+        lines = f" (IR lines {shown})"
+    out = f"{i}. *{where}*: {ev.summary}{lines}"
+    if ev.excerpt:
+        out += "\n\n" + "\n".join("   " + line for line in _fence(ev.excerpt).split("\n"))
+    return out
+
+
+def finding_markdown(f: Finding) -> str:
+    rule = rules.get(f.code)
+    title = rule.title if rule else f.code
+    name = f" `{rule.name}`" if rule else ""
+    parts = [f"**{f.code}**{name} · {title}", f.message]
+    platforms = ", ".join(f.platforms) if f.platforms else "all platforms"
+    meta = f"Level {int(f.level)} ({f.level.name.lower()}) · {platforms}"
+    if f.kernel:
+        meta += f" · kernel `{f.kernel}`"
+    parts.append(f"*{meta}*")
+    if f.evidence:
+        parts.append("**Evidence**\n\n" + "\n".join(_evidence(i, ev) for i, ev in enumerate(f.evidence, 1)))
+    if f.estimated_gain:
+        parts.append(f"**Estimated gain:** {f.estimated_gain}")
+    if f.fix is not None:
+        parts.append(f"**Quick fix available:** {f.fix.title}")
+    if rule is not None:
+        parts.append(f"**Why**\n\n{rule.rationale}")
+        links = [r for r in rule.references if r.startswith(("http://", "https://"))]
+        if links:
+            parts.append("**References:** " + " · ".join(f"<{u}>" for u in links))
+    return "\n\n".join(parts)
+
+
+def hover_markdown(findings: list[Finding]) -> str:
+    return "\n\n---\n\n".join(finding_markdown(f) for f in findings)

@@ -1,0 +1,372 @@
+"""The language server object: open documents, debounced analysis off the event loop, publishing, settings.
+
+All state is touched on the event loop thread only; triage runs in a thread pool and its result is accepted only
+if the document is still at the version it was computed from.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.uris import to_fs_path
+
+from tritonlens.analysis.findings import Finding, Level
+from tritonlens.server.documents import DocState
+from tritonlens.server.lsp_analysis import analyze_text, index_file
+from tritonlens.server.lsp_commands import CommandRegistry
+from tritonlens.server.lsp_config import SECTION, ConfigStore, ServerConfig, parse_config
+from tritonlens.server.lsp_convert import LineText, to_diagnostic
+from tritonlens.server.lsp_progress import work_done
+from tritonlens.server.workspace_index import WorkspaceIndex
+
+log = logging.getLogger("tritonlens.lsp")
+
+CONFIG_TIMEOUT_S = 5.0
+_MALFORMED = object()  # marks a request already answered with InvalidParams
+
+
+class TritonLensProtocol(LanguageServerProtocol):
+    """Answers requests whose params do not match the LSP schema, instead of leaving the client waiting."""
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            if isinstance(data, dict) and "id" in data and "method" in data:
+                cause = exc.__cause__ or exc
+                message = f"invalid params for {data.get('method')}: {str(cause).splitlines()[0] if str(cause) else ''}"
+                self._send_response(data["id"], error=JsonRpcInvalidParams(message).to_response_error())
+                return _MALFORMED
+            raise
+
+    def handle_message(self, message: Any) -> None:
+        if message is _MALFORMED:
+            return
+        super().handle_message(message)
+
+
+# Later levels add lenses (registers, spills, ...): (server, doc, kernel, its filtered findings) -> lenses.
+LensProvider = Callable[[Any, DocState, Any, list[Finding]], list[types.CodeLens]]
+# Called after each accepted triage result (e.g. to escalate a kernel to level 3): (server, doc) -> None.
+AnalysisHook = Callable[[Any, DocState], None]
+
+
+class TritonLensServer(LanguageServer):
+    def __init__(self, version: str) -> None:
+        super().__init__(
+            "tritonlens",
+            version,
+            protocol_cls=TritonLensProtocol,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+        )
+        self.docs: dict[str, DocState] = {}
+        self.config = ConfigStore()
+        self.commands = CommandRegistry(self)
+        self.index: WorkspaceIndex | None = None
+        self.lens_providers: list[LensProvider] = []
+        self.analysis_hooks: list[AnalysisHook] = []
+        self.pull_mode = False
+        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="tritonlens-triage")
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._inflight: dict[str, tuple[int, asyncio.Task[None]]] = {}
+        self._busy = 0  # analyses in flight for open documents
+        self.pulls_waiting: dict[str, int] = {}  # uri -> pull requests waiting for an analysis
+        self._revision: dict[str, int] = {}  # bumps whenever what a doc would show changes (pull resultId)
+        self._init_options: Any = None
+        self._shown_problems: set[str] = set()
+        self._kernels_notify: asyncio.TimerHandle | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    # --- errors -------------------------------------------------------------------------------------------
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        # Requests already carry their error back; everything else goes to the log, not a pop-up.
+        log.error("server error (%s): %s", getattr(source, "__name__", source), error)
+        try:
+            self.window_log_message(types.LogMessageParams(type=types.MessageType.Error, message=f"{error}"))
+        except Exception:
+            pass
+
+    # --- client capabilities ------------------------------------------------------------------------------
+    def _caps(self) -> types.ClientCapabilities:
+        return self.client_capabilities
+
+    def supports_configuration(self) -> bool:
+        ws = self._caps().workspace
+        return bool(ws and ws.configuration)
+
+    def supports_version(self) -> bool:
+        td = self._caps().text_document
+        return bool(td and td.publish_diagnostics and td.publish_diagnostics.version_support)
+
+    def supports_resolve_edit(self) -> bool:
+        td = self._caps().text_document
+        support = td.code_action.resolve_support if td and td.code_action else None
+        return bool(support and "edit" in (support.properties or []))
+
+    def supports_diagnostic_refresh(self) -> bool:
+        ws = self._caps().workspace
+        return bool(ws and ws.diagnostics and ws.diagnostics.refresh_support)
+
+    def supports_lens_refresh(self) -> bool:
+        ws = self._caps().workspace
+        return bool(ws and ws.code_lens and ws.code_lens.refresh_support)
+
+    # --- documents ----------------------------------------------------------------------------------------
+    def open(self, uri: str, version: int, language_id: str) -> None:
+        path = to_fs_path(uri) or uri
+        self.docs[uri] = DocState(uri=uri, path=path, version=version)
+        self._start_analysis(uri)
+
+    def change(self, uri: str, version: int) -> None:
+        doc = self.docs.get(uri)
+        if doc is None:
+            return
+        doc.version = version
+        timer = self._timers.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
+        delay = self.config.for_uri(uri).debounce_ms / 1000.0
+        self._timers[uri] = self._event_loop().call_later(delay, self._start_analysis, uri)
+
+    def close(self, uri: str) -> None:
+        timer = self._timers.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
+        self.docs.pop(uri, None)
+        self._inflight.pop(uri, None)
+        self._revision.pop(uri, None)
+        if not self.pull_mode:
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    def _event_loop(self) -> asyncio.AbstractEventLoop:
+        if self.loop is None:
+            self.loop = asyncio.get_running_loop()
+        return self.loop
+
+    def _start_analysis(self, uri: str) -> asyncio.Task[None] | None:
+        timer = self._timers.pop(uri, None)
+        if timer is not None:
+            timer.cancel()  # a pull or save got here first: the debounced run is not needed any more
+        doc = self.docs.get(uri)
+        if doc is None or doc.current:
+            return None
+        inflight = self._inflight.get(uri)
+        if inflight is not None and inflight[0] == doc.version and not inflight[1].done():
+            return inflight[1]
+        try:
+            text = self.workspace.get_text_document(uri).source
+        except Exception:
+            log.exception("no text for %s", uri)
+            return None
+        task = self._event_loop().create_task(self._analyze(uri, doc.version, text))
+        self._inflight[uri] = (doc.version, task)
+        return task
+
+    async def _analyze(self, uri: str, version: int, text: str) -> None:
+        opened = self.docs.get(uri)
+        if opened is None:
+            return
+        doc = opened
+        started = time.perf_counter()
+        self._busy += 1
+        if self.index is not None:
+            self.index.editor_idle.clear()
+        try:
+            analysis = await self._event_loop().run_in_executor(
+                self._pool, analyze_text, text, doc.path, version
+            )
+        finally:
+            self._busy -= 1
+            if self._busy == 0 and self.index is not None:
+                self.index.editor_idle.set()
+        analyzed = time.perf_counter()
+        doc = self.docs.get(uri)
+        # Same object required: a close and re-open restarts version numbers, so a version alone is ambiguous.
+        if doc is not opened or not doc.set_analysis(analysis, text):
+            log.debug("dropped stale analysis of %s v%s", uri, version)
+            return
+        self._changed(uri)
+        log.debug(
+            "%s v%s: triage %.0f ms, publish %.0f ms",
+            uri,
+            version,
+            (analyzed - started) * 1000,
+            (time.perf_counter() - analyzed) * 1000,
+        )
+        for hook in list(self.analysis_hooks):
+            try:
+                hook(self, doc)
+            except Exception:
+                log.exception("analysis hook failed for %s", uri)
+
+    async def current(self, uri: str, attempts: int = 5) -> DocState | None:
+        """The doc with an analysis of its latest version (analyzing now, skipping the debounce, if needed)."""
+        for _ in range(attempts):
+            doc = self.docs.get(uri)
+            if doc is None or doc.current:
+                return doc
+            task = self._start_analysis(uri)
+            if task is None:
+                return doc
+            await asyncio.shield(task)
+        return self.docs.get(uri)
+
+    def _changed(self, uri: str) -> None:
+        """What the doc shows changed: push it, or ask a pulling client to pull again."""
+        self._revision[uri] = self._revision.get(uri, 0) + 1
+        if self.pull_mode:
+            # A pull waiting for this result gets it directly; otherwise the client must be told to pull.
+            if not self.pulls_waiting.get(uri) and self.supports_diagnostic_refresh():
+                self.workspace_diagnostic_refresh(None)
+        else:
+            self.publish(uri)
+        if self.supports_lens_refresh():
+            self.workspace_code_lens_refresh(None)
+
+    def result_id(self, doc: DocState) -> str:
+        version = doc.analysis.version if doc.analysis else -1
+        return f"{version}.{self._revision.get(doc.uri, 0)}"
+
+    # --- findings -----------------------------------------------------------------------------------------
+    def visible_findings(self, doc: DocState) -> list[Finding]:
+        return self.config.for_uri(doc.uri).settings.apply(doc.findings())
+
+    def diagnostics(self, doc: DocState) -> list[types.Diagnostic]:
+        if doc.analysis is None:
+            return []
+        lines = LineText(doc.text, self.workspace.position_encoding or types.PositionEncodingKind.Utf16)
+        version = doc.analysis.version
+        return [to_diagnostic(f, lines, doc.uri, version) for f in self.visible_findings(doc)]
+
+    def publish(self, uri: str) -> None:
+        doc = self.docs.get(uri)
+        if doc is None or doc.analysis is None or self.pull_mode:
+            return
+        version = doc.analysis.version if self.supports_version() else None
+        params = types.PublishDiagnosticsParams(uri=uri, diagnostics=self.diagnostics(doc), version=version)
+        self.text_document_publish_diagnostics(params)
+
+    def add_findings(
+        self, uri: str, version: int, kernel: str, level: Level, findings: list[Finding]
+    ) -> bool:
+        """Merge later-level findings for one kernel (computed from `version`); False if the doc moved on."""
+        doc = self.docs.get(uri)
+        if doc is None or not doc.add_layer(version, kernel, level, findings):
+            return False
+        self._changed(uri)
+        return True
+
+    # --- configuration ------------------------------------------------------------------------------------
+    async def refresh_config(self, pushed: Any = None) -> None:
+        """Re-read the `tritonlens` section (global and per workspace folder) and re-show every open doc."""
+        folders = [f.uri for f in self.workspace.folders.values()]
+        raws: list[Any]
+        if self.supports_configuration():
+            items = [types.ConfigurationItem(section=SECTION)]
+            items += [types.ConfigurationItem(scope_uri=uri, section=SECTION) for uri in folders]
+            try:
+                result = await asyncio.wait_for(
+                    self.workspace_configuration_async(types.ConfigurationParams(items=items)),
+                    CONFIG_TIMEOUT_S,
+                )
+                raws = list(result or [])
+            except Exception as exc:
+                log.warning("workspace/configuration failed: %s", exc)
+                raws = []
+            raws += [None] * (len(items) - len(raws))
+        else:
+            source = pushed if pushed is not None else self._init_options
+            section = source.get(SECTION, source) if isinstance(source, dict) else None
+            raws = [section] + [section] * len(folders)
+        configs: list[ServerConfig] = []
+        problems: list[str] = []
+        for raw in raws:
+            cfg, errs = parse_config(raw)
+            configs.append(cfg)
+            problems += errs
+        before = {uri: self.config.for_uri(uri).settings for uri in self.docs}
+        self.config.replace(configs[0], dict(zip(folders, configs[1:], strict=True)))
+        for message in dict.fromkeys(problems):
+            if message not in self._shown_problems:
+                self._shown_problems.add(message)
+                self.window_show_message(
+                    types.ShowMessageParams(type=types.MessageType.Warning, message=message)
+                )
+        for uri in list(self.docs):
+            # Only docs whose rule settings changed look different (a new debounce alone changes nothing).
+            if self.docs[uri].analysis is not None and before.get(uri) != self.config.for_uri(uri).settings:
+                self._changed(uri)
+
+    # --- workspace index ----------------------------------------------------------------------------------
+    def start_index(self) -> None:
+        self.index = WorkspaceIndex(index_file, on_change=self._index_changed)
+        for folder in self.workspace.folders.values():
+            self.add_index_root(folder.uri)
+
+    def add_index_root(self, uri: str) -> None:
+        path = to_fs_path(uri)
+        if self.index is not None and path and os.path.isdir(path):
+            self.index.add_root(path)
+
+    def remove_index_root(self, uri: str) -> None:
+        path = to_fs_path(uri)
+        if self.index is not None and path:
+            self.index.remove_root(path)
+
+    def _index_changed(self) -> None:
+        # Called from watcher threads: hop to the loop, and coalesce bursts into one notification.
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            return
+        loop.call_soon_threadsafe(self._schedule_kernels_notification)
+
+    def _schedule_kernels_notification(self) -> None:
+        if self._kernels_notify is not None:
+            self._kernels_notify.cancel()
+        self._kernels_notify = self._event_loop().call_later(0.2, self._send_kernels_notification)
+
+    def _send_kernels_notification(self) -> None:
+        self._kernels_notify = None
+        self.protocol.notify("tritonlens/kernelsChanged", {})
+
+    async def reanalyze_all(self) -> dict[str, Any]:
+        """Re-run triage on open documents and re-read every workspace file, with cancellable progress."""
+        for doc in list(self.docs.values()):
+            doc.analysis = None
+            self._start_analysis(doc.uri)
+        paths = [p for root in (self.index.roots if self.index else []) for p in self.index.candidates(root)]
+        done = 0
+        async with work_done(self, "tritonlens: re-reading the workspace") as progress:
+            for path in paths:
+                if progress.cancelled:
+                    break
+                await self._event_loop().run_in_executor(self._pool, self._refresh_indexed, path)
+                done += 1
+                if done % 10 == 0 or done == len(paths):
+                    progress.report(f"{done}/{len(paths)} files", int(100 * done / max(len(paths), 1)))
+        self._index_changed()
+        return {
+            "documents": len(self.docs),
+            "files": done,
+            "total": len(paths),
+            "cancelled": progress.cancelled,
+        }
+
+    def _refresh_indexed(self, path: str) -> None:
+        if self.index is not None:
+            self.index.refresh(path, notify=False)
+
+    def shutdown_resources(self) -> None:
+        if self.index is not None:
+            self.index.stop()
+        self._pool.shutdown(wait=False, cancel_futures=True)

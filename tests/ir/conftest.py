@@ -1,0 +1,6 @@
+"""Makes the helper module `cuda_cases` importable from this folder's tests."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))

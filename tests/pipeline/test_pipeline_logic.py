@@ -1,0 +1,377 @@
+"""server.pipeline's own logic (variants, caps, errors, cancellation, overrides) with a recording runner.
+
+The runner here is a test double that records requests and replays results the test chooses; the real
+compile path is covered by test_pipeline_cuda.py / test_pipeline_ascend.py.
+"""
+
+from __future__ import annotations
+
+import textwrap
+import threading
+from pathlib import Path
+
+import pytest
+
+from tritonlens.ascend_runner.environments import EnvironmentUnavailable
+from tritonlens.ascend_runner.protocol import CompileRequest, CompileResult, StageError
+from tritonlens.server.pipeline import (
+    analyze_document,
+    analyze_kernel,
+    find_pyproject_overrides,
+    launchable_kernels,
+)
+
+SOURCE = textwrap.dedent(
+    """\
+    import triton
+    import triton.language as tl
+
+
+    @triton.jit
+    def _twice(x):
+        return x * 2
+
+
+    @triton.autotune(configs=[triton.Config({"BLOCK": b}, num_warps=4) for b in (1,)] , key=[])
+    @triton.jit
+    def listed(x_ptr, BLOCK: tl.constexpr):
+        tl.store(x_ptr + tl.arange(0, BLOCK), 1.0)
+
+
+    @triton.autotune(
+        configs=[triton.Config({"BLOCK": 16 * (i + 1)}, num_warps=4) for i in range(6)]
+        + [triton.Config({"BLOCK": 32}), triton.Config({"BLOCK": 64}), triton.Config({"BLOCK": 128}),
+           triton.Config({"BLOCK": 256}), triton.Config({"BLOCK": 512})],
+        key=[],
+    )
+    @triton.jit
+    def many(x_ptr, BLOCK: tl.constexpr):
+        tl.store(x_ptr + tl.arange(0, BLOCK), 1.0)
+
+
+    @triton.autotune(configs=[triton.Config({"BLOCK": 32}), triton.Config({"BLOCK": 64}),
+                              triton.Config({"BLOCK": 128}), triton.Config({"BLOCK": 256}),
+                              triton.Config({"BLOCK": 512}), triton.Config({"BLOCK": 1024})], key=[])
+    @triton.jit
+    def six(x_ptr, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(x_ptr + offs, _twice(1.0))
+
+
+    @triton.jit
+    def needs_block(x_ptr, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(x_ptr + offs, 1.0)
+    """
+)
+
+
+class RecordingRunner:
+    """Answers every compile with `make(req)`; remembers the requests."""
+
+    def __init__(self, make=None) -> None:
+        self.requests: list[CompileRequest] = []
+        self.make = make or (
+            lambda req: CompileResult(ok=True, target=req.target, stages={"ttir": "module {}\n"})
+        )
+
+    def compile(self, req: CompileRequest, *, cancel=None, timeout_s=None) -> CompileResult:
+        self.requests.append(req)
+        return self.make(req)
+
+    def close(self) -> None:
+        pass
+
+
+def line_of(needle: str) -> int:
+    return next(i for i, text in enumerate(SOURCE.splitlines(), start=1) if needle in text)
+
+
+def test_variants_are_capped_and_requests_carry_the_specialization() -> None:
+    runner = RecordingRunner()
+    result = analyze_kernel(SOURCE, "k.py", "six", "sm_90", runner)
+    assert len(result.specializations) == 6
+    assert [r.constants["BLOCK"] for r in runner.requests] == [32, 64, 128, 256]  # first 4 only
+    req = runner.requests[0]
+    assert req.signature == {"x_ptr": "*fp32", "BLOCK": "constexpr"}
+    assert req.divisibility == ["x_ptr"]
+    assert req.source == SOURCE and req.path == "k.py" and req.target == "sm_90"
+    assert result.summary["variants_considered"] == 6
+    assert result.summary["variants_compiled"] == 4
+    assert result.summary["variant"] == "autotune config 1"
+    assert result.error is None
+    assert result.code_hash
+
+
+def test_compile_error_becomes_tl300_on_the_blamed_line() -> None:
+    bad_line = line_of("offs = tl.arange(0, BLOCK)")
+    message = "arange's range must be a power of 2\nmore detail"
+
+    def fail(req: CompileRequest) -> CompileResult:
+        return CompileResult(
+            ok=False, target=req.target, errors=[StageError("frontend", message, bad_line, 11)]
+        )
+
+    result = analyze_kernel(SOURCE, "k.py", "six", "sm_90", RecordingRunner(fail))
+    (finding,) = result.findings
+    assert finding.code == "TL300"
+    assert finding.kernel == "six"
+    assert (finding.span.line, finding.span.col) == (bad_line, 11)
+    assert finding.span.end_col == len(SOURCE.splitlines()[bad_line - 1].rstrip())
+    assert finding.message.startswith(
+        "frontend failed (autotune config 1): arange's range must be a power of 2"
+    )
+    assert "powers of two" in finding.message
+    assert finding.evidence[0].excerpt == message
+    assert finding.platforms == ("cuda",)
+
+
+def test_ascend_compile_error_is_tl400_and_unplaced_errors_go_on_the_kernel_name() -> None:
+    def fail(req: CompileRequest) -> CompileResult:
+        return CompileResult(ok=False, target=req.target, errors=[StageError("ttadapter", "unsupported op")])
+
+    result = analyze_kernel(
+        SOURCE,
+        "k.py",
+        "needs_block",
+        "ascend910b3",
+        RecordingRunner(fail),
+        overrides={"kernels": {"needs_block": {"BLOCK": 64}}},
+    )
+    (finding,) = result.findings
+    assert finding.code == "TL400"
+    assert finding.span == result.span
+    assert finding.span.line == line_of("def needs_block")
+
+
+def test_worker_failure_is_an_error_not_a_finding() -> None:
+    def crash(req: CompileRequest) -> CompileResult:
+        return CompileResult(
+            ok=False, target=req.target, errors=[StageError("worker", "worker died (SIGSEGV)")]
+        )
+
+    result = analyze_kernel(SOURCE, "k.py", "six", "sm_90", RecordingRunner(crash))
+    assert result.findings == []
+    assert result.error == "worker died (SIGSEGV)"
+
+
+def test_runner_exception_is_reported() -> None:
+    def boom(req: CompileRequest) -> CompileResult:
+        raise OSError("pipe closed")
+
+    result = analyze_kernel(SOURCE, "k.py", "six", "sm_90", RecordingRunner(boom))
+    assert result.error == "the runner failed: OSError: pipe closed"
+
+
+def test_missing_environment_is_flagged() -> None:
+    class NoEnv(RecordingRunner):
+        def environment(self, name: str) -> None:
+            raise EnvironmentUnavailable(f"no {name} environment: run scripts/bootstrap")
+
+    runner = NoEnv()
+    result = analyze_kernel(SOURCE, "k.py", "six", "ascend910b3", runner)
+    assert result.runner_unavailable
+    assert result.error == "no ascend environment: run scripts/bootstrap"
+    assert runner.requests == []
+
+
+def test_cancel_before_and_during() -> None:
+    cancel = threading.Event()
+    cancel.set()
+    runner = RecordingRunner()
+    result = analyze_kernel(SOURCE, "k.py", "six", "sm_90", runner, cancel=cancel)
+    assert result.cancelled and runner.requests == []
+
+    cancel = threading.Event()
+
+    def cancel_during(req: CompileRequest) -> CompileResult:
+        cancel.set()
+        return CompileResult(ok=True, target=req.target)
+
+    runner = RecordingRunner(cancel_during)
+    result = analyze_kernel(SOURCE, "k.py", "six", "sm_90", runner, cancel=cancel)
+    assert result.cancelled and len(runner.requests) == 1
+
+
+def test_missing_value_gives_tl002_and_no_compile() -> None:
+    runner = RecordingRunner()
+    result = analyze_kernel(SOURCE, "k.py", "needs_block", "sm_90", runner)
+    assert runner.requests == []
+    assert [f.code for f in result.findings] == ["TL002"]
+    assert '"# tritonlens: BLOCK=<int>"' in result.findings[0].message
+
+
+@pytest.mark.parametrize(
+    ("source", "kernel", "target", "error"),
+    [
+        (SOURCE, "six", "sm_7", "unknown target 'sm_7'"),
+        (SOURCE, "nope", "sm_90", "no @triton.jit function named 'nope' in k.py"),
+        ("def broken(:\n", "six", "sm_90", "the file does not parse"),
+    ],
+)
+def test_user_errors_are_messages(source: str, kernel: str, target: str, error: str) -> None:
+    runner = RecordingRunner()
+    result = analyze_kernel(source, "k.py", kernel, target, runner)
+    assert result.error is not None and result.error.startswith(error)
+    assert runner.requests == []
+
+
+def test_document_analyzes_kernels_not_helpers() -> None:
+    assert launchable_kernels(SOURCE) == ["listed", "many", "six", "needs_block"]
+    runner = RecordingRunner()
+    results = analyze_document(SOURCE, "k.py", "sm_90", runner)
+    assert [r.kernel for r in results] == ["listed", "many", "six", "needs_block"]
+    assert "_twice" not in {r.kernel for r in runner.requests}
+
+
+def test_pyproject_overrides(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.tritonlens]\ntarget = "cuda"\n[tool.tritonlens.kernels.needs_block]\nBLOCK = 128\nx_ptr = "*fp16"\nnum_warps = 2\n'
+    )
+    sub = tmp_path / "pkg"
+    sub.mkdir()
+    kernel_file = sub / "k.py"
+    kernel_file.write_text(SOURCE)
+    table = find_pyproject_overrides(kernel_file)
+    assert table["kernels"]["needs_block"]["BLOCK"] == 128
+    runner = RecordingRunner()
+    result = analyze_kernel(SOURCE, str(kernel_file), "needs_block", "sm_90", runner, overrides=table)
+    (req,) = runner.requests
+    assert req.constants == {"BLOCK": 128}
+    assert req.signature["x_ptr"] == "*fp16"
+    assert req.options == {"num_warps": 2}
+    assert (
+        result.specializations[0].provenance["BLOCK"]
+        == "pyproject.toml [tool.tritonlens.kernels.needs_block]"
+    )
+
+
+def test_pyproject_absent_or_broken(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.tritonlens\n")
+    assert find_pyproject_overrides(tmp_path / "k.py") == {}
+
+
+def test_assumptions_named_in_a_message() -> None:
+    from tritonlens.analysis.specialization import Specialization
+    from tritonlens.server.pipeline import _assumptions
+
+    spec = Specialization(
+        kernel="k",
+        label="defaults",
+        signature={"x_ptr": "*fp32", "n": "i32", "m": "i32"},
+        constants={},
+        divisibility=("x_ptr",),
+        options={},
+        provenance={
+            "x_ptr": "inferred from tl.load at line 3; element type assumed fp32 (no launch shows the dtype)",
+            "n": "launch at line 9: .numel() at line 8 (value unknown, so not assumed divisible by 16)",
+            "m": "launch at line 9 (divisible by 16)",
+        },
+    )
+    got = _assumptions("load from `x_ptr` masked by `n` and `m`", spec)
+    assert got == {
+        "x_ptr": "is taken as fp32 (no launch shows its dtype)",
+        "n": "has no known value, so no divisibility-by-16 hint",
+    }
+    assert _assumptions("nothing named here (n, x_ptr)", spec) == {}
+
+
+def test_reports_of_cached_compiles_are_reused(monkeypatch) -> None:
+    import tritonlens.analysis.compiler as compiler
+
+    calls: list[str] = []
+
+    class Report:
+        findings: list = []
+        summary = {"registers": 40}
+        line_maps = {"ttir": [(13, 1)]}
+
+    def fake_analyze(stages, metadata, resources, target, source, kernel, path):
+        calls.append(kernel)
+        return Report()
+
+    monkeypatch.setattr(compiler, "analyze", fake_analyze)
+    cached = RecordingRunner(
+        lambda req: CompileResult(ok=True, target=req.target, stages={"ttir": "x"}, cached=True)
+    )
+    source = SOURCE + "\n# unique to this test\n"
+    first = analyze_kernel(
+        source, "k.py", "needs_block", "sm_90", cached, overrides={"needs_block": {"BLOCK": 64}}
+    )
+    again = analyze_kernel(
+        source, "k.py", "needs_block", "sm_90", cached, overrides={"needs_block": {"BLOCK": 64}}
+    )
+    assert calls == ["needs_block"]
+    assert first.summary["registers"] == again.summary["registers"] == 40
+    assert again.line_maps == {"ttir": [(13, 1)]}
+    # another specialization, or an edited buffer, is analyzed afresh
+    analyze_kernel(source, "k.py", "needs_block", "sm_90", cached, overrides={"needs_block": {"BLOCK": 128}})
+    analyze_kernel(
+        source + "\n", "k.py", "needs_block", "sm_90", cached, overrides={"needs_block": {"BLOCK": 64}}
+    )
+    assert calls == ["needs_block"] * 3
+
+
+def test_a_failing_variant_is_a_warning_when_another_compiles() -> None:
+    bad_line = line_of("offs = tl.arange(0, BLOCK)")
+
+    def fail_128(req: CompileRequest) -> CompileResult:
+        if req.constants["BLOCK"] == 128:
+            return CompileResult(
+                ok=False,
+                target=req.target,
+                errors=[StageError("ttgir", "out of resource: shared memory, Required: 300000", bad_line)],
+            )
+        return CompileResult(ok=True, target=req.target)
+
+    result = analyze_kernel(SOURCE, "k.py", "six", "sm_90", RecordingRunner(fail_128))
+    (finding,) = [f for f in result.findings if f.code == "TL300"]
+    assert finding.severity.name == "WARNING"
+    assert finding.span.line == bad_line
+    assert "(autotune config 3)" in finding.message and "out of resource" in finding.message
+    assert "reduce block sizes" in finding.message
+    assert result.summary["variants_compiled"] == 3
+
+
+def test_recorded_launches_of_this_file_only(tmp_path: Path) -> None:
+    here = tmp_path / "k.py"
+    entry = {
+        "kernel": "needs_block",
+        "signature": {"x_ptr": "*fp16", "BLOCK": "constexpr"},
+        "constants": {"BLOCK": 256},
+        "divisibility": ["x_ptr"],
+        "options": {"num_warps": 2},
+    }
+    recorded = [{**entry, "file": str(tmp_path / "other.py")}, {**entry, "file": str(here)}]
+    runner = RecordingRunner()
+    result = analyze_kernel(SOURCE, str(here), "needs_block", "sm_90", runner, recorded=recorded)
+    assert [s.label for s in result.specializations] == ["recorded launch 1"]
+    (req,) = runner.requests
+    assert (
+        req.constants == {"BLOCK": 256}
+        and req.signature["x_ptr"] == "*fp16"
+        and req.options == {"num_warps": 2}
+    )
+    runner = RecordingRunner()
+    analyze_kernel(SOURCE, str(here), "needs_block", "sm_90", runner, recorded=recorded[:1])
+    assert runner.requests == []  # only another file's launch: nothing to compile, TL002 instead
+
+
+def test_concurrent_analyses_do_not_interfere() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    def compile_slowly(req: CompileRequest) -> CompileResult:
+        import time
+
+        time.sleep(0.005)
+        return CompileResult(ok=True, target=req.target, stages={"ttir": f"{req.kernel} {req.constants}"})
+
+    runner = RecordingRunner(compile_slowly)
+    jobs = [("six", "sm_90"), ("needs_block", "sm_80"), ("six", "ascend910b3"), ("listed", "sm_100")] * 3
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(lambda job: analyze_kernel(SOURCE, "k.py", job[0], job[1], runner), jobs))
+    for (kernel, target), result in zip(jobs, results, strict=True):
+        assert result.kernel == kernel and result.target == target
+        for variant in result.variants:
+            assert variant.stages["ttir"].startswith(kernel)
+    assert len(runner.requests) == 3 * (4 + 0 + 4 + 0)

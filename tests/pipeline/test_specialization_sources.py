@@ -1,0 +1,368 @@
+"""Specialization from each source, with provenance, and the priority between sources."""
+
+from __future__ import annotations
+
+import textwrap
+
+from tritonlens.analysis.specialization import specialization_findings, specializations
+
+HEADER = "import torch\nimport triton\nimport triton.language as tl\n"
+
+ADD = """
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offs = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offs < n_elements
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x + y, mask=mask)
+"""
+
+
+def src(*parts: str) -> str:
+    return HEADER + "".join(textwrap.dedent(p) for p in parts)
+
+
+def line_of(source: str, needle: str) -> int:
+    return next(i for i, text in enumerate(source.splitlines(), start=1) if needle in text)
+
+
+def only(specs: list) -> object:
+    assert len(specs) == 1, [s.label for s in specs]
+    return specs[0]
+
+
+def test_pragma_gives_values_and_types() -> None:
+    source = src("# tritonlens: BLOCK_SIZE=1024, x_ptr=*fp16, n_elements=i32\n", ADD)
+    spec = only(specializations(source, "add_kernel"))
+    pragma_line = line_of(source, "# tritonlens:")
+    assert spec.constants == {"BLOCK_SIZE": 1024}
+    assert spec.signature["BLOCK_SIZE"] == "constexpr"
+    assert spec.signature["x_ptr"] == "*fp16"
+    assert spec.signature["n_elements"] == "i32"
+    assert spec.provenance["BLOCK_SIZE"] == f"pragma line {pragma_line}"
+    assert spec.provenance["x_ptr"] == f"pragma line {pragma_line}"
+    assert spec.missing == ()
+    assert spec.label == "defaults"
+    assert "x_ptr" in spec.divisibility and "n_elements" not in spec.divisibility
+
+
+def test_pragma_between_decorators_and_trailing_options() -> None:
+    source = src(
+        """
+        @triton.jit  # tritonlens: num_warps=2
+        # tritonlens: BLOCK_SIZE=64
+        def k(x_ptr, BLOCK_SIZE: tl.constexpr):
+            tl.store(x_ptr + tl.arange(0, BLOCK_SIZE), 0.0)
+        """
+    )
+    spec = only(specializations(source, "k"))
+    assert spec.constants == {"BLOCK_SIZE": 64}
+    assert spec.options == {"num_warps": 2}
+
+
+def test_pyproject_table_and_pragma_priority() -> None:
+    source = src("# tritonlens: BLOCK_SIZE=512\n", ADD)
+    table = {"BLOCK_SIZE": 256, "x_ptr": "*bf16", "num_warps": 2}
+    spec = only(specializations(source, "add_kernel", overrides=table))
+    assert spec.constants["BLOCK_SIZE"] == 512  # the pragma sits at the kernel: it wins
+    assert spec.signature["x_ptr"] == "*bf16"
+    assert spec.provenance["x_ptr"] == "pyproject.toml [tool.tritonlens.kernels.add_kernel]"
+    assert spec.options == {"num_warps": 2}
+    spec = only(specializations(src(ADD), "add_kernel", overrides=table))
+    assert spec.constants["BLOCK_SIZE"] == 256
+
+
+def test_launch_site_literals_names_and_dtypes() -> None:
+    source = src(
+        ADD,
+        """
+        def add(x: torch.Tensor):
+            y = torch.empty(4096, device="cuda", dtype=torch.float16)
+            out = torch.empty_like(y)
+            n = x.numel()
+            BLOCK = 1024
+            add_kernel[(triton.cdiv(n, BLOCK),)](x.half(), y, out, n, BLOCK_SIZE=BLOCK, num_warps=4)
+        """,
+    )
+    spec = only(specializations(source, "add_kernel"))
+    launch = line_of(source, "add_kernel[(")
+    assert spec.label == f"launch at line {launch}"
+    assert spec.signature == {
+        "x_ptr": "*fp16",
+        "y_ptr": "*fp16",
+        "out_ptr": "*fp16",
+        "n_elements": "i32",
+        "BLOCK_SIZE": "constexpr",
+    }
+    assert spec.constants == {"BLOCK_SIZE": 1024}
+    assert spec.options == {"num_warps": 4}
+    assert set(spec.divisibility) == {"x_ptr", "y_ptr", "out_ptr"}  # n's value is unknown: no hint
+    assert spec.provenance["y_ptr"].startswith(f"launch at line {launch}: torch.empty at line")
+    assert "dtype fp16" in spec.provenance["y_ptr"]
+    assert "empty_like" in spec.provenance["out_ptr"]
+    assert spec.provenance["BLOCK_SIZE"] == f"launch at line {launch}"
+
+
+def test_launch_literal_ints_follow_the_jit() -> None:
+    source = src(
+        ADD,
+        """
+        if __name__ == "__main__":
+            a = torch.randn(4096)
+            add_kernel[(4,)](a, a, a, 4096, 1024)
+            add_kernel[(4,)](a, a, a, 1, 1024)
+            add_kernel[(4,)](a, a, a, 1000, 1024)
+        """,
+    )
+    specs = specializations(source, "add_kernel")
+    assert len(specs) == 3
+    divisible, one, other = specs
+    assert divisible.signature["n_elements"] == "i32" and "n_elements" in divisible.divisibility
+    assert "divisible by 16" in divisible.provenance["n_elements"]
+    assert one.signature["n_elements"] == "constexpr" and one.constants["n_elements"] == 1
+    assert other.signature["n_elements"] == "i32" and "n_elements" not in other.divisibility
+    assert divisible.signature["x_ptr"] == "*fp32"  # torch.randn's default dtype
+    assert "torch's default dtype fp32" in divisible.provenance["x_ptr"]
+
+
+def test_do_not_specialize_keeps_the_int() -> None:
+    source = src(
+        """
+        @triton.jit(do_not_specialize=["n"])
+        def k(x_ptr, n, B: tl.constexpr):
+            tl.store(x_ptr + tl.arange(0, B), n)
+
+        k[(1,)](torch.empty(8), 1, 8)
+        """
+    )
+    spec = only(specializations(source, "k"))
+    assert spec.signature["n"] == "i32" and "n" not in spec.constants
+
+
+def test_autotune_configs_are_variants_and_heuristics_are_evaluated() -> None:
+    source = src(
+        """
+        @triton.autotune(
+            configs=[
+                triton.Config({"BLOCK": 64}, num_warps=4),
+                triton.Config({"BLOCK": 96}, num_warps=8, num_stages=3),
+            ],
+            key=["n"],
+        )
+        @triton.heuristics({"EVEN": lambda args: args["n"] % args["BLOCK"] == 0})
+        @triton.jit
+        def k(x_ptr, n, BLOCK: tl.constexpr, EVEN: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            if EVEN:
+                tl.store(x_ptr + offs, 1.0)
+            else:
+                tl.store(x_ptr + offs, 1.0, mask=offs < n)
+
+        k[(1,)](torch.empty(4096), 4096)
+        """
+    )
+    specs = specializations(source, "k")
+    launch = line_of(source, "k[(1,)]")
+    assert [s.label for s in specs] == [
+        f"launch at line {launch}, autotune config 1",
+        f"launch at line {launch}, autotune config 2",
+    ]
+    first, second = specs
+    assert first.constants == {"BLOCK": 64, "EVEN": True} and first.options == {"num_warps": 4}
+    assert second.constants == {"BLOCK": 96, "EVEN": False}
+    assert second.options == {"num_warps": 8, "num_stages": 3}
+    heur_line = line_of(source, "triton.heuristics")
+    assert first.provenance["EVEN"] == f"heuristics at line {heur_line}"
+    config_line = line_of(source, '{"BLOCK": 64}')
+    assert first.provenance["BLOCK"] == f"autotune config 1 (line {config_line})"
+
+
+def test_heuristic_over_unknown_value_is_missing() -> None:
+    source = src(
+        """
+        @triton.heuristics({"EVEN": lambda args: args["n"] % 64 == 0})
+        @triton.jit
+        def k(x_ptr, n, EVEN: tl.constexpr):
+            if EVEN:
+                tl.store(x_ptr, 1.0)
+
+        def f(x):
+            k[(1,)](x, x.numel())
+        """
+    )
+    spec = only(specializations(source, "k"))
+    assert spec.missing == ("EVEN",)
+    findings = specialization_findings(source, "k", [spec])
+    assert [f.code for f in findings] == ["TL002"]
+    assert '"# tritonlens: EVEN=<bool>"' in findings[0].message
+
+
+def test_defaults_are_used() -> None:
+    source = src(
+        """
+        @triton.jit
+        def k(x_ptr, n, BLOCK: tl.constexpr = 128, ACT: tl.constexpr = "relu"):
+            offs = tl.arange(0, BLOCK)
+            tl.store(x_ptr + offs, 0.0, mask=offs < n)
+        """
+    )
+    spec = only(specializations(source, "k"))
+    assert spec.constants == {"BLOCK": 128, "ACT": "relu"}
+    assert spec.provenance["BLOCK"] == "default"
+    assert spec.complete
+
+
+def test_types_inferred_from_the_body() -> None:
+    source = src(
+        """
+        @triton.jit
+        def gather(src, idx_ptr, out, n, stride, scale, BLOCK: tl.constexpr = 64):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            idx = tl.load(idx_ptr + offs, mask=offs < n)
+            v = tl.load(src + idx * stride)
+            tl.store(out + offs, (v * scale).to(tl.float16))
+        """
+    )
+    spec = only(specializations(source, "gather"))
+    assert spec.signature["src"] == "*fp32"
+    assert spec.signature["idx_ptr"] == "*i64"
+    assert spec.signature["out"] == "*fp16"
+    assert spec.signature["n"] == "i32"
+    assert spec.signature["stride"] == "i32"
+    assert spec.signature["scale"] == "fp32"
+    load_line = line_of(source, "v = tl.load")
+    assert spec.provenance["src"].startswith(f"inferred from tl.load at line {load_line}")
+    assert "used as offsets" in spec.provenance["idx_ptr"]
+    assert "stored at line" in spec.provenance["out"]
+    assert spec.provenance["n"].startswith("inferred from the comparison")
+
+
+def test_recorded_launches_win() -> None:
+    source = src(
+        "# tritonlens: BLOCK_SIZE=64\n",
+        ADD,
+        """
+        add_kernel[(1,)](torch.empty(8), torch.empty(8), torch.empty(8), 8, BLOCK_SIZE=8)
+        """,
+    )
+    recorded = [
+        {"kernel": "other", "signature": {}, "constants": {}},
+        {
+            "kernel": "add_kernel",
+            "signature": {
+                "x_ptr": "*bf16",
+                "y_ptr": "*bf16",
+                "out_ptr": "*bf16",
+                "n_elements": "i32",
+                "BLOCK_SIZE": "constexpr",
+            },
+            "constants": {"BLOCK_SIZE": 2048},
+            "divisibility": ["x_ptr", "out_ptr", "n_elements"],
+            "options": {"num_warps": 8, "num_stages": 2},
+            "grid": [30, 1, 1],
+        },
+    ]
+    spec = only(specializations(source, "add_kernel", recorded=recorded))
+    assert spec.label == "recorded launch 1"
+    assert spec.constants == {"BLOCK_SIZE": 2048}
+    assert spec.signature["x_ptr"] == "*bf16"
+    assert spec.divisibility == ("x_ptr", "out_ptr", "n_elements")
+    assert spec.options == {"num_warps": 8, "num_stages": 2}
+    assert set(spec.provenance.values()) == {"recorded launch 1"}
+
+
+def test_missing_constexpr_says_exactly_what_to_add() -> None:
+    source = src(
+        """
+        @triton.jit
+        def k(x_ptr, n, BLOCK_SIZE: tl.constexpr, USE_MASK: tl.constexpr):
+            offs = tl.arange(0, BLOCK_SIZE)
+            if USE_MASK:
+                tl.store(x_ptr + offs, 0.0, mask=offs < n)
+        """
+    )
+    specs = specializations(source, "k")
+    assert only(specs).missing == ("BLOCK_SIZE", "USE_MASK")
+    (finding,) = specialization_findings(source, "k", specs)
+    assert finding.code == "TL002"
+    assert finding.kernel == "k"
+    assert '"# tritonlens: BLOCK_SIZE=<int>, USE_MASK=<bool>" above the kernel' in finding.message
+    assert "[tool.tritonlens.kernels.k]" in finding.message
+    def_line = line_of(source, "def k(")
+    assert (finding.span.line, finding.span.col, finding.span.end_col) == (def_line, 4, 5)
+    assert finding.data["insert_line"] == def_line - 1
+
+
+def test_no_tl002_when_some_variant_is_complete() -> None:
+    source = src(ADD, "add_kernel[(1,)](torch.empty(8), torch.empty(8), torch.empty(8), 8, BLOCK_SIZE=8)\n")
+    specs = specializations(source, "add_kernel")
+    assert [f.code for f in specialization_findings(source, "add_kernel", specs)] == []
+
+
+def test_bad_pragma_and_unknown_names_are_reported() -> None:
+    source = src("# tritonlens: BLOCK_SIZE=big, BLCK=4, oops\n", ADD)
+    specs = specializations(source, "add_kernel", overrides={"NOPE": 1})
+    findings = specialization_findings(source, "add_kernel", specs, overrides={"NOPE": 1})
+    codes = sorted(f.code for f in findings)
+    assert codes == ["TL002", "TL003", "TL003", "TL003", "TL003"]
+    messages = " | ".join(f.message for f in findings)
+    assert "BLOCK_SIZE: 'big' is neither a literal" in messages
+    assert "expected NAME=VALUE, got 'oops'" in messages
+    assert "'BLCK', which is not a parameter of add_kernel" in messages
+    assert "sets 'NOPE'" in messages
+    pragma_line = line_of(source, "# tritonlens:")
+    blck = next(f for f in findings if "BLCK" in f.message)
+    assert (blck.span.line, blck.span.col, blck.span.end_col) == (pragma_line, 30, 34)
+
+
+def test_layout_of_visible_tensors_and_callers() -> None:
+    source = src(
+        """
+        @triton.jit
+        def mm(a_ptr, c_ptr, M, K, stride_am, stride_ak, stride_cm, B: tl.constexpr):
+            offs = tl.arange(0, B)
+            a = tl.load(a_ptr + offs[:, None] * stride_am + offs[None, :] * stride_ak)
+            tl.store(c_ptr + offs[:, None] * stride_cm + offs[None, :], a, mask=offs[:, None] < M)
+
+        def run(a):
+            M, K = a.shape
+            c = a.new_empty(a.shape)
+            mm[(1,)](a, c, M, K, a.stride(0), a.stride(1), c.stride(0), B=32)
+
+        if __name__ == "__main__":
+            x = torch.randn(100, 48, dtype=torch.bfloat16)
+            run(x)
+        """
+    )
+    spec = only(specializations(source, "mm"))
+    call_line = line_of(source, "run(x)")
+    assert spec.signature["a_ptr"] == "*bf16" and spec.signature["c_ptr"] == "*bf16"
+    assert f"(passed as a at line {call_line})" in spec.provenance["a_ptr"]
+    # M = 100 (not divisible by 16), K = 48, row strides 48, innermost strides 1 (specialized to constants)
+    assert spec.signature["M"] == "i32" and "M" not in spec.divisibility
+    assert spec.signature["K"] == "i32" and "K" in spec.divisibility
+    assert spec.signature["stride_am"] == "i32" and "stride_am" in spec.divisibility
+    assert spec.signature["stride_cm"] == "i32" and "stride_cm" in spec.divisibility
+    assert spec.signature["stride_ak"] == "constexpr" and spec.constants["stride_ak"] == 1
+    assert "assumed contiguous" in spec.provenance["stride_ak"]
+
+
+def test_transposed_views_are_not_assumed_contiguous() -> None:
+    source = src(
+        """
+        @triton.jit
+        def k(a_ptr, s0, s1, B: tl.constexpr):
+            offs = tl.arange(0, B)
+            tl.store(a_ptr + offs * s0 + offs * s1, 1.0)
+
+        def run(a: torch.Tensor):
+            M, K = a.shape
+            b = a.t()
+            k[(1,)](b, b.stride(0), b.stride(1), B=16)
+        """
+    )
+    spec = only(specializations(source, "k"))
+    assert spec.signature["s0"] == "i32" and spec.signature["s1"] == "i32"
+    assert spec.constants == {"B": 16}

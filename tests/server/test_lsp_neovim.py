@@ -1,0 +1,102 @@
+"""Neovim's own LSP client (headless) receives tritonlens' diagnostics for a sample kernel."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+NVIM = shutil.which("nvim")
+
+# Works on Neovim 0.7 (Debian 12) and later: vim.lsp.start exists from 0.8, start_client + attach before.
+INIT_LUA = r"""
+local out = vim.env.TL_OUT
+local config = {
+  name = "tritonlens",
+  cmd = vim.fn.json_decode(vim.env.TL_CMD),
+  root_dir = vim.env.TL_ROOT,
+  settings = { tritonlens = { debounceMs = 30 } },
+}
+
+local function start()
+  if vim.lsp.start then
+    return vim.lsp.start(config)
+  end
+  local id = vim.lsp.start_client(config)
+  vim.lsp.buf_attach_client(0, id)
+  return id
+end
+
+local function code_of(d)
+  if d.code then return d.code end
+  local lsp = d.user_data and d.user_data.lsp
+  return lsp and lsp.code or vim.NIL
+end
+
+vim.api.nvim_create_autocmd("VimEnter", {
+  callback = function()
+    start()
+    local ok = vim.wait(30000, function() return #vim.diagnostic.get(0) > 0 end, 50)
+    local items = {}
+    for _, d in ipairs(vim.diagnostic.get(0)) do
+      table.insert(items, { lnum = d.lnum, col = d.col, code = code_of(d), source = d.source or vim.NIL,
+                            message = d.message, severity = d.severity })
+    end
+    vim.fn.writefile({ vim.fn.json_encode({ ok = ok, diagnostics = items }) }, out)
+    vim.cmd("qa!")
+  end,
+})
+"""
+
+SAMPLE = """import triton
+import triton.language as tl
+
+
+@triton.jit
+def copy_kernel(src_ptr, dst_ptr, n, BLOCK):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(dst_ptr + offs, tl.load(src_ptr + offs, mask=offs < n), mask=offs < n)
+"""
+
+
+@pytest.mark.skipif(NVIM is None, reason="nvim is not installed (scripts/bootstrap --all installs it)")
+def test_neovim_client_receives_diagnostics(tmp_path: Path):
+    (tmp_path / "init.lua").write_text(INIT_LUA)
+    sample = tmp_path / "sample.py"
+    sample.write_text(SAMPLE)
+    out = tmp_path / "diagnostics.json"
+    env = {
+        **os.environ,
+        "TL_OUT": str(out),
+        "TL_ROOT": str(tmp_path),
+        "TL_CMD": json.dumps([sys.executable, "-m", "tritonlens.server.cli", "serve"]),
+        "XDG_STATE_HOME": str(tmp_path / "state"),  # keep Neovim's lsp.log out of the user's home
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+    }
+    assert NVIM is not None
+    proc = subprocess.run(
+        [NVIM, "--headless", "-i", "NONE", "-u", str(tmp_path / "init.lua"), str(sample)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+    assert out.exists(), (
+        f"nvim wrote nothing (rc={proc.returncode}): {proc.stdout[-2000:]} {proc.stderr[-2000:]}"
+    )
+    result = json.loads(out.read_text())
+    assert result["ok"], result
+    by_code = {d["code"]: d for d in result["diagnostics"]}
+    assert "TL101" in by_code, result
+    d = by_code["TL101"]
+    assert d["source"] == "tritonlens"
+    assert d["lnum"] == SAMPLE.split("\n").index(
+        next(x for x in SAMPLE.split("\n") if x.startswith("def copy"))
+    )

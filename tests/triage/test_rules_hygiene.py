@@ -1,0 +1,72 @@
+"""TL122, TL123: float64 arithmetic and device printing inside kernels."""
+
+from __future__ import annotations
+
+from conftest import locate, of
+
+KERNEL = """
+import triton
+import triton.language as tl
+
+@triton.jit
+def k(x_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    s = tl.sum(x.to(tl.float64), axis=0)
+    tl.device_print("sum", s)
+    print("x", x)
+    tl.static_print(BLOCK)
+    tl.store(x_ptr + offs, x / s.to(tl.float32))
+"""
+
+
+def test_tl122_fires_on_float64() -> None:
+    (f,) = of(KERNEL, "TL122")
+    assert f.span == locate(KERNEL, "tl.float64")
+
+
+def test_tl123_fires_on_device_print_and_print_but_not_static_print() -> None:
+    spans = [f.span for f in of(KERNEL, "TL123")]
+    assert spans == [locate(KERNEL, 'tl.device_print("sum", s)'), locate(KERNEL, 'print("x", x)')]
+
+
+def test_hygiene_rules_silent_on_clean_kernels(data_source) -> None:
+    for name in ("good_softmax.py", "good_matmul.py"):
+        assert not of(data_source(name), "TL122")
+        assert not of(data_source(name), "TL123")
+
+
+def test_print_outside_kernels_is_not_reported() -> None:
+    src = KERNEL + "\nprint('host side')\n"
+    assert len(of(src, "TL123")) == 2
+
+
+def test_tl123_fix_deletes_the_print_lines_and_keeps_valid_python() -> None:
+    import ast
+    import textwrap
+
+    source = textwrap.dedent(KERNEL)
+    (first, second) = of(KERNEL, "TL123")
+    assert first.fix is not None and second.fix is not None
+    edit = first.fix.edits[0]
+    assert (edit.span.col, edit.span.end_line, edit.span.end_col) == (0, edit.span.line + 1, 0)
+    lines = source.split("\n")
+    del lines[edit.span.line - 1 : edit.span.end_line - 1]
+    fixed = "\n".join(lines)
+    ast.parse(fixed)
+    assert "device_print" not in fixed and len(of(fixed, "TL123")) == 1
+
+
+def test_tl123_no_fix_when_the_print_is_the_only_statement_or_shares_a_line() -> None:
+    only = """
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def k(x):
+        if x > 0:
+            tl.device_print("x", x)
+        y = x; print(y)
+    """
+    found = of(only, "TL123")
+    assert len(found) == 2 and all(f.fix is None for f in found)

@@ -1,0 +1,181 @@
+"""TL106-TL108: loop-invariant loads, scalar reduction loops, multi-pass reads of one row."""
+
+from __future__ import annotations
+
+from conftest import locate, of
+
+from tritonlens.analysis.findings import Span
+
+INVARIANT = """
+import triton
+import triton.language as tl
+
+@triton.jit
+def scale_rows(x_ptr, scale_ptr, n, BLOCK: tl.constexpr):
+    for start in range(0, n, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        s = tl.load(scale_ptr + tl.arange(0, BLOCK))
+        x = tl.load(x_ptr + offs, mask=offs < n)
+        tl.store(x_ptr + offs, x * s, mask=offs < n)
+"""
+
+
+def test_tl106_fires_on_load_that_ignores_the_loop() -> None:
+    (f,) = of(INVARIANT, "TL106")
+    assert f.span == locate(INVARIANT, "tl.load(scale_ptr + tl.arange(0, BLOCK))")
+    assert f"line {locate(INVARIANT, 'for start').line}" in f.message and "hoist" in f.message
+
+
+def test_tl106_silent_when_address_changes_or_memory_is_written() -> None:
+    hoisted = INVARIANT.replace(
+        "    for start in range(0, n, BLOCK):\n        offs = start + tl.arange(0, BLOCK)\n        s = tl.load(scale_ptr + tl.arange(0, BLOCK))\n",
+        "    s = tl.load(scale_ptr + tl.arange(0, BLOCK))\n    for start in range(0, n, BLOCK):\n        offs = start + tl.arange(0, BLOCK)\n",
+    )
+    assert "s = tl.load" in hoisted and not of(hoisted, "TL106")
+    # Reads of memory the loop itself writes are not invariant.
+    accumulate = """
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def accumulate(acc_ptr, x_ptr, steps, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        for i in range(steps):
+            acc = tl.load(acc_ptr + offs)
+            tl.store(acc_ptr + offs, acc + tl.load(x_ptr + i * BLOCK + offs))
+    """
+    assert not of(accumulate, "TL106")
+
+
+def test_tl106_silent_on_tutorial_matmul(data_source) -> None:
+    assert not of(data_source("good_matmul.py"), "TL106")
+
+
+SCALAR_DOT = """
+import triton
+import triton.language as tl
+
+@triton.jit
+def naive_mm(a_ptr, b_ptr, c_ptr, K, N):
+    row = tl.program_id(0)
+    col = tl.program_id(1)
+    acc = 0.0
+    for k in range(K):
+        a = tl.load(a_ptr + row * K + k)
+        b = tl.load(b_ptr + k * N + col)
+        acc += a * b
+    tl.store(c_ptr + row * N + col, acc)
+"""
+
+
+def test_tl107_fires_on_scalar_sum_of_products_and_suggests_dot() -> None:
+    (f,) = of(SCALAR_DOT, "TL107")
+    assert f.span == locate(SCALAR_DOT, "for k in range(K)")
+    assert "tl.dot" in f.message and "acc" in f.message
+
+
+def test_tl107_suggests_sum_for_a_plain_scalar_sum() -> None:
+    src = """
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def row_sum(x_ptr, out_ptr, n):
+        row = tl.program_id(0)
+        total = 0.0
+        for j in range(n):
+            total += tl.load(x_ptr + row * n + j)
+        tl.store(out_ptr + row, total)
+    """
+    (f,) = of(src, "TL107")
+    assert f.span == locate(src, "for j in range(n)")
+    assert "tl.sum" in f.message
+
+
+def test_tl107_silent_on_block_loops(data_source) -> None:
+    assert not of(data_source("good_matmul.py"), "TL107")
+    # A per-iteration scalar (an expert weight) scaling a block update is fine.
+    src = """
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def combine(x_ptr, w_ptr, out_ptr, E, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        acc = tl.zeros((BLOCK,), dtype=tl.float32)
+        for e in range(E):
+            w = tl.load(w_ptr + e)
+            acc += w * tl.load(x_ptr + e * BLOCK + offs)
+        tl.store(out_ptr + offs, acc)
+    """
+    assert not of(src, "TL107")
+
+
+MULTI_PASS = """
+import triton
+import triton.language as tl
+
+@triton.jit
+def norm(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    row = x_ptr + tl.program_id(0) * n
+    total = 0.0
+    for start in range(0, n, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        total += tl.sum(tl.load(row + cols, mask=cols < n, other=0.0), axis=0)
+    for start in range(0, n, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        x = tl.load(row + cols, mask=cols < n, other=0.0)
+        tl.store(y_ptr + cols, x / total, mask=cols < n)
+"""
+
+
+def test_tl108_fires_on_second_pass_over_the_same_input() -> None:
+    (f,) = of(MULTI_PASS, "TL108")
+    assert f.span == locate(MULTI_PASS, "tl.load(row + cols, mask=cols < n, other=0.0)", 2)
+    assert "x_ptr" in f.message and "2 passes" in f.message
+
+
+def test_tl108_on_the_bundled_naive_softmax_reports_both_extra_passes(data_source) -> None:
+    from conftest import EXAMPLES
+
+    source = (EXAMPLES / "naive_softmax.py").read_text(encoding="utf-8")
+    found = of(source, "TL108")
+    assert [f.span.line for f in found] == [36, 43]
+    assert all(f.kernel == "softmax_kernel" and "input_ptr" in f.message for f in found)
+
+
+def test_tl108_silent_on_one_pass_softmax_and_single_loop_matmul(data_source) -> None:
+    assert not of(data_source("good_softmax.py"), "TL108")
+    assert not of(data_source("good_matmul.py"), "TL108")
+
+
+def test_tl108_silent_when_loops_read_different_inputs() -> None:
+    src = MULTI_PASS.replace("x = tl.load(row + cols", "x = tl.load(y_ptr + cols")
+    assert not of(src, "TL108")
+
+
+def test_loop_spans_are_ordinary_spans() -> None:
+    (f,) = of(SCALAR_DOT, "TL107")
+    assert isinstance(f.span, Span) and f.span.line == f.span.end_line
+
+
+def test_tl108_silent_for_loops_in_exclusive_branches_and_pointer_increments() -> None:
+    src = """
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def spmm(q_ptr, a_ptr, stride, nnz, COMPRESSED: tl.constexpr, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        acc = tl.zeros((BLOCK,), dtype=tl.float32)
+        if COMPRESSED:
+            for _ in range(nnz):
+                acc += tl.load(a_ptr + offs)
+                a_ptr += stride
+        else:
+            for i in range(nnz):
+                q = tl.load(q_ptr + i)
+                acc += tl.load(a_ptr + q * stride + offs)
+        tl.store(a_ptr + offs, acc)
+    """
+    assert not of(src, "TL108")

@@ -1,0 +1,123 @@
+"""TL109, TL113, TL124: strided innermost access, int64 index blocks, per-lane division in loops."""
+
+from __future__ import annotations
+
+from conftest import locate, of
+
+STRIDED_1D = """
+import triton
+import triton.language as tl
+
+@triton.jit
+def even_elements(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs * 2, mask=offs < n)
+    tl.store(out_ptr + offs, x, mask=offs < n)
+"""
+
+
+def test_tl109_fires_on_literal_stride_of_1d_offsets() -> None:
+    (f,) = of(STRIDED_1D, "TL109")
+    assert f.span == locate(STRIDED_1D, "offs * 2")
+    assert "2 elements apart" in f.message
+
+
+def test_tl109_fires_on_2d_lane_axis_times_constexpr_stride_through_a_name() -> None:
+    src = """
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def transpose_read(x_ptr, out_ptr, STRIDE: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
+        rm = tl.arange(0, BM)
+        rn = tl.arange(0, BN)
+        ptrs = x_ptr + rm[:, None] + rn[None, :] * STRIDE
+        tl.store(out_ptr + rm[:, None] * BN + rn[None, :], tl.load(ptrs))
+
+    transpose_read[(1,)](x, y, STRIDE=4096, BM=64, BN=64)
+    """
+    (f,) = of(src, "TL109")
+    assert f.span == locate(src, "rn[None, :] * STRIDE")
+    assert "4096" in f.message
+
+
+def test_tl109_silent_for_runtime_strides_and_row_axis(data_source) -> None:
+    # Runtime strides are specialized to 1 by the JIT when they are 1; the tutorial matmul relies on it.
+    assert not of(data_source("good_matmul.py"), "TL109")
+    assert not of(STRIDED_1D.replace("offs * 2", "offs * 1"), "TL109")
+    src = """
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def rows(x_ptr, BM: tl.constexpr, BN: tl.constexpr):
+        rm = tl.arange(0, BM)
+        rn = tl.arange(0, BN)
+        tl.store(x_ptr + rm[:, None] * 512 + rn[None, :], 0.0)
+    """
+    assert not of(src, "TL109")
+
+
+INT64 = """
+import triton
+import triton.language as tl
+
+@triton.jit
+def copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0).to(tl.int64)
+    offs = (pid * BLOCK + tl.arange(0, BLOCK)).to(tl.int64)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+"""
+
+
+def test_tl113_fires_on_widened_offset_block_only() -> None:
+    (f,) = of(INT64, "TL113")
+    assert f.span == locate(INT64, "(pid * BLOCK + tl.arange(0, BLOCK)).to(tl.int64)")
+
+
+def test_tl113_silent_for_scalar_widening_and_float_casts() -> None:
+    scalar_only = INT64.replace(
+        "(pid * BLOCK + tl.arange(0, BLOCK)).to(tl.int64)", "pid * BLOCK + tl.arange(0, BLOCK)"
+    )
+    assert not of(scalar_only, "TL113")
+    src = """
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def k(x_ptr, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + offs).to(tl.int64)
+        tl.store(x_ptr + offs, x)
+    """
+    assert not of(src, "TL113")
+
+
+DIVMOD = """
+import triton
+import triton.language as tl
+
+@triton.jit
+def bias_add(x_ptr, b_ptr, n, n_cols, BLOCK: tl.constexpr):
+    for start in range(0, n, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        col = offs % n_cols
+        x = tl.load(x_ptr + offs, mask=offs < n)
+        tl.store(x_ptr + offs, x + tl.load(b_ptr + col), mask=offs < n)
+"""
+
+
+def test_tl124_fires_on_runtime_modulo_of_index_in_loop() -> None:
+    (f,) = of(DIVMOD, "TL124")
+    assert f.span == locate(DIVMOD, "offs % n_cols")
+    assert "n_cols" in f.message
+
+
+def test_tl124_silent_outside_loops_and_for_constexpr_divisors(data_source) -> None:
+    assert not of(data_source("good_matmul.py"), "TL124")
+    from conftest import EXAMPLES
+
+    # The tutorial-style matmul wraps offsets with `% M` once per program: not reported.
+    assert not of((EXAMPLES / "matmul.py").read_text(encoding="utf-8"), "TL124")
+    constexpr = DIVMOD.replace("n, n_cols, BLOCK", "n, BLOCK, n_cols: tl.constexpr")
+    assert not of(constexpr, "TL124")
