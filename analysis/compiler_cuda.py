@@ -416,6 +416,14 @@ def check_layout_conversions(ctx: Context) -> None:
         only_store = all(u.name == "tt.store" for u in users.get(op.results[0], []))
         if only_store and not op.loops and has_dot:
             continue  # a GEMM epilogue: one conversion per output tile, amortized over the K loop
+        shape, elem = value_type(op)
+        numel = 1
+        for d in shape:
+            numel *= d
+        if only_store and not op.loops and (_reduced(flow, op) or numel <= ctx.num_warps * 32):
+            # A reduction's result (or at most one value per thread) stored once per program: a small
+            # fraction of the data the kernel moved, and no rewrite avoids it.
+            continue
         stats = ctx.lines.get(line)
         shared = (
             stats is not None and (stats.count("ptx", "shared_store") + stats.count("ptx", "shared_load")) > 0
@@ -423,7 +431,6 @@ def check_layout_conversions(ctx: Context) -> None:
         if not shared:
             continue
         in_loop = bool(op.loops)
-        shape, elem = value_type(op)
         cause = _convert_cause(flow, op)
         ctx.add(
             R.CONVERT,
@@ -437,6 +444,22 @@ def check_layout_conversions(ctx: Context) -> None:
             "reduce along the contiguous axis",
             in_loop=in_loop,
         )
+
+
+def _reduced(flow: Dataflow, op: MlirOp) -> bool:
+    """Is the converted value a reduction result (through elementwise ops, casts and constants)?"""
+    return bool(op.operands) and _from_reduce(flow, op.operands[0], 0)
+
+
+def _from_reduce(flow: Dataflow, value: str, depth: int) -> bool:
+    producer = flow.defs.get(flow.resolve(value))
+    if producer is None or depth > 16:
+        return False
+    if producer.name == "tt.reduce":
+        return True
+    if producer.name.startswith(("arith.", "math.")) and producer.operands:
+        return all(flow._is_constant(o) or _from_reduce(flow, o, depth + 1) for o in producer.operands)
+    return False
 
 
 def _convert_cause(flow: Dataflow, op: MlirOp) -> str:
@@ -578,6 +601,7 @@ def check_pipelining(ctx: Context) -> None:
         if line is None:
             continue
         load_lines = sorted({ln for ln in (ctx.line_of(op) for op in sync_loads) if ln})
+        narrow: list[int] = []
         if ctx.num_stages <= 1:
             why = f"num_stages={ctx.num_stages}, so the pipeliner leaves the loop alone"
             fix = "launch with num_stages=3 (or 4 on Hopper)"
@@ -607,6 +631,7 @@ def check_pipelining(ctx: Context) -> None:
             fix,
             num_stages=ctx.num_stages,
             load_lines=load_lines,
+            narrow_lines=narrow,
         )
 
 
@@ -768,25 +793,40 @@ def check_precise_math(ctx: Context) -> None:
         )
 
 
+# Ops that may write global memory: a load after one of them may legitimately read new data.
+_WRITES = (
+    "tt.store",
+    "tt.atomic_rmw",
+    "tt.atomic_cas",
+    "tt.descriptor_store",
+    "tt.descriptor_scatter",
+    "tt.call",
+)
+
+
 def check_redundant_loads(ctx: Context) -> None:
     ttir = ctx.parsed.ttir
     if ttir is None:
         return
     flow = ctx.flow(ttir)
     loops = {op.ir_line: op for op in ttir.ops if op.name in ("scf.for", "scf.while")}
-    stored_in_loop = {ln for op in ttir.ops if op.name == "tt.store" for ln in op.loops}
-    seen: dict[tuple[str, tuple[int, ...]], MlirOp] = {}
+    stored_in_loop = {ln for op in ttir.ops if op.name in _WRITES for ln in op.loops}
+    seen: dict[str, list[MlirOp]] = {}
     for op in ttir.ops:
-        if op.name == "tt.store":
+        if op.name in _WRITES:
             seen.clear()  # a store may alias any earlier load
             continue
         if op.name != "tt.load" or not op.operands:
             continue
         line = ctx.line_of(op)
-        if line is None:
-            continue
+        if line is None or "isVolatile = true" in op.text:
+            continue  # volatile loads (flags, locks) are meant to be re-read
         inner = loops.get(op.loops[-1]) if op.loops else None
-        if inner is not None and not any(flow.varies_in_loop(o, inner) for o in op.operands[:2]):
+        if (
+            inner is not None
+            and len(op.scope) == len(inner.scope) + 1  # not under an scf.if inside the loop
+            and not any(flow.varies_in_loop(o, inner) for o in op.operands[:2])
+        ):
             if inner.ir_line in stored_in_loop and _may_alias_store(flow, ttir, op, inner):
                 pass  # the loop writes where it reads: reloading may be required
             else:
@@ -803,13 +843,14 @@ def check_redundant_loads(ctx: Context) -> None:
                     kind="loop-invariant",
                 )
                 continue
-        key = ("|".join(flow.canonical(o) for o in op.operands[:2]), op.loops)
-        first = seen.get(key)
-        if first is None:
-            seen[key] = op
-            continue
-        first_line = ctx.line_of(first)
-        if first_line is None:
+        key = "|".join(flow.canonical(o) for o in op.operands[:2])
+        earlier = seen.setdefault(key, [])
+        # Only a load that always runs before this one counts: same region or an enclosing one (a load in
+        # the other branch of an scf.if, or in an earlier sibling loop, does not).
+        first = next((f for f in earlier if op.scope[: len(f.scope)] == f.scope), None)
+        earlier.append(op)
+        first_line = ctx.line_of(first) if first is not None else None
+        if first is None or first_line is None:
             continue
         ctx.add(
             R.REDUNDANT_LOAD,
@@ -825,10 +866,12 @@ def check_redundant_loads(ctx: Context) -> None:
 
 
 def _may_alias_store(flow: Dataflow, ttir: MlirModule, load: MlirOp, loop: MlirOp) -> bool:
-    """Conservatively: a store in the same loop through the same base pointer argument."""
+    """Conservatively: a write in the same loop through the same base pointer argument (or an unknown one)."""
     base = flow.address(load.operands[0]).base
     for op in ttir.ops:
-        if op.name == "tt.store" and loop.ir_line in op.loops and op.operands:
+        if op.name in _WRITES and loop.ir_line in op.loops:
+            if not op.operands or op.name == "tt.call":
+                return True
             if flow.address(op.operands[0]).base in (base, None):
                 return True
     return False

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from tritonlens.analysis.ir.mlir_loc import FuncArg, MlirModule, MlirOp
 
 _TENSOR_RE = re.compile(r"tensor<((?:\d+x)*)([^,>]+)")
-_ITER_ARGS_RE = re.compile(r"%([\w.$-]+)\s*=\s*%([\w.$-]+)")
 _PASS_THROUGH = {
     "tt.splat",
     "tt.broadcast",
@@ -35,6 +34,8 @@ _PASS_THROUGH = {
     "tt.addptr",
     "tt.advance",
 }
+# Ops whose results are produced by the regions they own (scf.yield inside), not by their operands.
+_REGION_OPS = {"scf.if", "scf.for", "scf.while", "scf.execute_region", "scf.index_switch"}
 _UNARY_WRAPPERS = {"tt.splat", "tt.broadcast", "tt.expand_dims", "arith.extsi", "arith.extui", "arith.trunci"}
 
 
@@ -42,6 +43,8 @@ def value_type(op: MlirOp) -> tuple[tuple[int, ...], str]:
     """(shape, element type) of the op's result; () for scalars."""
     text = op.text
     tail = text.rsplit(" -> ", 1)[-1] if " -> " in text else text.rsplit(" : ", 1)[-1]
+    if " to " in tail:  # casts print `: tensor<32xi32> to tensor<32xi64>`: the result type comes last
+        tail = tail.rsplit(" to ", 1)[-1]
     m = _TENSOR_RE.search(tail)
     if not m:
         return (), tail.strip().split(" ")[0]
@@ -69,20 +72,16 @@ class Dataflow:
         self.defs: dict[str, MlirOp] = {}
         self.alias: dict[str, str] = {}
         self.loop_vars: set[str] = set()
+        self._ops_by_line: dict[int, MlirOp] = {op.ir_line: op for op in module.ops}
         for op in module.ops:
             if func is not None and op.func != func:
                 continue
             for r in op.results:
                 self.defs[r] = op
-            if op.name == "scf.for":
-                head = op.text.split(" = ", 1)[-1] if op.results else op.text
-                iv = re.match(r"scf\.for\s+%([\w.$-]+)", head)
-                if iv:
-                    self.loop_vars.add(iv[1])
-                if "iter_args(" in op.text:
-                    inside = op.text.split("iter_args(", 1)[1]
-                    for arg, init in _ITER_ARGS_RE.findall(inside.split(")", 1)[0]):
-                        self.alias[arg] = init
+            if op.name == "scf.for" and op.region_args:
+                self.loop_vars.add(op.region_args[0])  # the induction variable
+            for arg, init in op.iter_args:
+                self.alias[arg] = init
         args = module.funcs.get(func) if func else None
         if args is None:
             args = [a for lst in module.funcs.values() for a in lst]
@@ -105,7 +104,7 @@ class Dataflow:
         op = self.defs.get(value)
         if op is not None and op.loc.name:
             return op.loc.name
-        return re.sub(r"_\d+$", "", value)
+        return re.sub(r"_\d+$", "", re.sub(r"\$\d+$", "", value))
 
     def depends_on_range(self, value: str, depth: int = 0) -> bool:
         value = self.resolve(value)
@@ -250,27 +249,25 @@ class Dataflow:
         return [self.canonical(value, depth + 1)]
 
     def varies_in_loop(self, value: str, loop: MlirOp, depth: int = 0) -> bool:
-        """Does the value change between iterations of `loop` (depends on its induction variable or
-        loop-carried values, or on a load inside it)?"""
+        """Does the value change between iterations of `loop`? True when it depends on the induction
+        variable, a loop-carried value, a block argument of a region inside the loop, a load or a region
+        op inside the loop, and whenever the def-use chain cannot be followed (never call a value
+        invariant without proof)."""
         if depth > 200:
             return True
-        carried = self._loop_names(loop)
-        if value in carried:
+        if value in loop.region_args:
             return True
+        owner = self.module.block_args.get(value)
+        if owner is not None:
+            if owner == loop.ir_line:
+                return True
+            owner_op = self._ops_by_line.get(owner)
+            return owner_op is None or loop.ir_line in owner_op.loops
         op = self.defs.get(value)
-        if op is None or loop.ir_line not in op.loops:
-            return False  # defined before the loop (or a kernel argument)
-        if op.name == "tt.load":
-            return True
+        if op is None:
+            return value not in self.args
+        if loop.ir_line not in op.loops:
+            return False  # defined before the loop
+        if op.name == "tt.load" or op.name in _REGION_OPS:
+            return True  # a region op's results come from its yields, which its operands do not show
         return any(self.varies_in_loop(o, loop, depth + 1) for o in op.operands)
-
-    def _loop_names(self, loop: MlirOp) -> set[str]:
-        names: set[str] = set()
-        head = loop.text.split(" = ", 1)[-1] if loop.results else loop.text
-        iv = re.match(r"scf\.for\s+%([\w.$-]+)", head)
-        if iv:
-            names.add(iv[1])
-        if "iter_args(" in loop.text:
-            inside = loop.text.split("iter_args(", 1)[1].split(")", 1)[0]
-            names.update(a for a, _ in _ITER_ARGS_RE.findall(inside))
-        return names

@@ -147,12 +147,34 @@ def _keyword(call: ast.Call, name: str) -> ast.expr | None:
     return next((kw.value for kw in call.keywords if kw.arg == name), None)
 
 
-def _read_configs(
-    dec: ast.Call, module_env: Mapping[str, ast.expr]
-) -> tuple[list[tuple[int, dict, dict]], bool]:
-    node = _keyword(dec, "configs") or (dec.args[0] if dec.args else None)
+def _config_list(
+    node: ast.expr | None,
+    module_env: Mapping[str, ast.expr],
+    functions: Mapping[str, ast.FunctionDef],
+    depth: int,
+) -> ast.expr | None:
+    """The literal list behind `configs=`: a module-level name, or a module function without arguments
+    that returns one (`configs=get_autotune_config()`, as in the Triton tutorials; its first return)."""
+    if depth > 4 or node is None:
+        return node
     if isinstance(node, ast.Name) and node.id in module_env:
-        node = module_env[node.id]
+        return _config_list(module_env[node.id], module_env, functions, depth + 1)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args and not node.keywords:
+        fn = functions.get(node.func.id)
+        returned = next((r.value for r in ast.walk(fn) if isinstance(r, ast.Return)), None) if fn else None
+        if returned is not None:
+            return _config_list(returned, module_env, functions, depth + 1)
+    return node
+
+
+def _read_configs(
+    dec: ast.Call,
+    module_env: Mapping[str, ast.expr],
+    functions: Mapping[str, ast.FunctionDef] | None = None,
+) -> tuple[list[tuple[int, dict, dict]], bool]:
+    functions = functions or {}
+    node = _keyword(dec, "configs") or (dec.args[0] if dec.args else None)
+    node = _config_list(node, module_env, functions, 0)
     if not isinstance(node, (ast.List, ast.Tuple)):
         return [], node is not None
     configs: list[tuple[int, dict, dict]] = []
@@ -201,6 +223,7 @@ def parse_kernels(source: str) -> ParsedModule:
     except (SyntaxError, ValueError) as exc:
         return ParsedModule(None, source, error=f"the file does not parse: {exc}")
     module_env = module_scope(tree).bindings
+    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     comments = comment_lines(source)
     lines = source.splitlines()
     parsed = ParsedModule(tree, source)
@@ -224,7 +247,7 @@ def parse_kernels(source: str) -> ParsedModule:
         dns: set[str] = set()
         for dec, kind in zip(node.decorator_list, kinds, strict=True):
             if kind == "autotune" and isinstance(dec, ast.Call):
-                configs, unreadable = _read_configs(dec, module_env)
+                configs, unreadable = _read_configs(dec, module_env, functions)
             elif kind == "heuristics" and isinstance(dec, ast.Call):
                 heuristics.update(_read_heuristics(dec))
             elif kind == "jit" and isinstance(dec, ast.Call):
@@ -274,6 +297,11 @@ def _value_type(value: Any) -> str | None:
     return None
 
 
+INT_TYPES = frozenset({"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"})
+# Provenance of an int compiled with tt.divisibility=16 although its value is not visible (pipeline.py keys on it).
+ASSUMED_DIVISIBLE = "value unknown: compiled as a multiple of 16, the variant the JIT builds for most sizes"
+
+
 def _fact_from_literal(value: Any, source: str) -> _Fact:
     if isinstance(value, TritonType):
         return _Fact(source, type=value.spelling)
@@ -288,7 +316,7 @@ def _fact_from_launch(fact: ArgFact, source: str) -> _Fact | None:
     if fact.kind == "tensor":
         return _Fact(where, type=f"*{fact.dtype}" if fact.dtype else "*")
     if fact.kind == "int":
-        return _Fact(where + " (value unknown, so not assumed divisible by 16)", type="i32")
+        return _Fact(where, type="i32")
     if fact.kind == "float":
         return _Fact(where, type="fp32")
     return None
@@ -325,9 +353,12 @@ def _override_facts(
     """(pragma facts, pragma options, pyproject facts, pyproject options)."""
     pragma_facts: dict[str, _Fact] = {}
     pragma_options: dict[str, Any] = {}
+    params = set(kernel.param_names)
     for entry in kernel.pragma.entries:
-        target = pragma_options if entry.name in OPTION_NAMES else pragma_facts
-        if entry.name in OPTION_NAMES:
+        # a kernel parameter named like an option (`num_stages: tl.constexpr`) is the parameter
+        is_option = entry.name in OPTION_NAMES and entry.name not in params
+        target = pragma_options if is_option else pragma_facts
+        if is_option:
             target[entry.name] = entry.value
         else:
             target[entry.name] = _fact_from_literal(entry.value, f"pragma line {entry.line}")
@@ -340,7 +371,7 @@ def _override_facts(
                 value = parse_value(raw)
             except ValueError:
                 value = raw  # a plain string constexpr (e.g. ACTIVATION = "relu")
-        if name in OPTION_NAMES:
+        if name in OPTION_NAMES and name not in params:
             project_options[name] = value
         else:
             project_facts[name] = _fact_from_literal(
@@ -417,6 +448,11 @@ def _build(
                 divisibility.append(
                     name
                 )  # the JIT sees aligned tensors (torch allocations are 16-byte aligned)
+            elif signature[name] in INT_TYPES and name not in kernel.do_not_specialize:
+                # No visible value: compile the variant most launches get (sizes and strides are usually
+                # multiples of 16). Findings that depend on the value say so; a pragma gives the real one.
+                divisibility.append(name)
+                provenance[name] = f"{fact.source}; {ASSUMED_DIVISIBLE}"
     return Specialization(
         kernel=kernel.name,
         label=label,
@@ -518,7 +554,9 @@ def _from_recorded(
     if isinstance(recorded_div, (list, tuple)):
         # the runner saw the real pointers and ints: its divisibility replaces our assumption
         div = tuple(d for d in recorded_div if d in spec.signature and spec.signature[d] != "constexpr")
-        spec = Specialization(**{**spec.__dict__, "divisibility": div})
+        suffix = f"; {ASSUMED_DIVISIBLE}"
+        provenance = {k: v.replace(suffix, "") for k, v in spec.provenance.items()}
+        spec = Specialization(**{**spec.__dict__, "divisibility": div, "provenance": provenance})
     return spec
 
 

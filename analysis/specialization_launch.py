@@ -120,6 +120,7 @@ class Scope:
     # calls of the launching function in this module, each with the scope it runs in (one level up)
     callers: list[tuple[ast.Call, Scope]] = field(default_factory=list)
     param_order: list[str] = field(default_factory=list)
+    defaults: dict[str, ast.expr] = field(default_factory=dict)  # the launching function's param defaults
 
     def unpacked_rank(self, name: str) -> int | None:
         """Rank of tensor `name` when the code unpacks its shape (`M, K = name.shape`)."""
@@ -220,13 +221,19 @@ def find_launches(tree: ast.Module | CallIndex, kernel: str) -> list[Launch]:
         if func is not None:
             for caller_call, caller in index.calls.get(func.name, [])[:MAX_CALLERS]:
                 scope.callers.append((caller_call, _scope_at(caller_call, caller, index.top, index.tree)))
-        assert isinstance(call.func, ast.Subscript)
-        out.append(Launch(kernel, call.lineno, call, scope, grid=call.func.slice))
+        if isinstance(call.func, ast.Subscript):
+            grid: ast.expr | None = call.func.slice
+        else:  # kernel.warmup(..., grid=...): same arguments as a launch
+            grid = next((kw.value for kw in call.keywords if kw.arg == "grid"), None)
+        out.append(Launch(kernel, call.lineno, call, scope, grid=grid))
     return sorted(out, key=lambda launch: launch.line)
 
 
 def _launched_name(call: ast.Call) -> str | None:
+    """The kernel of `kernel[grid](...)`, or of `kernel.warmup(...)` (a compile with launch arguments)."""
     func = call.func
+    if isinstance(func, ast.Attribute) and func.attr == "warmup" and isinstance(func.value, ast.Name):
+        return func.value.id
     if not isinstance(func, ast.Subscript):
         return None
     target = func.value
@@ -242,7 +249,14 @@ def _scope_at(call: ast.Call, func: FuncNode | None, top: Scope, tree: ast.Modul
         _collect_bindings(tree.body, call.lineno, scope.bindings)
         return scope
     args = [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]
-    scope = Scope(params={a.arg: a for a in args}, outer=top, param_order=[a.arg for a in args])
+    positional = [*func.args.posonlyargs, *func.args.args]
+    with_default = positional[len(positional) - len(func.args.defaults) :]
+    defaults = {a.arg: d for a, d in zip(with_default, func.args.defaults, strict=True)}
+    kw_pairs = zip(func.args.kwonlyargs, func.args.kw_defaults, strict=True)
+    defaults.update({a.arg: d for a, d in kw_pairs if d is not None})
+    scope = Scope(
+        params={a.arg: a for a in args}, outer=top, param_order=[a.arg for a in args], defaults=defaults
+    )
     _collect_bindings(func.body, call.lineno, scope.bindings)
     return scope
 
@@ -312,13 +326,24 @@ def _constant_env(scope: Scope, depth: int) -> dict[str, Any]:
 
 def _param_fact(arg: ast.arg, scope: Scope, depth: int) -> ArgFact:
     """A parameter of the launching function: what its callers in this module pass, else its annotation."""
+    default = scope.defaults.get(arg.arg)
     for call, caller_scope in scope.callers:
         passed = _passed(call, arg.arg, scope.param_order)
         if passed is None:
+            if default is not None and not _has_splat(call):
+                fact = resolve(default, scope, depth + 1)  # not passed: the default applies
+                if fact.kind == "value":
+                    return replace(fact, reason=f"default of {arg.arg} (not passed at line {call.lineno})")
             continue
         fact = resolve(passed, caller_scope, depth + 1)
         if fact.kind != "unknown":
             return replace(fact, reason=f"{fact.reason} (passed as {arg.arg} at line {call.lineno})")
+    if default is not None and not scope.callers:
+        fact = resolve(default, scope, depth + 1)
+        if fact.kind == "value":
+            return replace(
+                fact, reason=f"default of parameter {arg.arg} (no call of the wrapper in this file)"
+            )
     ann = arg.annotation
     text = ast.unparse(ann) if ann is not None else ""
     if "Tensor" in text:
@@ -328,6 +353,10 @@ def _param_fact(arg: ast.arg, scope: Scope, depth: int) -> ArgFact:
     if text == "float":
         return ArgFact("float", reason=f"float parameter {arg.arg}")
     return UNKNOWN_FACT
+
+
+def _has_splat(call: ast.Call) -> bool:
+    return any(isinstance(a, ast.Starred) for a in call.args) or any(kw.arg is None for kw in call.keywords)
 
 
 def _passed(call: ast.Call, name: str, order: list[str]) -> ast.expr | None:

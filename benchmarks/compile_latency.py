@@ -1,16 +1,18 @@
 """Compile latency of the local runner at sm_90 (a benchmark, not a test).
 
 For each example kernel (elementwise add, naive softmax, matmul) it measures:
-  cold_fresh_worker  first compile on a new runner: worker start + compiler warm-up + compile + SASS
+  cold_fresh_worker  first compile on a new runner: worker start + compile + SASS (no warm-up: a worker
+                     started for a waiting job skips it)
   cold_warm_worker   a compile that misses the cache on an already started, warmed-up worker
   cold_worker_cpu    CPU time the worker (and ptxas, nvdisasm) spent on that compile: what it costs on an
                      idle machine, whatever else is running
+  cold_no_sass       the same with options["sass"] = False (no nvdisasm listing)
   warm_memory        a cache hit from the in-memory LRU (what the editor sees on a re-analysis)
   warm_disk          a cache hit read back from disk (new server process, same cache directory)
   analysis_warm      server.pipeline.analyze_kernel end to end on a cached kernel (specialize, compile via the
                      runner, IR analysis), when the pipeline is installed
 
-    .venv/bin/python benchmarks/compile_latency.py [--repeat 5]
+    .venv/bin/python benchmarks/compile_latency.py [--repeat 4]
 
 Prints a table and writes benchmarks/results/compile_latency.json.
 """
@@ -154,6 +156,15 @@ def bench(name: str, repeat: int, scratch: Path) -> dict[str, Any]:
             cpu.append(float(result.metadata.get("cpu_seconds", 0.0)) * 1000.0)
         row["cold_warm_worker_ms"] = cold
         row["cold_worker_cpu_ms"] = cpu
+        quick = make_request(name)
+        quick.options["sass"] = False
+        no_sass: list[float] = []
+        for i in range(repeat):
+            runner.cache = ResultCache(scratch / f"{name}-nosass-{i}")
+            ms, result = timed(lambda r=runner: r.compile(quick))
+            assert result.ok and "sass" not in result.stages, result.errors
+            no_sass.append(ms)
+        row["cold_no_sass_ms"] = no_sass
         row["stage_seconds"] = result.metadata.get("stage_seconds", {})
         row["registers"] = result.resources.get("registers")
 
@@ -202,6 +213,7 @@ def main() -> int:
         "cold_fresh_worker_ms",
         "cold_warm_worker_ms",
         "cold_worker_cpu_ms",
+        "cold_no_sass_ms",
         "warm_memory_ms",
         "warm_disk_ms",
         "analysis_warm_ms",

@@ -8,6 +8,7 @@ Long work should use `tritonlens.server.lsp_progress.work_done` for `$/progress`
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import importlib
 import logging
@@ -43,7 +44,10 @@ def create_server() -> TritonLensServer:
         except ModuleNotFoundError as exc:
             if exc.name == name:
                 log.info("extension %s not present", name)
-                continue
+            else:
+                log.exception("extension %s failed to import", name)
+            continue
+        except Exception:  # a broken extension must not stop level 1 from serving
             log.exception("extension %s failed to import", name)
             continue
         try:
@@ -62,8 +66,6 @@ def _register_features(server: TritonLensServer) -> None:
 
     @server.feature(types.INITIALIZED)
     async def on_initialized(ls: TritonLensServer, params: types.InitializedParams) -> None:
-        import asyncio
-
         ls.loop = asyncio.get_running_loop()
         ls.start_index()
         await ls.refresh_config()

@@ -22,7 +22,7 @@ from pygls.uris import to_fs_path
 
 from tritonlens.analysis.findings import Finding, Level
 from tritonlens.server.documents import DocState
-from tritonlens.server.lsp_analysis import analyze_text, index_file
+from tritonlens.server.lsp_analysis import analyze_text_quickly, index_file
 from tritonlens.server.lsp_commands import CommandRegistry
 from tritonlens.server.lsp_config import SECTION, ConfigStore, ServerConfig, parse_config
 from tritonlens.server.lsp_convert import LineText, to_diagnostic
@@ -183,7 +183,7 @@ class TritonLensServer(LanguageServer):
             self.index.editor_idle.clear()
         try:
             analysis = await self._event_loop().run_in_executor(
-                self._pool, analyze_text, text, doc.path, version
+                self._pool, analyze_text_quickly, text, doc.path, version
             )
         finally:
             self._busy -= 1

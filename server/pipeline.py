@@ -21,6 +21,7 @@ from typing import Any
 from tritonlens.analysis.compile_errors import compile_error_findings
 from tritonlens.analysis.findings import Finding, Severity, Span
 from tritonlens.analysis.specialization import (
+    ASSUMED_DIVISIBLE,
     ParsedModule,
     Specialization,
     kernel_name_span,
@@ -322,31 +323,84 @@ def _merge_findings(variants: Sequence[VariantResult]) -> list[Finding]:
     """The first variant's findings, plus those only other variants show (tagged with the variant).
 
     Each finding records the specialization it was compiled with; one that names an argument whose
-    value or type was guessed says so, since a real launch may specialize differently."""
+    value or type was guessed says so, since a real launch may specialize differently. A finding caused
+    by an argument whose value is not visible (`data["culprit"]`) holds only for some launches: it drops
+    to INFO and says which pragma gives the real value."""
     out: list[Finding] = []
     seen: set[tuple[str, int, int]] = set()
     for n, variant in enumerate(v for v in variants if v.ok):
         spec = variant.specialization
+        guessed_lines = _value_dependent_lines(variant.findings, spec)
         for f in variant.findings:
             key = (f.code, f.span.line, f.span.col)
             if key in seen:
                 continue
             seen.add(key)
             message = f.message
-            assumed = _assumptions(message, spec)
+            severity = f.severity
+            data = {**f.data, "variant": spec.label, "specialization": spec.to_dict()}
+            depends = _value_dependency(f, spec, guessed_lines)
+            if depends:
+                arg, advice = depends
+                message += f" [{advice}]"
+                severity = max(severity, Severity.INFO)
+                data["depends_on_unknown_value"] = arg
+            assumed = {
+                a: why for a, why in _assumptions(message, spec).items() if not depends or a != depends[0]
+            }
             if assumed:
                 message += " [assumed: " + "; ".join(f"{a} {why}" for a, why in assumed.items()) + "]"
+                data["assumptions"] = assumed
             if n > 0:
                 message += f" [{spec.label}]"
-            data = {**f.data, "variant": spec.label, "specialization": spec.to_dict()}
-            if assumed:
-                data["assumptions"] = assumed
-            out.append(replace(f, message=message, data=data))
+            out.append(replace(f, message=message, severity=severity, data=data))
     return out
 
 
+def _unknown_value(spec: Specialization, arg: Any) -> bool:
+    """An int argument compiled as a multiple of 16 only because no launch or pragma shows its value."""
+    return isinstance(arg, str) and ASSUMED_DIVISIBLE in spec.provenance.get(arg, "")
+
+
+def _value_dependent_lines(findings: Sequence[Finding], spec: Specialization) -> dict[int, str]:
+    """Source line -> argument, for access findings caused by an argument whose value is not visible."""
+    return {f.span.line: f.data["culprit"] for f in findings if _unknown_value(spec, f.data.get("culprit"))}
+
+
+def _value_dependency(
+    f: Finding, spec: Specialization, guessed_lines: Mapping[int, str]
+) -> tuple[str, str] | None:
+    """(argument, advice) when the finding holds only for some values of an argument nobody showed."""
+    arg = f.data.get("culprit")
+    pragma = "add `# tritonlens: {}=<value>` above the kernel to analyze a real launch"
+    if not _unknown_value(spec, arg):
+        # consequences of those accesses inherit the dependency: a pipelining finding blamed on the narrow
+        # loads, a layout conversion on the same line, the register/shared-memory budget of the compile
+        narrow = f.data.get("narrow_lines") or []
+        arg = next((guessed_lines[ln] for ln in narrow if ln in guessed_lines), None)
+        if arg is None and f.code in _SAME_LINE_CONSEQUENCES:
+            arg = guessed_lines.get(f.span.line)
+        if arg is None and f.code in _RESOURCE_CODES and guessed_lines:
+            arg = next(iter(guessed_lines.values()))
+            return arg, (
+                f"measured on a compile where `{arg}` has no visible value and its accesses are narrow; a "
+                f"real launch may need fewer resources: {pragma.format(arg)}"
+            )
+        if arg is None:
+            return None
+    pragma = pragma.format(arg)
+    if f.data.get("cause") == "stride" or f.data.get("narrow_lines"):
+        return arg, (
+            f"`{arg}` has no visible value: when it is 1 at launch (a contiguous dimension) the JIT "
+            f"specializes it to the constant 1 and this is not an issue; {pragma}"
+        )
+    return arg, f"`{arg}` has no visible value, so this holds only for some launches; {pragma}"
+
+
+_SAME_LINE_CONSEQUENCES = ("TL304",)  # layout conversion forced by the narrow access on the line
+_RESOURCE_CODES = ("TL308", "TL309", "TL310")  # spills, occupancy: the whole compile's budget
 _GUESSES = (
-    ("value unknown", "has no known value, so no divisibility-by-16 hint"),
+    (ASSUMED_DIVISIBLE, "has no known value: compiled as a multiple of 16 (what most launches get)"),
     ("element type assumed", "is taken as fp32 (no launch shows its dtype)"),
     ("assumed i32", "is taken as i32 (nothing shows its type)"),
     ("assumed contiguous", "is taken as 1 (tensor assumed contiguous)"),
@@ -472,14 +526,14 @@ def _failure_findings(result: KernelAnalysis, platform: str, source: str, kernel
     if not failed:
         return []
     all_failed = len(failed) == len(result.variants)
-    worker_messages = [e.message for v in failed for e in v.errors if e.stage == "worker"]
+    worker_messages = [e.message for v in failed for e in v.errors if _not_the_kernels_fault(e)]
     if worker_messages and (all_failed or result.error is None):
         result.error = "; ".join(dict.fromkeys(worker_messages))
     out: list[Finding] = []
     seen: set[tuple[str, int]] = set()
     fallback = result.span or Span(1, 0, 1, 0)
     for variant in failed:
-        errors = [e for e in variant.errors if e.stage != "worker"]
+        errors = [e for e in variant.errors if not _not_the_kernels_fault(e)]
         label = variant.specialization.label
         for f in compile_error_findings(errors, platform, source, kernel, fallback, label):
             key = (f.message.split(": ", 1)[-1], f.span.line)
@@ -492,6 +546,13 @@ def _failure_findings(result: KernelAnalysis, platform: str, source: str, kernel
         if all_failed:
             break  # one variant's errors say it; the others usually repeat them
     return out
+
+
+def _not_the_kernels_fault(error: StageError) -> bool:
+    """A worker crash, or a kernel the worker could not load because a module-level statement needs a GPU
+    or a device (e.g. `configs=get_autotune_config()` asking the driver for its target): an error of the
+    analysis, never a compile-error finding on the user's kernel."""
+    return error.stage == "worker" or str(error.message).startswith("no @triton.jit function named")
 
 
 def _same_file(recorded_file: Any, path: str) -> bool:

@@ -8,7 +8,12 @@ Each finding's `kernel` is the jit function that contains it (a helper's own nam
 
 from __future__ import annotations
 
+import ast
+import hashlib
 import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from tritonlens.analysis.findings import Evidence, Finding, Level, Span
@@ -45,7 +50,14 @@ def triage(source: str, path: str = "<buffer>", *, strict: bool = False) -> Tria
     if module.syntax_error is not None:
         return TriageResult([_syntax_finding(module)], module)
     findings: list[Finding] = []
+    keys = _function_keys(module, path)
     for function in module.functions:
+        key = keys[function.name, function.span.line]
+        cached = None if strict else _CACHE.get(key)
+        if cached is not None:
+            findings.extend(cached)
+            continue
+        own: list[Finding] = []
         try:
             ctx = KernelContext(module=module, kernel=function, path=path)
         except Exception:
@@ -55,16 +67,96 @@ def triage(source: str, path: str = "<buffer>", *, strict: bool = False) -> Tria
             continue
         for check in KERNEL_CHECKS:
             try:
-                findings.extend(check(ctx))
+                own.extend(check(ctx))
             except Exception:  # a broken rule must never take the editor's diagnostics down
                 if strict:
                     raise
                 log.exception("triage check %s failed on %s in %s", check.__name__, function.name, path)
+        _CACHE.put(key, own)
+        findings.extend(own)
     unique: dict[tuple[object, ...], Finding] = {}
     for f in findings:
         unique.setdefault((f.code, f.span, f.kernel, f.message), f)
     ordered = sorted(unique.values(), key=lambda f: (f.span.line, f.span.col, f.code))
     return TriageResult(ordered, module)
+
+
+class _FunctionCache:
+    """Findings per jit function, keyed by everything a check can read (see _function_keys): an edit inside one
+    kernel re-runs the checks of that kernel only, which keeps per-keystroke triage of large files cheap."""
+
+    def __init__(self, size: int = 2048) -> None:
+        self._entries: OrderedDict[str, tuple[Finding, ...]] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> tuple[Finding, ...] | None:
+        with self._lock:
+            hit = self._entries.get(key)
+            if hit is not None:
+                self._entries.move_to_end(key)
+            return hit
+
+    def put(self, key: str, findings: list[Finding]) -> None:
+        with self._lock:
+            self._entries[key] = tuple(findings)
+            while len(self._entries) > self._size:
+                self._entries.popitem(last=False)
+
+
+_CACHE = _FunctionCache()
+
+
+def _function_keys(module: ModuleInfo, path: str) -> dict[tuple[str, int], str]:
+    """Key of each jit function: everything its checks can read, with positions. That is its own text, the
+    jit functions it calls or is called by, the module's top-level statements (imports, constants, module-level
+    launches), the host functions that launch it or its relatives, and where every jit function sits.
+    Conservative: an edit that moves lines invalidates every function below it."""
+    lines = module.source.splitlines(keepends=True)
+
+    def digest_of(start: int, end: int) -> str:
+        text = f"{start}:" + "".join(lines[start - 1 : end])
+        return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+    functions = module.functions
+    defs: dict[str, list[str]] = {}
+    top: list[str] = []
+    if module.tree is not None:
+        for node in _statements(module.tree.body):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                defs.setdefault(node.name, []).append(digest_of(start, node.end_lineno or node.lineno))
+        for stmt in module.tree.body:
+            if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                top.append(digest_of(stmt.lineno, stmt.end_lineno or stmt.lineno))
+    ranges = sorted((f.span.line, f.span.end_line) for f in functions)
+    context = hashlib.blake2b(f"{path}\0{ranges}\0{top}".encode(), digest_size=16)
+    launchers: dict[str, set[str]] = {}
+    for site in module.launches:
+        if site.function:
+            launchers.setdefault(site.kernel, set()).add(site.function)
+    keys: dict[tuple[str, int], str] = {}
+    for f in functions:
+        related = sorted({f.name, *f.helpers, *(g.name for g in functions if f.name in g.helpers)})
+        hosts = sorted({host for name in related for host in launchers.get(name, ())})
+        digest = context.copy()
+        digest.update(digest_of(f.span.line, f.span.end_line).encode())
+        for name in (*related, "\0", *hosts):
+            digest.update(f"|{name}:{','.join(defs.get(name, []))}".encode())
+        keys[f.name, f.span.line] = digest.hexdigest()
+    return keys
+
+
+def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement, nested ones included, without visiting expressions (a full ast.walk costs ~10x more)."""
+    stack = list(reversed(body))
+    while stack:
+        stmt = stack.pop()
+        yield stmt
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            children = getattr(stmt, name, None)
+            if isinstance(children, list):
+                stack.extend(reversed([c for c in children if isinstance(c, ast.AST)]))
 
 
 def _syntax_finding(module: ModuleInfo) -> Finding:

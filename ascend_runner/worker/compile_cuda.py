@@ -38,6 +38,8 @@ ALLOWED_OPTIONS = {
     "arch",
     "ptx_version",
 }
+# Options read by this module itself, not passed to Triton.
+TRITONLENS_OPTIONS = {"sass"}
 _LOC_RE = re.compile(r'loc\("(?P<file>[^"]*)":(?P<line>\d+):(?P<col>\d+)\)')
 _PTXAS_LINE_RE = re.compile(r"(?P<file>[^\s:]+\.py), line (?P<line>\d+)")
 
@@ -140,7 +142,13 @@ def _frontend_error(exc: BaseException, loaded: LoadedSource) -> dict[str, Any]:
         cur = cur.__cause__ or cur.__context__
     if not chain:
         return _error("frontend", f"{type(exc).__name__}: {exc}")
-    by_src = {v.src: v for v in loaded.module.__dict__.values() if isinstance(v, JITFunction)}
+    # Only functions written in this buffer: a helper imported from another file has lines of that file.
+    path = loaded.module.__file__
+    by_src = {
+        v.src: v
+        for v in loaded.module.__dict__.values()
+        if isinstance(v, JITFunction) and v.fn.__code__.co_filename == path
+    }
 
     def place(err: CompilationError) -> tuple[int | None, int | None]:
         node = err.node
@@ -150,11 +158,18 @@ def _frontend_error(exc: BaseException, loaded: LoadedSource) -> dict[str, Any]:
         return _jit_begin_line(fn) + node.lineno - 1, getattr(node, "col_offset", None)
 
     inner = chain[-1]
-    line, col = place(inner)
     message = inner.error_message or str(inner.__cause__ or "") or type(inner).__name__
-    calls = [place(e)[0] for e in chain[:-1] if e.src != inner.src]
-    if calls and calls[0] is not None:
-        message += f" (called from line {calls[0]})"
+    located = [(e, place(e)) for e in chain]
+    located = [(e, where) for e, where in located if where[0] is not None]
+    if not located:
+        return _error("frontend", message)
+    anchor, (line, col) = located[-1]
+    if anchor is not inner:
+        message += " (inside a helper defined in another file, called here)"
+    else:
+        callers = [where[0] for e, where in located[:-1] if e.src != inner.src]
+        if callers:
+            message += f" (called from line {callers[-1]})"
     return _error("frontend", message, line, col)
 
 
@@ -217,20 +232,27 @@ def _tool(name: str) -> str:
     return str(getattr(knobs.nvidia, name).path)
 
 
-def _sass_and_usage(cubin: bytes) -> tuple[str, str]:
-    """nvdisasm with line info (inlined helpers included) and cuobjdump's resource table, run in parallel."""
+def _sass_and_usage(cubin: bytes, disassemble: bool = True) -> tuple[str | None, str]:
+    """nvdisasm with line info (inlined helpers included) and cuobjdump's resource table, run in parallel.
+
+    nvdisasm costs ~0.3 s of CPU even for a tiny cubin, so a caller may skip it (disassemble=False).
+    """
     with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
         f.write(cubin)
         binary = f.name
     try:
-        dis = subprocess.Popen(
-            [_tool("nvdisasm"), "-c", "-gi", binary], stdout=subprocess.PIPE, stderr=subprocess.PIPE
-        )
+        dis = None
+        if disassemble:
+            dis = subprocess.Popen(
+                [_tool("nvdisasm"), "-c", "-gi", binary], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            )
         res = subprocess.Popen(
             [_tool("cuobjdump"), "-res-usage", binary], stdout=subprocess.PIPE, stderr=subprocess.PIPE
         )
-        sass_out, sass_err = dis.communicate(timeout=120)
         res_out, _ = res.communicate(timeout=120)
+        if dis is None:
+            return None, res_out.decode("utf-8", "replace")
+        sass_out, sass_err = dis.communicate(timeout=120)
         sass = sass_out.decode("utf-8", "replace")
         if dis.returncode != 0:
             sass = f"// nvdisasm failed ({dis.returncode}): {sass_err.decode('utf-8', 'replace').strip()}\n"
@@ -330,7 +352,9 @@ def _compile_loaded(
         return _failed(req, [_error("frontend", exc.message, exc.line, exc.col)], started)
 
     options = {k: v for k, v in (req.get("options") or {}).items() if k in ALLOWED_OPTIONS}
-    unknown = sorted(set(req.get("options") or {}) - ALLOWED_OPTIONS)
+    unknown = sorted(set(req.get("options") or {}) - ALLOWED_OPTIONS - TRITONLENS_OPTIONS)
+    # options["sass"] = False skips the disassembly (the costliest step of a small kernel's compile).
+    want_sass = (req.get("options") or {}).get("sass", True) is not False
     current = {"stage": "frontend"}
     timings: dict[str, float] = {}
     produced: dict[str, str] = {}
@@ -381,8 +405,9 @@ def _compile_loaded(
     if unknown:
         metadata["ignored_options"] = unknown
     try:
-        sass, res_usage = _sass_and_usage(asm["cubin"])
-        stages["sass"] = sass
+        sass, res_usage = _sass_and_usage(asm["cubin"], disassemble=want_sass)
+        if sass is not None:
+            stages["sass"] = sass
     except (OSError, subprocess.SubprocessError) as exc:
         res_usage = ""  # the compile itself succeeded: say what is missing, keep the rest
         metadata["sass_error"] = f"could not disassemble the cubin: {exc}"

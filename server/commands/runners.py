@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
-
-import tomllib
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -39,6 +39,10 @@ FIRES = [
     ("layernorm_naive", "TL313", "tl.sqrt_rn(", "sqrt.rn.f32"),
     ("softmax_naive", "TL314", "x = tl.load(x_ptr + cols + row * stride_row", "line"),
     ("rmsnorm_rows_naive", "TL314", "w = tl.load(w_ptr + cols)", "every iteration"),
+    ("softmax_multipass", "TL314", "scale = tl.load(scale_ptr)", "loop on line"),
+    # `.to(tl.int64)` prints as `arith.extsi ... : tensor<256xi32> to tensor<256xi64>`: the result type is
+    # the one after `to` (this used to be read as i32, so the int64 offsets went unreported)
+    ("softmax_multipass", "TL312", "x = tl.load(row_x + cols, mask=cols < n_cols, other=0.0)", "`cols`"),
 ]
 
 # Well-written kernels: no TL3xx finding at all.
@@ -52,6 +56,9 @@ CLEAN = [
     "matmul_fp16_sm100",
     "attention_fwd",
     "rmsnorm_rows_good",
+    # its column sums (64 values, one conversion per program before the store) used to get TL304: a
+    # reduction's result re-laid out once for its store is not worth a finding
+    "col_sum",
 ]
 
 
@@ -85,6 +92,25 @@ def test_well_written_kernels_have_no_findings(name: str) -> None:
     report = report_for(name)
     assert report.findings == [], [(f.code, f.span.line, f.message) for f in report.findings]
     assert report.notes == []
+
+
+def test_loads_whose_address_moves_with_the_loop_are_not_invariant() -> None:
+    # Regression: the three loops of softmax_multipass print the same SSA names (%start, %cols, %x_9 ...);
+    # a name-keyed def map resolved pass 1's address to pass 3's definition and called it loop-invariant.
+    case = load_case("softmax_multipass")
+    report = report_for("softmax_multipass")
+    needle = 'x = tl.load(row_x + cols, mask=cols < n_cols, other=-float("inf"))'
+    moving = {
+        case.line(needle, 1),
+        case.line(needle, 2),
+        case.line("x = tl.load(row_x + cols, mask=cols < n_cols, other=0.0)"),
+    }
+    assert not [f for f in report.findings if f.code == "TL314" and f.span.line in moving], [
+        (f.span.line, f.message) for f in report.findings
+    ]
+    (invariant,) = [f for f in report.findings if f.code == "TL314"]
+    assert invariant.span.line == case.line("scale = tl.load(scale_ptr)")
+    assert invariant.data["loop_line"] == case.line("for start in range(0, n_cols, BLOCK):", 3)
 
 
 def test_ir_evidence_quotes_the_stage_lines_it_names() -> None:

@@ -103,3 +103,65 @@ def test_garbage_text_gives_an_empty_module() -> None:
     for text in ("", "not mlir at all {{{", "}}}}\n} loc(#loc9)\n%x = ", "#loc1 = loc(\n"):
         module = parse_mlir(text)
         assert module.ops == [] or all(op.loc.frames == () for op in module.ops)
+
+
+def test_names_reused_in_sibling_loops_get_unique_definitions() -> None:
+    # Real TTIR: the three loops of softmax_multipass all print %start, %cols, %cols_5, %x_9 ...
+    case = load_case("softmax_multipass")
+    module = parse_mlir(case.stages["ttir"])
+    loops = [op for op in module.ops if op.name == "scf.for"]
+    assert len(loops) == 3
+    ivs = [loop.region_args[0] for loop in loops]
+    assert ivs[0] == "start" and len(set(ivs)) == 3  # %start, %start$2, %start$3
+    assert all(module.block_args[iv] == loop.ir_line for iv, loop in zip(ivs, loops, strict=True))
+    assert loops[0].iter_args and loops[0].iter_args[0][0] == loops[0].region_args[1]
+    defs = module.defs()
+    loads = [op for op in module.ops if op.name == "tt.load" and op.loc.name == "x"]
+    assert len(loads) == 3
+    for load, loop in zip(loads, loops, strict=True):
+        address = defs[load.operands[0]]
+        assert loop.ir_line in address.loops  # the address of each pass is defined inside its own loop
+        assert load.scope[: len(loop.scope)] == loop.scope and len(load.scope) == len(loop.scope) + 1
+    result_names = [r for op in module.ops for r in op.results]
+    assert len(result_names) == len(set(result_names))
+
+
+def test_then_else_and_while_regions_scope_their_names() -> None:
+    # Hand-written in the printer's form: sibling regions reuse %v; uses resolve to the visible definition.
+    text = "\n".join(
+        [
+            "module {",
+            "  tt.func public @k(%p: !tt.ptr<f32>, %c: i1) {",
+            "    %r = scf.if %c -> (i32) {",
+            "      %v = arith.constant 1 : i32",
+            "      scf.yield %v : i32",
+            "    } else {",
+            "      %v = arith.constant 2 : i32",
+            "      scf.yield %v : i32",
+            "    }",
+            "    %w:2 = scf.while (%a = %r, %b = %r) : (i32, i32) -> (i32, i32) {",
+            "      %t = arith.cmpi slt, %a, %b : i32",
+            "      scf.condition(%t) %a, %b : i32, i32",
+            "    } do {",
+            "    ^bb0(%a: i32, %b: i32):",
+            "      %v = arith.addi %a, %b : i32",
+            "      scf.yield %v, %b : i32, i32",
+            "    }",
+            "    tt.return",
+            "  }",
+            "}",
+        ]
+    )
+    module = parse_mlir(text)
+    yields = [op for op in module.ops if op.name == "scf.yield"]
+    assert [y.operands[0] for y in yields] == ["v", "v$2", "v$3"]
+    then_scope, else_scope = yields[0].scope, yields[1].scope
+    assert then_scope != else_scope and then_scope[:-1] == else_scope[:-1]
+    loop = next(op for op in module.ops if op.name == "scf.while")
+    assert loop.region_args == ("a", "b") and loop.iter_args == (("a", "r"), ("b", "r"))
+    cmp = next(op for op in module.ops if op.name == "arith.cmpi")
+    assert cmp.operands == ("a", "b") and cmp.loops == (loop.ir_line,)
+    add = next(op for op in module.ops if op.name == "arith.addi")
+    assert add.operands == ("a$2", "b$2")  # the "do" block's own arguments
+    assert module.block_args["a$2"] == loop.ir_line
+    assert [a.name for a in module.funcs["k"]] == ["p", "c"]  # arguments keep their names

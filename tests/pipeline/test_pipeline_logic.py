@@ -252,7 +252,7 @@ def test_pyproject_absent_or_broken(tmp_path: Path) -> None:
 
 
 def test_assumptions_named_in_a_message() -> None:
-    from tritonlens.analysis.specialization import Specialization
+    from tritonlens.analysis.specialization import ASSUMED_DIVISIBLE, Specialization
     from tritonlens.server.pipeline import _assumptions
 
     spec = Specialization(
@@ -264,14 +264,14 @@ def test_assumptions_named_in_a_message() -> None:
         options={},
         provenance={
             "x_ptr": "inferred from tl.load at line 3; element type assumed fp32 (no launch shows the dtype)",
-            "n": "launch at line 9: .numel() at line 8 (value unknown, so not assumed divisible by 16)",
+            "n": f"launch at line 9: .numel() at line 8; {ASSUMED_DIVISIBLE}",
             "m": "launch at line 9 (divisible by 16)",
         },
     )
     got = _assumptions("load from `x_ptr` masked by `n` and `m`", spec)
     assert got == {
         "x_ptr": "is taken as fp32 (no launch shows its dtype)",
-        "n": "has no known value, so no divisibility-by-16 hint",
+        "n": "has no known value: compiled as a multiple of 16 (what most launches get)",
     }
     assert _assumptions("nothing named here (n, x_ptr)", spec) == {}
 
@@ -375,3 +375,41 @@ def test_concurrent_analyses_do_not_interfere() -> None:
         for variant in result.variants:
             assert variant.stages["ttir"].startswith(kernel)
     assert len(runner.requests) == 3 * (4 + 0 + 4 + 0)
+
+
+def test_findings_that_hang_on_an_unseen_value_drop_to_info() -> None:
+    from tritonlens.analysis.findings import Finding, Severity, Span
+    from tritonlens.analysis.specialization import ASSUMED_DIVISIBLE, Specialization
+    from tritonlens.server.pipeline import VariantResult, _merge_findings
+
+    def spec(stride_provenance: str) -> Specialization:
+        return Specialization(
+            kernel="k",
+            label="defaults",
+            signature={"a_ptr": "*fp16", "stride_ak": "i32"},
+            constants={},
+            divisibility=("a_ptr", "stride_ak"),
+            options={},
+            provenance={"a_ptr": "pragma line 1", "stride_ak": stride_provenance},
+        )
+
+    def finding(code: str, line: int, severity: Severity, **data: object) -> Finding:
+        return Finding(code, f"{code} on `a_ptr`", Span(line, 4, line, 9), severity, data=data)
+
+    findings = [
+        finding("TL308", 3, Severity.WARNING),
+        finding("TL307", 9, Severity.WARNING, narrow_lines=[10], load_lines=[10]),
+        finding("TL301", 10, Severity.WARNING, culprit="stride_ak", cause="stride"),
+        finding("TL305", 11, Severity.WARNING),
+    ]
+    unseen = VariantResult(spec(f"inferred; {ASSUMED_DIVISIBLE}"), ok=True, findings=findings)
+    got = {f.code: f for f in _merge_findings([unseen])}
+    for code in ("TL301", "TL307", "TL308"):
+        assert got[code].severity == Severity.INFO, code
+        assert got[code].data["depends_on_unknown_value"] == "stride_ak"
+        assert "# tritonlens: stride_ak=<value>" in got[code].message
+    assert got["TL305"].severity == Severity.WARNING  # unrelated to the guess: untouched
+    assert "depends_on_unknown_value" not in got["TL305"].data
+    # the same findings with the value shown by a pragma stay warnings
+    shown = VariantResult(spec("pragma line 1"), ok=True, findings=findings)
+    assert all(f.severity == Severity.WARNING for f in _merge_findings([shown]))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from tritonlens.analysis.specialization import specialization_findings, specializations
+from tritonlens.analysis.specialization import ASSUMED_DIVISIBLE, specialization_findings, specializations
 
 HEADER = "import torch\nimport triton\nimport triton.language as tl\n"
 
@@ -45,7 +45,9 @@ def test_pragma_gives_values_and_types() -> None:
     assert spec.provenance["x_ptr"] == f"pragma line {pragma_line}"
     assert spec.missing == ()
     assert spec.label == "defaults"
-    assert "x_ptr" in spec.divisibility and "n_elements" not in spec.divisibility
+    # a type without a value: compiled as the common case (the JIT's variant for sizes divisible by 16)
+    assert "x_ptr" in spec.divisibility and "n_elements" in spec.divisibility
+    assert spec.provenance["n_elements"] == f"pragma line {pragma_line}; {ASSUMED_DIVISIBLE}"
 
 
 def test_pragma_between_decorators_and_trailing_options() -> None:
@@ -98,7 +100,10 @@ def test_launch_site_literals_names_and_dtypes() -> None:
     }
     assert spec.constants == {"BLOCK_SIZE": 1024}
     assert spec.options == {"num_warps": 4}
-    assert set(spec.divisibility) == {"x_ptr", "y_ptr", "out_ptr"}  # n's value is unknown: no hint
+    # n's value is unknown: compiled as the common case, and the provenance says so (this used to expect
+    # no hint, which made every such kernel report unvectorized masked accesses)
+    assert set(spec.divisibility) == {"x_ptr", "y_ptr", "out_ptr", "n_elements"}
+    assert spec.provenance["n_elements"].endswith(ASSUMED_DIVISIBLE)
     assert spec.provenance["y_ptr"].startswith(f"launch at line {launch}: torch.empty at line")
     assert "dtype fp16" in spec.provenance["y_ptr"]
     assert "empty_like" in spec.provenance["out_ptr"]
@@ -139,6 +144,28 @@ def test_do_not_specialize_keeps_the_int() -> None:
     )
     spec = only(specializations(source, "k"))
     assert spec.signature["n"] == "i32" and "n" not in spec.constants
+    assert "n" not in spec.divisibility  # never specialized, so never assumed divisible either
+
+
+def test_unknown_ints_without_values_follow_the_common_case() -> None:
+    source = src(
+        """
+        @triton.jit(do_not_specialize=["seed"])
+        def k(x_ptr, n, stride, seed, B: tl.constexpr):
+            offs = tl.arange(0, B)
+            tl.store(x_ptr + offs * stride, seed, mask=offs < n)
+
+        k[(1,)](torch.empty(8), 1000, 1, 7, 8)
+
+        def run(x):
+            k[(1,)](x, x.numel(), 32, 7, 8)
+        """
+    )
+    odd, unknown = specializations(source, "k")
+    assert "n" not in odd.divisibility and odd.constants["stride"] == 1  # visible values: as the JIT does
+    assert "n" in unknown.divisibility and unknown.provenance["n"].endswith(ASSUMED_DIVISIBLE)
+    assert "stride" in unknown.divisibility and "divisible by 16" in unknown.provenance["stride"]
+    assert "seed" not in odd.divisibility and "seed" not in unknown.divisibility
 
 
 def test_autotune_configs_are_variants_and_heuristics_are_evaluated() -> None:
@@ -366,3 +393,46 @@ def test_transposed_views_are_not_assumed_contiguous() -> None:
     spec = only(specializations(source, "k"))
     assert spec.signature["s0"] == "i32" and spec.signature["s1"] == "i32"
     assert spec.constants == {"B": 16}
+
+
+def test_a_parameter_named_like_an_option_takes_the_pragma_value() -> None:
+    # The fused-softmax tutorial's kernel has `num_stages: tl.constexpr`; TL002 tells the user to add
+    # "# tritonlens: num_stages=<int>", which used to be swallowed as the compile option instead.
+    source = src(
+        """
+        # tritonlens: BLOCK=64, num_stages=3, num_warps=2
+        @triton.jit
+        def k(x_ptr, n, BLOCK: tl.constexpr, num_stages: tl.constexpr):
+            for i in tl.range(0, n, BLOCK, num_stages=num_stages):
+                tl.store(x_ptr + i + tl.arange(0, BLOCK), 0.0)
+        """
+    )
+    spec = only(specializations(source, "k"))
+    assert spec.missing == ()
+    assert spec.constants == {"BLOCK": 64, "num_stages": 3}
+    assert spec.options == {"num_warps": 2}
+    spec = only(specializations(source, "k", overrides={"num_stages": 4}))
+    assert spec.constants["num_stages"] == 3  # the pragma still wins over pyproject
+
+
+def test_warmup_calls_are_launch_sites() -> None:
+    source = src(
+        """
+        @triton.jit
+        def k(out_ptr, x_ptr, stride, n_cols, BLOCK: tl.constexpr):
+            cols = tl.arange(0, BLOCK)
+            tl.store(out_ptr + cols, tl.load(x_ptr + tl.program_id(0) * stride + cols, mask=cols < n_cols))
+
+        def run(x):
+            n_rows, n_cols = x.shape
+            y = torch.empty_like(x)
+            compiled = k.warmup(y, x, x.stride(0), n_cols, BLOCK=triton.next_power_of_2(n_cols), num_warps=8, grid=(1,))
+            compiled[(n_rows, 1, 1)](y, x, x.stride(0), n_cols, 1024)
+
+        run(torch.randn(64, 781))
+        """
+    )
+    spec = only(specializations(source, "k"))
+    assert spec.label == f"launch at line {line_of(source, 'k.warmup(')}"
+    assert spec.constants == {"BLOCK": 1024} and spec.options == {"num_warps": 8}
+    assert spec.signature["n_cols"] == "i32" and "n_cols" not in spec.divisibility  # 781: the real value

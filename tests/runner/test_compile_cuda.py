@@ -170,7 +170,7 @@ def test_ptxas_failure_maps_back_to_a_source_line(cuda_runner: LocalRunner) -> N
     assert "ptx" in result.stages  # the stages that did succeed come back for inspection
 
 
-def test_sibling_module_helpers_are_reloaded(tmp_path) -> None:
+def test_sibling_module_helpers_are_reloaded(tmp_path, cuda_python: str) -> None:
     (tmp_path / "my_helpers.py").write_text(
         "import triton\n\n\n@triton.jit\ndef twice(x):\n    return x * 2.0\n"
     )
@@ -197,9 +197,18 @@ def test_sibling_module_helpers_are_reloaded(tmp_path) -> None:
         second = runner.compile(req)
         assert second.ok, second.errors
         assert second.stages["ttir"].count("arith.addf") > first.stages["ttir"].count("arith.addf")
+        # An error in the imported helper points at the call in this buffer, not at a line of another file.
+        (tmp_path / "my_helpers.py").write_text(
+            "import triton\n\n\n@triton.jit\ndef twice(x):\n    return x + nope\n"
+        )
+        broken = runner.compile(req)
+        assert not broken.ok
+        call_line = next(i for i, t in enumerate(kernel.splitlines(), 1) if "twice(tl.load" in t)
+        assert broken.errors[0].line == call_line
+        assert "nope" in broken.errors[0].message and "another file" in broken.errors[0].message
 
 
-def test_timeout_and_cancel_of_a_compile_are_not_cached(tmp_path) -> None:
+def test_timeout_and_cancel_of_a_compile_are_not_cached(tmp_path, cuda_python: str) -> None:
     with LocalRunner({"cache_dir": str(tmp_path), "warm_up": False}) as runner:
         slow = request("matmul", path="/tmp/timeout_case.py")
         result = runner.compile(slow, timeout_s=0.05)
@@ -211,3 +220,13 @@ def test_timeout_and_cancel_of_a_compile_are_not_cached(tmp_path) -> None:
         assert not result.ok and "cancelled" in result.errors[0].message
         again = runner.compile(slow)  # a fresh worker, and no failure served from the cache
         assert again.ok and not again.cached
+
+
+def test_sass_can_be_skipped(cuda_runner: LocalRunner) -> None:
+    req = request("elementwise", path="/tmp/no_sass.py")
+    req.options["sass"] = False
+    result = cuda_runner.compile(req)
+    assert result.ok, result.errors
+    assert list(result.stages) == ["ttir", "ttgir", "llir", "ptx"]
+    assert result.resources["registers"] > 0  # resources come from ptxas and cuobjdump, not the listing
+    assert "ignored_options" not in result.metadata

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tritonlens.ascend_runner import environments as envs
-from tritonlens.ascend_runner.client import LocalRunner, get_runner
+from tritonlens.ascend_runner.client import LocalRunner, Runner, get_runner
 from tritonlens.ascend_runner.protocol import CompileRequest
 
 
@@ -101,3 +101,16 @@ def test_remote_config_without_remote_client(monkeypatch: pytest.MonkeyPatch) ->
     with pytest.raises(NotImplementedError, match="remote runners"):
         get_runner({"url": "http://example.invalid:1234", "token": "t"})
     assert isinstance(get_runner(None), LocalRunner)
+
+
+def test_remote_config_builds_the_remote_client(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("tritonlens.ascend_runner.remote_client") is None:
+        pytest.skip("no remote client in this build")
+    monkeypatch.setenv("TL_TEST_RUNNER_TOKEN", "secret")
+    runner = get_runner({"url": "http://127.0.0.1:9", "tokenEnv": "TL_TEST_RUNNER_TOKEN"})
+    assert not isinstance(runner, LocalRunner)
+    assert isinstance(runner, Runner)
+    assert runner.url == "http://127.0.0.1:9"
+    runner.close()

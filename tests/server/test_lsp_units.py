@@ -234,3 +234,15 @@ def test_index_scans_skips_and_follows_disk(tmp_path: Path):
         assert _names(index) == set()
     finally:
         index.stop()
+
+
+def test_editor_analysis_pauses_gc_only_while_it_runs():
+    import gc
+
+    from tritonlens.server.lsp_analysis import analyze_text_quickly
+
+    assert gc.isenabled()
+    broken = analyze_text_quickly("def f(:\n", "broken.py", 4)
+    assert gc.isenabled()
+    assert broken.version == 4 and broken.syntax_error
+    assert [f.code for f in broken.findings] == ["TL001"]

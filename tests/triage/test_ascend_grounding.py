@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES
+from triage_helpers import EXAMPLES
 
 from tritonlens.analysis.triage import triage
 from tritonlens.ascend_runner.environments import EnvironmentUnavailable, find_environment

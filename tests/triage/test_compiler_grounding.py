@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES
+from triage_helpers import EXAMPLES
 
 from tritonlens.ascend_runner.environments import EnvironmentUnavailable, find_environment
 

@@ -6,7 +6,7 @@ import random
 import textwrap
 
 import pytest
-from conftest import EXAMPLES, locate
+from triage_helpers import EXAMPLES, locate
 
 from tritonlens.analysis.findings import Span
 from tritonlens.analysis.kernels import parse_module

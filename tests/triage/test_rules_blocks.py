@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import locate, of, run
+from triage_helpers import locate, of, run
 
 from tritonlens.analysis.findings import Severity
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import EXAMPLES, locate, of
+from triage_helpers import EXAMPLES, locate, of
 
 SMALL = """
 import triton

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import locate, of
+from triage_helpers import locate, of
 
 KERNEL = """
 import triton

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import locate, of
+from triage_helpers import locate, of
 
 from tritonlens.analysis.findings import Span
 
@@ -136,7 +136,7 @@ def test_tl108_fires_on_second_pass_over_the_same_input() -> None:
 
 
 def test_tl108_on_the_bundled_naive_softmax_reports_both_extra_passes(data_source) -> None:
-    from conftest import EXAMPLES
+    from triage_helpers import EXAMPLES
 
     source = (EXAMPLES / "naive_softmax.py").read_text(encoding="utf-8")
     found = of(source, "TL108")

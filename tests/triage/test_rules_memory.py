@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import locate, of
+from triage_helpers import locate, of
 
 STRIDED_1D = """
 import triton
@@ -115,7 +115,7 @@ def test_tl124_fires_on_runtime_modulo_of_index_in_loop() -> None:
 
 def test_tl124_silent_outside_loops_and_for_constexpr_divisors(data_source) -> None:
     assert not of(data_source("good_matmul.py"), "TL124")
-    from conftest import EXAMPLES
+    from triage_helpers import EXAMPLES
 
     # The tutorial-style matmul wraps offsets with `% M` once per program: not reported.
     assert not of((EXAMPLES / "matmul.py").read_text(encoding="utf-8"), "TL124")

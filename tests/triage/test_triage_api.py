@@ -7,7 +7,7 @@ import json
 import re
 
 import pytest
-from conftest import DATA, EXAMPLES, run
+from triage_helpers import DATA, EXAMPLES, run
 
 from tritonlens.analysis import rules
 from tritonlens.analysis.findings import Finding, Level, Span
