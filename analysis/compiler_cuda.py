@@ -291,6 +291,7 @@ def check_vectorization(ctx: Context) -> None:
                 achieved_bits=achieved,
                 culprit=culprit,
                 cause="gather" if facts.gathered else "stride",
+                runtime_multipliers=list(facts.multipliers),  # every stride argument of the address
             )
         elif facts.unaligned:
             culprit = facts.unaligned[0]
@@ -710,6 +711,8 @@ def check_resources(ctx: Context) -> None:
     occ = occupancy(lim, ctx.num_warps, regs, shared)
     if occ.fraction >= 0.25 or occ.limiter not in ("registers", "shared memory"):
         return
+    if occ.limiter == "registers" and _pipelined_tensor_core_loop(ctx):
+        return  # a pipelined tensor-core GEMM keeps its accumulator in registers: low occupancy by design
     rule = R.OCC_REGS if occ.limiter == "registers" else R.OCC_SMEM
     detail = (
         f"{regs} registers x {ctx.num_warps * 32} threads per block"
@@ -729,6 +732,24 @@ def check_resources(ctx: Context) -> None:
     )
 
 
+def _pipelined_tensor_core_loop(ctx: Context) -> bool:
+    """A loop whose dot runs on tensor cores and whose global loads all went asynchronous."""
+    ttgir = ctx.parsed.ttgir
+    if ttgir is None:
+        return False
+    for loop in (op for op in ttgir.ops if op.name == "scf.for"):
+        body = [op for op in ttgir.ops if loop.ir_line in op.loops]
+        tensor_core = any(
+            op.name in ("ttng.warp_group_dot", "ttng.tc_gen5_mma")
+            or (op.name == "tt.dot" and "#mma" in op.text.rsplit("->", 1)[-1])
+            for op in body
+        )
+        sync_loads = any(op.name == "tt.load" and value_type(op)[0] for op in body)
+        if tensor_core and not sync_loads:
+            return True
+    return False
+
+
 def check_int64(ctx: Context) -> None:
     ttir = ctx.parsed.ttir
     if ttir is None:
@@ -742,7 +763,7 @@ def check_int64(ctx: Context) -> None:
         if line is None or line in seen:
             continue
         facts = flow.address(op.operands[0])
-        if not facts.int64:
+        if not facts.int64 or _compiler_made_int64(ctx, facts):
             continue
         seen.add(line)
         wide = [
@@ -762,6 +783,20 @@ def check_int64(ctx: Context) -> None:
             "keep per-element offsets int32; promote only the scalar base pointer to int64",
             values=facts.int64,
         )
+
+
+_ACCESS_OF_A_NAME = re.compile(r"\btl\.(load|store)\(\s*[\w.]+\s*[,)]")
+
+
+def _compiler_made_int64(ctx: Context, facts: Any) -> bool:
+    """int64 offsets the source never wrote: block pointers (`tl.load(K_block_ptr)`) are expanded into
+    64-bit offset arithmetic located on the access itself, which no int32 rewrite of the source removes."""
+    for op in facts.int64_ops:
+        line = ctx.line_of(op)
+        text = ctx.source_text(line) if line else ""
+        if not _ACCESS_OF_A_NAME.search(text) or "int64" in text:
+            return False
+    return bool(facts.int64_ops)
 
 
 def check_precise_math(ctx: Context) -> None:

@@ -64,6 +64,8 @@ class AddressFacts:
     strided: list[str] = field(default_factory=list)  # runtime multipliers of the contiguous index
     unaligned: list[str] = field(default_factory=list)  # arguments without tt.divisibility in the address
     int64: list[str] = field(default_factory=list)  # i64 tensor values in the offset
+    int64_ops: list[MlirOp] = field(default_factory=list)  # the ops that compute them
+    multipliers: list[str] = field(default_factory=list)  # every runtime argument scaling an index, any dim
 
 
 class Dataflow:
@@ -149,9 +151,16 @@ class Dataflow:
                 facts.gathered.append(self.display(value))
             return
         if elem == "i64" and shape and op.name.startswith("arith."):
+            facts.int64_ops.append(op)
             name = self.display(value)
             if name not in facts.int64:
                 facts.int64.append(name)
+        if op.name == "arith.muli" and shape:
+            for other in op.operands:
+                peeled = self.peel(other)
+                if peeled in self.args and not self.depends_on_range(other):
+                    if peeled not in facts.multipliers:
+                        facts.multipliers.append(peeled)
         if op.name == "arith.muli" and fast_dim_varies(shape):
             ranged = [o for o in op.operands if self.depends_on_range(o)]
             for other in op.operands:

@@ -64,14 +64,28 @@ class NcuSourceView:
         return sum(line.l2_sectors for line in self.lines)
 
     def for_file(self, path: str) -> list[NcuLine]:
-        """Lines of the user's file (ncu also lists Triton's own helpers, e.g. triton/language/standard.py)."""
-        want = path.replace("\\", "/")
-        return [ln for ln in self.lines if _same_file(ln.file, want)]
+        """Lines of the user's file (ncu also lists Triton's own helpers, e.g. triton/language/standard.py).
+
+        The profile may come from another host (a remote runner, a sandbox), where the same file sits under
+        another folder: the file whose path shares the longest tail of components with `path` wins."""
+        want = _parts(path)
+        best, score = None, 0
+        for name in {ln.file for ln in self.lines}:
+            shared = _shared_tail(_parts(name), want)
+            if shared > score:
+                best, score = name, shared
+        return [ln for ln in self.lines if ln.file == best] if best is not None else []
 
 
-def _same_file(a: str, b: str) -> bool:
-    a = a.replace("\\", "/")
-    return a == b or a.endswith("/" + b.lstrip("./")) or b.endswith("/" + a.lstrip("./"))
+def _parts(path: str) -> list[str]:
+    return [p for p in path.replace("\\", "/").split("/") if p not in ("", ".")]
+
+
+def _shared_tail(a: list[str], b: list[str]) -> int:
+    n = 0
+    while n < min(len(a), len(b)) and a[-1 - n] == b[-1 - n]:
+        n += 1
+    return n
 
 
 def _number(text: str) -> int:

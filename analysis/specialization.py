@@ -6,6 +6,8 @@ sites in the file (literals, names bound to literals, tensors' dtypes), `@triton
 variant each), `@triton.heuristics` (lambdas evaluated without `eval`), parameter defaults, and types
 implied by the kernel body. Specialization follows Triton 3.6's JIT: pointers are assumed 16-byte aligned
 (`tt.divisibility=16`), ints divisible by 16 get the same hint, and an int equal to 1 becomes the constant 1.
+An int whose value is not visible is compiled as the common case (divisible by 16), and says so in its
+provenance (`ASSUMED_DIVISIBLE`), so findings that depend on its value can be told apart.
 
 Pure: no triton/torch imports; never raises on user text (unparsable code gives no specializations).
 """
@@ -161,9 +163,15 @@ def _config_list(
         return _config_list(module_env[node.id], module_env, functions, depth + 1)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args and not node.keywords:
         fn = functions.get(node.func.id)
-        returned = next((r.value for r in ast.walk(fn) if isinstance(r, ast.Return)), None) if fn else None
-        if returned is not None:
-            return _config_list(returned, module_env, functions, depth + 1)
+        returns = (
+            sorted((r for r in ast.walk(fn) if isinstance(r, ast.Return)), key=lambda r: r.lineno)
+            if fn
+            else []
+        )
+        for ret in returns:  # the first return, in source order, that gives a non-empty list
+            got = _config_list(ret.value, module_env, functions, depth + 1)
+            if isinstance(got, (ast.List, ast.Tuple)) and got.elts:
+                return got
     return node
 
 
@@ -593,9 +601,18 @@ def kernel_name_span(source: str, info: KernelSource) -> Span:
     return Span(info.node.lineno, col, info.node.lineno, col + len(info.name))
 
 
+STR_PLACEHOLDER = "'<str>'"  # a Python string literal, as pragma values are
+
+
 def _placeholder(info: KernelSource, name: str) -> str:
-    """`<bool>` for flags tested with `if`, `<int>` otherwise (block sizes, counts)."""
+    """`<bool>` for flags tested with `if`, `'<str>'` for names compared with a string (`ACTIVATION ==
+    "leaky_relu"` in the matmul tutorial), `<int>` otherwise (block sizes, counts)."""
     for node in ast.walk(info.node):
+        if isinstance(node, ast.Compare):
+            sides = (node.left, *node.comparators)
+            named = any(isinstance(x, ast.Name) and x.id == name for x in sides)
+            if named and any(isinstance(x, ast.Constant) and isinstance(x.value, str) for x in sides):
+                return STR_PLACEHOLDER
         if (
             isinstance(node, (ast.If, ast.IfExp, ast.While))
             and isinstance(node.test, ast.Name)

@@ -25,7 +25,7 @@ from tritonlens.server.lsp_server import TritonLensServer
 log = logging.getLogger("tritonlens.lsp")
 
 # Modules with `install(server: TritonLensServer) -> None`; a missing one is skipped with a log line.
-EXTENSION_MODULES: list[str] = ["tritonlens.server.pipeline_lsp"]
+EXTENSION_MODULES: list[str] = ["tritonlens.server.pipeline_lsp", "tritonlens.server.profile_lsp"]
 
 
 def _version() -> str:
@@ -85,7 +85,7 @@ def _register_features(server: TritonLensServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: TritonLensServer, params: types.DidSaveTextDocumentParams) -> None:
-        ls._start_analysis(params.text_document.uri)  # skips the rest of the debounce; no-op if current
+        ls.save(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: TritonLensServer, params: types.DidCloseTextDocumentParams) -> None:

@@ -67,11 +67,16 @@ class ConfigStore:
         self.folders: dict[str, ServerConfig] = {}  # folder URI (no trailing slash) -> config
 
     def for_uri(self, uri: str) -> ServerConfig:
+        best = self.folder_for(uri)
+        return self.folders[best] if best else self.global_config
+
+    def folder_for(self, uri: str) -> str | None:
+        """The workspace folder URI that holds `uri` (the innermost), or None outside every folder."""
         best = ""
         for folder in self.folders:
             if (uri == folder or uri.startswith(folder.rstrip("/") + "/")) and len(folder) > len(best):
                 best = folder
-        return self.folders[best] if best else self.global_config
+        return best or None
 
     def replace(self, global_config: ServerConfig, folders: dict[str, ServerConfig]) -> None:
         self.global_config = global_config

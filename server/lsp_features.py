@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from typing import Any
 
@@ -14,6 +15,8 @@ from tritonlens.server.lsp_convert import LineText, to_diagnostic, to_text_edit
 from tritonlens.server.lsp_hover import hover_markdown
 from tritonlens.server.lsp_server import TritonLensServer
 from tritonlens.server.workspace_index import kernel_findings
+
+log = logging.getLogger("tritonlens.lsp")
 
 KERNEL_FINDINGS_COMMAND = "tritonlens.kernelFindings"
 
@@ -30,12 +33,21 @@ def hover(server: TritonLensServer, doc: DocState, pos: types.Position) -> types
     lines = _lines(server, doc)
     line, col = lines.from_lsp(pos)
     hits = [f for f in server.visible_findings(doc) if f.span.contains(line, col)]
-    if not hits:
+    extra: list[str] = []
+    for provider in server.hover_providers:
+        try:
+            section = provider(server, doc, line, col)
+        except Exception:  # a later level's hover must not take the findings' hover down with it
+            log.exception("hover provider failed")
+            continue
+        if section:
+            extra.append(section)
+    if not hits and not extra:
         return None
-    first = hits[0]
+    value = "\n\n---\n\n".join(extra + ([hover_markdown(hits)] if hits else []))
     return types.Hover(
-        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=hover_markdown(hits)),
-        range=lines.range(first.span),
+        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value),
+        range=lines.range(hits[0].span) if hits else None,
     )
 
 
@@ -157,16 +169,20 @@ def kernels(server: TritonLensServer) -> list[dict[str, Any]]:
         if doc.analysis is None:
             continue
         for k in doc.analysis.kernels:
-            rows.append(
-                {
-                    "uri": doc.uri,
-                    "path": doc.path,
-                    "name": k.name,
-                    "line": k.name_span.line,
-                    "findings": [_finding_row(f) for f in kernel_findings_of(server, doc, k)],
-                    "open": True,
-                }
-            )
+            row = {
+                "uri": doc.uri,
+                "path": doc.path,
+                "name": k.name,
+                "line": k.name_span.line,
+                "findings": [_finding_row(f) for f in kernel_findings_of(server, doc, k)],
+                "open": True,
+            }
+            for fields in server.kernel_fields:
+                try:
+                    row.update(fields(server, doc, k))
+                except Exception:
+                    log.exception("kernel row fields failed")
+            rows.append(row)
     if server.index is not None:
         for entry in server.index.files():
             if entry.path in open_paths:

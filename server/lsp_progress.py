@@ -26,10 +26,15 @@ log = logging.getLogger(__name__)
 
 
 class ProgressHandle:
-    def __init__(self, server: LanguageServer | None, token: types.ProgressToken | None) -> None:
+    def __init__(
+        self,
+        server: LanguageServer | None,
+        token: types.ProgressToken | None,
+        cancel_event: threading.Event | None = None,
+    ) -> None:
         self._server = server
         self.token = token
-        self.cancel_event = threading.Event()
+        self.cancel_event = cancel_event if cancel_event is not None else threading.Event()
 
     @property
     def cancelled(self) -> bool:
@@ -49,21 +54,29 @@ def client_supports_progress(server: LanguageServer) -> bool:
 
 @asynccontextmanager
 async def work_done(
-    server: LanguageServer, title: str, *, token: types.ProgressToken | None = None, cancellable: bool = True
+    server: LanguageServer,
+    title: str,
+    *,
+    token: types.ProgressToken | None = None,
+    cancellable: bool = True,
+    cancel_event: threading.Event | None = None,
 ) -> AsyncIterator[ProgressHandle]:
-    """Report begin/end around a block; a client without progress support gets a silent handle."""
+    """Report begin/end around a block; a client without progress support gets a silent handle.
+
+    `cancel_event`: an event the caller also sets (e.g. when newer work supersedes this); the editor's cancel
+    sets it too."""
     if token is None:
         if not client_supports_progress(server):
-            yield ProgressHandle(None, None)
+            yield ProgressHandle(None, None, cancel_event)
             return
         token = f"tritonlens/{uuid.uuid4().hex}"
         try:
             await server.work_done_progress.create_async(token)
         except Exception as exc:  # the client refused: carry on without a progress bar
             log.info("progress not created: %s", exc)
-            yield ProgressHandle(None, None)
+            yield ProgressHandle(None, None, cancel_event)
             return
-    handle = ProgressHandle(server, token)
+    handle = ProgressHandle(server, token, cancel_event)
     progress = server.work_done_progress
     progress.begin(token, types.WorkDoneProgressBegin(title=title, cancellable=cancellable, percentage=0))
     cancel_future: Any = progress.tokens.get(token)

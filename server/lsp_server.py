@@ -59,6 +59,16 @@ class TritonLensProtocol(LanguageServerProtocol):
 LensProvider = Callable[[Any, DocState, Any, list[Finding]], list[types.CodeLens]]
 # Called after each accepted triage result (e.g. to escalate a kernel to level 3): (server, doc) -> None.
 AnalysisHook = Callable[[Any, DocState], None]
+# Called on textDocument/didSave (e.g. on-save escalation): (server, uri) -> None.
+SaveHook = Callable[[Any, str], None]
+# Called when a document is closed (drop per-document state): (server, uri) -> None.
+CloseHook = Callable[[Any, str], None]
+# Called after the configuration was (re-)read (e.g. to report runner reachability): (server) -> None.
+ConfigHook = Callable[[Any], None]
+# Extra fields of an open kernel's `tritonlens/kernels` row (e.g. lastTimeUs): (server, doc, kernel) -> dict.
+KernelFields = Callable[[Any, DocState, Any], dict[str, Any]]
+# Extra hover sections (e.g. a kernel's measured times): (server, doc, line, col) -> markdown or None.
+HoverProvider = Callable[[Any, DocState, int, int], str | None]
 
 
 class TritonLensServer(LanguageServer):
@@ -75,6 +85,11 @@ class TritonLensServer(LanguageServer):
         self.index: WorkspaceIndex | None = None
         self.lens_providers: list[LensProvider] = []
         self.analysis_hooks: list[AnalysisHook] = []
+        self.save_hooks: list[SaveHook] = []
+        self.config_hooks: list[ConfigHook] = []
+        self.close_hooks: list[CloseHook] = []
+        self.hover_providers: list[HoverProvider] = []
+        self.kernel_fields: list[KernelFields] = []
         self.pull_mode = False
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="tritonlens-triage")
         self._timers: dict[str, asyncio.TimerHandle] = {}
@@ -121,7 +136,27 @@ class TritonLensServer(LanguageServer):
         ws = self._caps().workspace
         return bool(ws and ws.code_lens and ws.code_lens.refresh_support)
 
+    def show_once(self, message: str, kind: types.MessageType = types.MessageType.Warning) -> None:
+        """A pop-up the first time `message` comes up in this session, the log every time (no storms)."""
+        self.window_log_message(types.LogMessageParams(type=kind, message=message))
+        if message in self._shown_problems:
+            return
+        self._shown_problems.add(message)
+        self.window_show_message(types.ShowMessageParams(type=kind, message=message))
+
+    def _run_hooks(self, hooks: list[Any], *args: Any) -> None:
+        for hook in list(hooks):
+            try:
+                hook(self, *args)
+            except Exception:
+                log.exception("hook %s failed", getattr(hook, "__name__", hook))
+
     # --- documents ----------------------------------------------------------------------------------------
+    def save(self, uri: str) -> None:
+        self._start_analysis(uri)  # skips the rest of the debounce; no-op if current
+        if uri in self.docs:
+            self._run_hooks(self.save_hooks, uri)
+
     def open(self, uri: str, version: int, language_id: str) -> None:
         path = to_fs_path(uri) or uri
         self.docs[uri] = DocState(uri=uri, path=path, version=version)
@@ -145,6 +180,7 @@ class TritonLensServer(LanguageServer):
         self.docs.pop(uri, None)
         self._inflight.pop(uri, None)
         self._revision.pop(uri, None)
+        self._run_hooks(self.close_hooks, uri)
         if not self.pull_mode:
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
@@ -203,11 +239,7 @@ class TritonLensServer(LanguageServer):
             (analyzed - started) * 1000,
             (time.perf_counter() - analyzed) * 1000,
         )
-        for hook in list(self.analysis_hooks):
-            try:
-                hook(self, doc)
-            except Exception:
-                log.exception("analysis hook failed for %s", uri)
+        self._run_hooks(self.analysis_hooks, doc)
 
     async def current(self, uri: str, attempts: int = 5) -> DocState | None:
         """The doc with an analysis of its latest version (analyzing now, skipping the debounce, if needed)."""
@@ -297,15 +329,12 @@ class TritonLensServer(LanguageServer):
         before = {uri: self.config.for_uri(uri).settings for uri in self.docs}
         self.config.replace(configs[0], dict(zip(folders, configs[1:], strict=True)))
         for message in dict.fromkeys(problems):
-            if message not in self._shown_problems:
-                self._shown_problems.add(message)
-                self.window_show_message(
-                    types.ShowMessageParams(type=types.MessageType.Warning, message=message)
-                )
+            self.show_once(message)
         for uri in list(self.docs):
             # Only docs whose rule settings changed look different (a new debounce alone changes nothing).
             if self.docs[uri].analysis is not None and before.get(uri) != self.config.for_uri(uri).settings:
                 self._changed(uri)
+        self._run_hooks(self.config_hooks)
 
     # --- workspace index ----------------------------------------------------------------------------------
     def start_index(self) -> None:

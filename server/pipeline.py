@@ -346,7 +346,7 @@ def _merge_findings(variants: Sequence[VariantResult]) -> list[Finding]:
                 severity = max(severity, Severity.INFO)
                 data["depends_on_unknown_value"] = arg
             assumed = {
-                a: why for a, why in _assumptions(message, spec).items() if not depends or a != depends[0]
+                a: why for a, why in _assumptions(f.message, spec).items() if not depends or a != depends[0]
             }
             if assumed:
                 message += " [assumed: " + "; ".join(f"{a} {why}" for a, why in assumed.items()) + "]"
@@ -389,6 +389,20 @@ def _value_dependency(
         if arg is None:
             return None
     pragma = pragma.format(arg)
+    if f.data.get("cause") == "stride":
+        # The compiler blames the stride of the dimension it took as fastest; the launch's unit stride may
+        # be another one (a block pointer with order=(0, 1)): name every unseen stride of the address.
+        strides = [a for a in f.data.get("runtime_multipliers") or [arg] if _unknown_value(spec, a)]
+        if arg not in strides:
+            strides.insert(0, arg)
+        if len(strides) > 1:
+            names = ", ".join(f"`{a}`" for a in strides)
+            values = ", ".join(f"{a}=<value>" for a in strides)
+            return arg, (
+                f"{names} have no visible value: when the contiguous dimension's stride is 1 at launch the "
+                f"JIT specializes it to the constant 1 and this is not an issue; add `# tritonlens: {values}` "
+                "above the kernel to analyze a real launch"
+            )
     if f.data.get("cause") == "stride" or f.data.get("narrow_lines"):
         return arg, (
             f"`{arg}` has no visible value: when it is 1 at launch (a contiguous dimension) the JIT "

@@ -1,9 +1,12 @@
-"""Levels 3-4 in the language server: the `tritonlens.analyzeKernel` command, the `tritonlens/ir` request and
-a code lens per kernel with the compiler's summary.
+"""Levels 3-4 in the language server: the `tritonlens.analyzeKernel` command, escalation on save or on a
+triage symptom, the `tritonlens/ir` request, a code lens per kernel with the compiler's summary, and the
+`tritonlens/status` notification (runner reachability).
 
 Installed through `server.lsp.EXTENSION_MODULES`. Compiles run in a worker thread via `server.pipeline`;
 results are merged per kernel with `server.add_findings` (dropped by the server when the document moved on)
-and kept for the IR view while the kernel's text is unchanged.
+and kept for the IR view while the kernel's text is unchanged. Escalation (`tritonlens.escalation`:
+{onSave, onSymptom}) compiles only kernels whose text changed since their last IR analysis; a newer save
+cancels an older escalation of the same document.
 """
 
 from __future__ import annotations
@@ -16,8 +19,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from lsprotocol import types
+from pygls.uris import to_fs_path
 
-from tritonlens.analysis.findings import Level
+from tritonlens.analysis.findings import Level, Severity
+from tritonlens.ascend_runner.settings import RunnerSettings, parse_runner_settings
 from tritonlens.server.lsp_commands import CommandError, arg
 from tritonlens.server.lsp_progress import work_done
 from tritonlens.server.pipeline import (
@@ -32,7 +37,33 @@ log = logging.getLogger(__name__)
 
 ANALYZE_COMMAND = "tritonlens.analyzeKernel"
 IR_REQUEST = "tritonlens/ir"
+STATUS_NOTIFICATION = "tritonlens/status"
 DEFAULT_IR_TARGET = "sm_90"
+SYMPTOM_IDLE_S = 2.0  # on-symptom escalation waits for the typing to pause this long
+
+
+@dataclass(frozen=True)
+class EscalationSettings:
+    on_save: bool = True  # a save is a deliberate "I am done for now": worth a compile
+    on_symptom: bool = False  # compiles while typing pauses: opt-in (CPU on small machines)
+
+
+def escalation_settings(raw: Any) -> tuple[EscalationSettings, list[str]]:
+    if raw is None:
+        return EscalationSettings(), []
+    if not isinstance(raw, dict):
+        return EscalationSettings(), ["tritonlens.escalation must be an object {onSave, onSymptom}"]
+    problems: list[str] = []
+    values: dict[str, bool] = {}
+    for key, attr in (("onSave", "on_save"), ("onSymptom", "on_symptom")):
+        value = raw.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            values[attr] = value
+        else:
+            problems.append(f"tritonlens.escalation.{key} must be true or false")
+    return EscalationSettings(**values), problems
 
 
 @dataclass
@@ -48,6 +79,7 @@ class PipelineService:
     def __init__(self, server: Any) -> None:
         self.server = server
         self.results: dict[tuple[str, str], Stored] = {}
+        self.analyzed_hash: dict[tuple[str, str, str], str] = {}  # (uri, kernel, target) -> kernel text hash
         self._runner: Any = None
         self._runner_config: Any = None
         self._runner_lock = threading.Lock()
@@ -63,19 +95,37 @@ class PipelineService:
         target = raw.get("irTarget", DEFAULT_IR_TARGET) if isinstance(raw, dict) else DEFAULT_IR_TARGET
         return target if target in TARGETS else DEFAULT_IR_TARGET
 
+    def runner_settings(self, uri: str) -> RunnerSettings:
+        """`tritonlens.runners` for the folder of `uri`, relative paths taken from that folder."""
+        raw = self.server.config.for_uri(uri).extra.get("runners")
+        folder = self.server.config.folder_for(uri)
+        settings, problems = parse_runner_settings(raw, to_fs_path(folder) if folder else None)
+        for problem in problems:
+            self.server.show_once(f"tritonlens: {problem}")
+        return settings
+
+    def escalation(self, uri: str) -> EscalationSettings:
+        settings, problems = escalation_settings(self.server.config.for_uri(uri).extra.get("escalation"))
+        for problem in problems:
+            self.server.show_once(f"tritonlens: {problem}")
+        return settings
+
     def runner(self, uri: str) -> Any:
+        """The runner the settings name (remote when configured); an unusable remote falls back to local."""
         from tritonlens.ascend_runner.client import get_runner
 
-        config = self.server.config.for_uri(uri).extra.get("runners")
-        config = config if isinstance(config, dict) else None
+        config = self.runner_settings(uri).runner_config()
         with self._runner_lock:
             if self._runner is None or config != self._runner_config:
                 if self._runner is not None:
                     self._runner.close()
                 try:
                     self._runner = get_runner(config)
-                except (NotImplementedError, ValueError, TypeError) as exc:
-                    log.warning("runner config %r unusable (%s); using the local runner", config, exc)
+                except Exception as exc:  # e.g. the token variable is not set in the server's environment
+                    self.server.show_once(
+                        f"tritonlens: the remote runner {config.get('url')} is unusable ({exc}); "
+                        "compiling with the local runner"
+                    )
                     self._runner = get_runner(None)
                 self._runner_config = config
             return self._runner
@@ -88,11 +138,17 @@ class PipelineService:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
     # -- analysis ------------------------------------------------------------------------------------
-    async def analyze(self, uri: str, kernel: str, target: str, cancel: threading.Event) -> KernelAnalysis:
+    async def analyze(
+        self, uri: str, kernel: str, target: str, cancel: threading.Event, version: int | None = None
+    ) -> KernelAnalysis | None:
+        """Compile and analyze `kernel`; None when the document is no longer at `version` (if given)."""
         doc = await self.server.current(uri)
         if doc is None:
             raise CommandError(f"{uri} is not open")
+        if version is not None and doc.version != version:
+            return None
         version, text, path = doc.version, doc.text, doc.path
+        source_hash = doc.analysis.kernel_hashes.get(kernel) if doc.analysis else None
         runner = self.runner(uri)
         overrides = find_pyproject_overrides(path) if path else {}
         loop = asyncio.get_running_loop()
@@ -106,6 +162,8 @@ class PipelineService:
             uri, version, kernel, Level.COMPILER, list(analysis.findings)
         ):
             self.results[(uri, kernel)] = Stored(version, target, analysis)
+            if source_hash is not None and not analysis.runner_unavailable:
+                self.analyzed_hash[(uri, kernel, target)] = source_hash
         return analysis
 
     def stored(self, uri: str, kernel: str, target: str) -> KernelAnalysis | None:
@@ -118,6 +176,143 @@ class PipelineService:
             self.results.pop((uri, kernel), None)
             return None
         return hit.analysis
+
+    def changed_kernels(self, doc: Any, target: str, symptoms_only: bool = False) -> list[str]:
+        """Launchable kernels whose text changed since their last IR analysis for `target`."""
+        if doc.analysis is None or doc.analysis.syntax_error:
+            return []
+        hashes = doc.analysis.kernel_hashes
+        names = [
+            n
+            for n in launchable_kernels(doc.text)
+            if n in hashes and self.analyzed_hash.get((doc.uri, n, target)) != hashes[n]
+        ]
+        if symptoms_only:
+            with_symptoms = {
+                f.kernel
+                for f in self.server.visible_findings(doc)
+                if f.level == Level.TRIAGE and f.severity <= Severity.WARNING and f.kernel
+            }
+            names = [n for n in names if n in with_symptoms]
+        return names
+
+    def forget(self, uri: str) -> None:
+        self.results = {k: v for k, v in self.results.items() if k[0] != uri}
+        self.analyzed_hash = {k: v for k, v in self.analyzed_hash.items() if k[0] != uri}
+
+
+class Escalator:
+    """Levels 3-4 without an explicit command: on save, or once typing pauses on a kernel with a symptom."""
+
+    def __init__(self, server: Any, service: PipelineService) -> None:
+        self.server = server
+        self.service = service
+        self.running: dict[str, tuple[asyncio.Task[None], threading.Event]] = {}
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self.runs = 0  # escalations started (for tests and logs)
+
+    def on_save(self, server: Any, uri: str) -> None:
+        if self.service.escalation(uri).on_save:
+            self.start(uri, "save")
+
+    def on_triage(self, server: Any, doc: Any) -> None:
+        if not self.service.escalation(doc.uri).on_symptom:
+            return
+        timer = self._timers.pop(doc.uri, None)
+        if timer is not None:
+            timer.cancel()
+        loop = asyncio.get_running_loop()
+        self._timers[doc.uri] = loop.call_later(SYMPTOM_IDLE_S, self.start, doc.uri, "symptom")
+
+    def start(self, uri: str, why: str) -> None:
+        self._timers.pop(uri, None)
+        older = self.running.pop(uri, None)
+        if older is not None and not older[0].done():
+            older[1].set()  # the compile in the worker thread stops at its next check
+            log.debug("escalation of %s superseded by a newer %s", uri, why)
+        cancel = threading.Event()
+        task = asyncio.get_running_loop().create_task(self._escalate(uri, why, cancel))
+        self.running[uri] = (task, cancel)
+
+    def stop(self, uri: str) -> None:
+        timer = self._timers.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
+        running = self.running.pop(uri, None)
+        if running is not None:
+            running[1].set()
+
+    async def _escalate(self, uri: str, why: str, cancel: threading.Event) -> None:
+        try:
+            doc = await self.server.current(uri)
+            if doc is None or cancel.is_set():
+                return
+            version = doc.version
+            target = self.service.target_for(uri)
+            names = self.service.changed_kernels(doc, target, symptoms_only=why == "symptom")
+            if not names:
+                return
+            self.runs += 1
+            title = f"tritonlens: compiling {len(names)} changed kernel(s) for {target} ({why})"
+            async with work_done(self.server, title, cancel_event=cancel) as progress:
+                for n, name in enumerate(names):
+                    if progress.cancelled:
+                        break
+                    progress.report(f"{name} ({n + 1}/{len(names)})", int(100 * n / len(names)))
+                    analysis = await self.service.analyze(uri, name, target, cancel, version=version)
+                    if analysis is None:
+                        log.debug("escalation of %s dropped: the document changed", uri)
+                        break
+                    if analysis.runner_unavailable:
+                        # One pop-up per session; the lens and the log keep saying it.
+                        self.server.show_once(f"tritonlens: IR analysis is off: {analysis.error}")
+                        break
+        except Exception:
+            log.exception("escalation of %s failed", uri)
+        finally:
+            current = self.running.get(uri)
+            if current is not None and current[1] is cancel:
+                self.running.pop(uri, None)
+
+
+class StatusReporter:
+    """Sends `tritonlens/status` {runners: [{name, reachable, detail}]} when the runner settings change."""
+
+    def __init__(self, server: Any, service: PipelineService) -> None:
+        self.server = server
+        self.service = service
+        self._last: Any = None
+        self.rows: list[dict[str, Any]] = []
+
+    def settings(self) -> list[RunnerSettings]:
+        uris = list(self.server.config.folders) or [""]
+        out: list[RunnerSettings] = []
+        for uri in uris:
+            settings = self.service.runner_settings(uri)
+            if settings not in out:
+                out.append(settings)
+        return out
+
+    def on_config(self, server: Any) -> None:
+        settings = self.settings()
+        if settings == self._last:
+            return
+        self._last = settings
+        asyncio.get_running_loop().create_task(self.report(settings))
+
+    async def report(self, settings: list[RunnerSettings] | None = None) -> list[dict[str, Any]]:
+        from tritonlens.server.commands.runners import survey
+
+        settings = settings if settings is not None else self.settings()
+        loop = asyncio.get_running_loop()
+        rows: dict[str, dict[str, Any]] = {}
+        for one in settings:
+            # Health checks are network calls: off the event loop. Local envs are only looked up, not started.
+            for row in await loop.run_in_executor(None, lambda s=one: survey(s, probe_local=False)):
+                rows.setdefault(row["name"], row)
+        self.rows = [{k: r[k] for k in ("name", "reachable", "detail")} for r in rows.values()]
+        self.server.protocol.notify(STATUS_NOTIFICATION, {"runners": self.rows})
+        return self.rows
 
 
 def _kernel_row(analysis: KernelAnalysis) -> dict[str, Any]:
@@ -156,6 +351,19 @@ def lens_title(analysis: KernelAnalysis) -> str:
 def install(server: Any) -> None:
     service = PipelineService(server)
     server.pipeline = service
+    escalator = Escalator(server, service)
+    server.escalator = escalator
+    server.save_hooks.append(escalator.on_save)
+    server.analysis_hooks.append(escalator.on_triage)
+    status = StatusReporter(server, service)
+    server.runner_status = status
+    server.config_hooks.append(status.on_config)
+
+    def closed(ls: Any, uri: str) -> None:
+        escalator.stop(uri)
+        service.forget(uri)
+
+    server.close_hooks.append(closed)
 
     async def analyze_command(ls: Any, args: list[Any]) -> list[dict[str, Any]]:
         uri = arg(args, 0, str, "document URI")
@@ -174,13 +382,11 @@ def install(server: Any) -> None:
                     break
                 progress.report(f"{name} ({n + 1}/{len(names)})", int(100 * n / max(len(names), 1)))
                 analysis = await service.analyze(uri, name, target, progress.cancel_event)
+                if analysis is None:
+                    break
                 out.append(_kernel_row(analysis))
                 if analysis.runner_unavailable:
-                    ls.window_show_message(
-                        types.ShowMessageParams(
-                            type=types.MessageType.Warning, message=f"tritonlens: {analysis.error}"
-                        )
-                    )
+                    ls.show_once(f"tritonlens: IR analysis is off: {analysis.error}")
                     break
         return out
 
@@ -199,6 +405,8 @@ def install(server: Any) -> None:
         analysis = service.stored(uri, kernel, target)
         if analysis is None:
             analysis = await service.analyze(uri, kernel, target, threading.Event())
+        if analysis is None:
+            return {"error": "the document changed; ask again", "stages": [], "target": target}
         primary = analysis.primary
         if primary is None:
             return {"error": analysis.error or "the kernel did not compile", "stages": [], "target": target}
@@ -232,6 +440,8 @@ def install(server: Any) -> None:
     if callable(shutdown):
 
         def shutdown_resources() -> None:
+            for uri in list(escalator.running):
+                escalator.stop(uri)
             service.close()
             shutdown()
 

@@ -141,7 +141,12 @@ def block_size_tiny(ctx: KernelContext) -> Iterator[Finding]:
         return
     if ctx.has_broadcast:
         return
-    for site, label in _size_sites(ctx):
+    sites = list(_size_sites(ctx))
+    # Small candidates next to a big one in an autotune list are the autotuner's job, not a finding.
+    big_candidate = any(s.origin == "autotune" and s.value >= _TINY_1D for s, _ in sites)
+    for site, label in sites:
+        if big_candidate and site.origin == "autotune":
+            continue
         if 0 < site.value < _TINY_1D and is_power_of_two(site.value):
             message = f"{label} = {site.value}: each program handles only {site.value} elements; try 1024"
             yield finding(TINY, ctx, site.span, message, data={"value": site.value})

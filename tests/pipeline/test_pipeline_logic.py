@@ -413,3 +413,56 @@ def test_findings_that_hang_on_an_unseen_value_drop_to_info() -> None:
     # the same findings with the value shown by a pragma stay warnings
     shown = VariantResult(spec("pragma line 1"), ok=True, findings=findings)
     assert all(f.severity == Severity.WARNING for f in _merge_findings([shown]))
+
+
+def test_a_kernel_the_worker_could_not_load_is_an_analysis_error_not_a_finding() -> None:
+    # e.g. `@triton.autotune(configs=get_autotune_config())` asks the driver for its target while the worker
+    # imports the file without a GPU: the kernel is fine, so no TL300 error may land on it.
+    message = "no @triton.jit function named 'needs_block' (a top-level statement at line 6 failed: ...)"
+    runner = RecordingRunner(
+        lambda req: CompileResult(
+            ok=False, target=req.target, errors=[StageError(stage="frontend", message=message)]
+        )
+    )
+    result = analyze_kernel(
+        SOURCE, "k.py", "needs_block", "sm_90", runner, overrides={"needs_block": {"BLOCK": 64}}
+    )
+    assert not [f for f in result.findings if f.code in ("TL300", "TL400")]
+    assert result.error is not None and result.error.startswith("no @triton.jit function named")
+
+
+def test_hedged_stride_finding_names_every_unseen_stride_of_the_address() -> None:
+    # A block pointer with order=(0, 1): the compiler blames `stride_kn`, but the launch's unit stride is
+    # `stride_kk`; the advice must name both, or the suggested pragma would not change anything.
+    from tritonlens.analysis.findings import Finding, Severity, Span
+    from tritonlens.analysis.specialization import ASSUMED_DIVISIBLE, Specialization
+    from tritonlens.server.pipeline import VariantResult, _merge_findings
+
+    guessed = f"inferred; {ASSUMED_DIVISIBLE}"
+    spec = Specialization(
+        kernel="k",
+        label="defaults",
+        signature={"K": "*fp16", "stride_kk": "i32", "stride_kn": "i32", "stride_kz": "i32"},
+        constants={},
+        divisibility=("K", "stride_kk", "stride_kn", "stride_kz"),
+        options={},
+        provenance={
+            "K": "pragma line 1",
+            "stride_kk": guessed,
+            "stride_kn": guessed,
+            "stride_kz": "pragma line 1",
+        },
+    )
+    data = {
+        "culprit": "stride_kn",
+        "cause": "stride",
+        "runtime_multipliers": ["stride_kk", "stride_kn", "stride_kz"],
+    }
+    f = Finding(
+        "TL301", "load from `K`: multiplied by `stride_kn`", Span(5, 4, 5, 9), Severity.WARNING, data=data
+    )
+    (got,) = _merge_findings([VariantResult(spec, ok=True, findings=[f])])
+    assert got.severity == Severity.INFO
+    assert "# tritonlens: stride_kk=<value>, stride_kn=<value>" in got.message
+    assert "stride_kz=" not in got.message  # its value is known: not part of the guess
+    assert "[assumed:" not in got.message  # the advice already says what was guessed

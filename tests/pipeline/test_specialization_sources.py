@@ -436,3 +436,47 @@ def test_warmup_calls_are_launch_sites() -> None:
     assert spec.label == f"launch at line {line_of(source, 'k.warmup(')}"
     assert spec.constants == {"BLOCK": 1024} and spec.options == {"num_warps": 8}
     assert spec.signature["n_cols"] == "i32" and "n_cols" not in spec.divisibility  # 781: the real value
+
+
+def test_wrapper_defaults_and_config_functions_as_in_the_matmul_tutorial() -> None:
+    source = src(
+        """
+        def get_configs():
+            return [triton.Config({"BM": 64}, num_warps=4), triton.Config({"BM": 128}, num_warps=8)]
+
+        def pick_configs():
+            if on_cuda():
+                return get_configs()
+            return []
+
+        @triton.autotune(configs=pick_configs(), key=["n"])
+        @triton.jit
+        def k(x_ptr, n, BM: tl.constexpr, ACTIVATION: tl.constexpr):
+            tl.store(x_ptr + tl.arange(0, BM), 0.0, mask=tl.arange(0, BM) < n)
+
+        def run(x, activation=""):
+            k[(1,)](x, x.numel(), ACTIVATION=activation)
+
+        run(torch.empty(4096))
+        """
+    )
+    specs = specializations(source, "k")
+    assert [s.constants["BM"] for s in specs] == [64, 128]
+    assert [s.options["num_warps"] for s in specs] == [4, 8]
+    assert all(s.constants["ACTIVATION"] == "" and s.missing == () for s in specs)
+    assert "default of activation" in specs[0].provenance["ACTIVATION"]
+
+
+def test_missing_string_constexpr_gets_a_string_placeholder() -> None:
+    source = src(
+        """
+        @triton.jit
+        def k(x_ptr, BLOCK: tl.constexpr, ACTIVATION: tl.constexpr):
+            x = tl.load(x_ptr + tl.arange(0, BLOCK))
+            if ACTIVATION == "leaky_relu":
+                x = tl.where(x >= 0, x, 0.01 * x)
+            tl.store(x_ptr + tl.arange(0, BLOCK), x)
+        """
+    )
+    (finding,) = specialization_findings(source, "k", specializations(source, "k"))
+    assert "\\"  # tritonlens: BLOCK=<int>, ACTIVATION='<str>'\\"" in finding.message

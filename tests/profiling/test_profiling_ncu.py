@@ -68,3 +68,11 @@ def test_not_a_source_page():
     with pytest.raises(NcuParseError, match="Line No"):
         parse_source_csv('"ID","Kernel Name"\n"0","add_kernel"\n')
     assert parse_source_csv('"Line No","Source","Address","Source"\n').lines == []
+
+
+def test_for_file_matches_a_profile_taken_under_another_folder(view):
+    # A remote runner (or the device machine) profiled the same file under a different checkout path.
+    lines = view.for_file("/home/someone/elsewhere/benchmarks/gpu/kb_copy.py")
+    assert lines and {ln.file for ln in lines} == {view.lines[0].file}
+    assert not view.for_file("/home/someone/unrelated.py")
+    assert all(not ln.file.endswith("standard.py") for ln in view.for_file("kb_copy.py"))

@@ -25,6 +25,7 @@ class Recorder:
         self.published: list[types.PublishDiagnosticsParams] = []
         self.kernels_changed = 0
         self.messages: list[types.ShowMessageParams] = []
+        self.status: list[Any] = []  # tritonlens/status notifications
 
     def for_uri(self, uri: str) -> list[types.PublishDiagnosticsParams]:
         return [p for p in self.published if p.uri == uri]
@@ -41,6 +42,9 @@ def _make_client(rec: Recorder) -> Callable[[], LanguageClient]:
         def kernels_changed(client: LanguageClient, params: Any) -> None:
             rec.kernels_changed += 1
 
+        def status(client: LanguageClient, params: Any) -> None:
+            rec.status.append(params)
+
         def show_message(client: LanguageClient, params: Any) -> None:
             client.messages.append(params)
             rec.messages.append(params)
@@ -50,6 +54,7 @@ def _make_client(rec: Recorder) -> Callable[[], LanguageClient]:
             types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: publish,
             types.WINDOW_SHOW_MESSAGE: show_message,
             "tritonlens/kernelsChanged": kernels_changed,
+            "tritonlens/status": status,
         }
         register_lsp_features(client, features)
         return client
@@ -90,9 +95,14 @@ async def session(
     pull: bool = False,
     resolve: bool = True,
     progress: bool = False,
+    env: dict[str, str] | None = None,
 ) -> AsyncIterator[tuple[LanguageClient, Recorder]]:
+    """`env`: the server process's whole environment (default: this process's)."""
     rec = Recorder()
-    client = await ClientServerConfig(server_command=SERVER_COMMAND, client_factory=_make_client(rec)).start()
+    config_obj = ClientServerConfig(
+        server_command=SERVER_COMMAND, client_factory=_make_client(rec), server_env=env
+    )
+    client = await config_obj.start()
     assert isinstance(client, LanguageClient)
     if config is not None:
         client.set_configuration(config, section="tritonlens")
@@ -119,6 +129,12 @@ def open_doc(client: LanguageClient, path: Path, text: str, version: int = 1) ->
         )
     )
     return uri
+
+
+def save_doc(client: LanguageClient, uri: str) -> None:
+    client.text_document_did_save(
+        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
 
 
 def replace_text(client: LanguageClient, uri: str, version: int, text: str) -> None:

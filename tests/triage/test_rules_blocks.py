@@ -139,6 +139,23 @@ def test_tl103_silent_on_large_blocks_and_2d_tiles(data_source) -> None:
     assert not of(src, "TL103")
 
 
+def test_tl103_leaves_small_autotune_candidates_to_the_autotuner() -> None:
+    # torch's testing kernels list BLOCK_SIZE 128 and 64 configs: the autotuner picks, no finding per config
+    src = """
+    import triton
+    import triton.language as tl
+
+    @triton.autotune(configs=[triton.Config({"BLOCK": 128}), triton.Config({"BLOCK": 64})], key=[])
+    @triton.jit
+    def k(x, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(x + offs, 1.0, mask=offs < n)
+    """
+    assert not of(src, "TL103")
+    only_small = src.replace('{"BLOCK": 128}', '{"BLOCK": 32}')
+    assert {f.span for f in of(only_small, "TL103")} == {locate(only_small, "32"), locate(only_small, "64")}
+
+
 def test_block_rules_report_the_kernel_name() -> None:
     assert {f.kernel for f in run(POW2)} == {"k"}
 
