@@ -8,6 +8,11 @@ What counts as a jit function: a `def` (at any nesting depth) decorated with `tr
 (`import triton as tr` -> `@tr.jit`, `from triton import jit` -> `@jit`), with or without call arguments, possibly
 under `@triton.autotune(...)` / `@triton.heuristics(...)`. `kernel = triton.jit(fn)` is not recognised.
 
+Per keystroke cost: the text is parsed incrementally (`analysis.source_chunks`: unchanged chunks of top-level
+statements reuse their trees) and facts local to one chunk are kept in its memo, so re-parsing an edited file
+costs little more than the edited chunk. Results are those of a cold whole-file parse
+(tests/triage/test_incremental_parse.py). Trees may be shared between parses: never mutate them.
+
 Kernels vs helpers: a jit function called (by name) from another jit function of the file and never launched with
 `name[grid](...)` in the file is a *helper*; every other jit function is a *kernel*. Each kernel lists the helpers it
 reaches, transitively. Helpers imported from other files are not followed.
@@ -16,6 +21,7 @@ reaches, transitively. Helpers imported from other files are not followed.
 from __future__ import annotations
 
 import ast
+import bisect
 import logging
 import re
 from collections.abc import Iterator
@@ -23,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tritonlens.analysis.findings import Span
+from tritonlens.analysis.source_chunks import Chunk, parse_chunked
 
 # Canonical spellings of the decorators and objects we look for; aliases are resolved to these.
 JIT = "triton.jit"
@@ -192,6 +199,8 @@ class ModuleInfo:
     # Per-file caches shared by every analysis of this module (keyed by id() of AST nodes of `tree`).
     _trees: dict[int, FunctionTree] = field(default_factory=dict, compare=False, repr=False)
     _resolved: dict[int, str | None] = field(default_factory=dict, compare=False, repr=False)
+    # The parsed chunks whose statements make up `tree.body` (see analysis.source_chunks), with their memos.
+    _chunks: tuple[Chunk, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def functions(self) -> list[KernelInfo]:
@@ -247,8 +256,10 @@ class _SourceText:
     """Line table of the source, converting ast's UTF-8 byte columns into character columns."""
 
     def __init__(self, source: str) -> None:
-        self.lines = _LINE_BREAK.split(source)
+        self.lines = _LINE_BREAK.split(source) if "\r" in source else source.split("\n")
         self._encoded: dict[int, bytes] = {}
+        # In an ASCII file byte columns are character columns: spans and texts need no encoding at all.
+        self.ascii = source.isascii()
 
     def line(self, lineno: int) -> str:
         return self.lines[lineno - 1] if 1 <= lineno <= len(self.lines) else ""
@@ -261,6 +272,8 @@ class _SourceText:
         return cached
 
     def char_col(self, lineno: int, byte_col: int) -> int:
+        if self.ascii:
+            return byte_col
         text = self.line(lineno)
         if text.isascii():
             return byte_col
@@ -269,8 +282,11 @@ class _SourceText:
     def span(self, node: ast.AST) -> Span:
         line = getattr(node, "lineno", 1)
         end_line = getattr(node, "end_lineno", None) or line
-        col = self.char_col(line, getattr(node, "col_offset", 0))
+        byte_col = getattr(node, "col_offset", 0)
         end_byte = getattr(node, "end_col_offset", None)
+        if self.ascii:
+            return Span(line, byte_col, end_line, end_byte if end_byte is not None else byte_col)
+        col = self.char_col(line, byte_col)
         end_col = self.char_col(end_line, end_byte) if end_byte is not None else col
         return Span(line, col, end_line, end_col)
 
@@ -281,13 +297,21 @@ class _SourceText:
         end_col = getattr(node, "end_col_offset", None)
         if line is None or end_line is None or col is None or end_col is None:
             return ""
+        if self.ascii:
+            # Same slices as the byte path below: ASCII characters are single bytes.
+            if line == end_line:
+                return self.line(line)[col:end_col]
+            parts = [self.line(line)[col:]]
+            parts.extend(self.line(n) for n in range(line + 1, end_line))
+            parts.append(self.line(end_line)[:end_col])
+            return "\n".join(parts)
         if line == end_line:
             raw = self._bytes(line)[col:end_col]
         else:
-            parts = [self._bytes(line)[col:]]
-            parts.extend(self._bytes(n) for n in range(line + 1, end_line))
-            parts.append(self._bytes(end_line)[:end_col])
-            raw = b"\n".join(parts)
+            parts_b = [self._bytes(line)[col:]]
+            parts_b.extend(self._bytes(n) for n in range(line + 1, end_line))
+            parts_b.append(self._bytes(end_line)[:end_col])
+            raw = b"\n".join(parts_b)
         return raw.decode("utf-8", errors="replace")
 
 
@@ -299,7 +323,7 @@ def parse_module(source: str) -> ModuleInfo:
     text = source[1:] if source.startswith("\ufeff") else source
     lines = _SourceText(text)
     try:
-        tree = ast.parse(text)
+        tree, chunks = parse_chunked(text, lines.lines)
     except SyntaxError as exc:
         return ModuleInfo(source=text, syntax_error=_syntax_error(exc, lines), _text=lines)
     except (ValueError, RecursionError, MemoryError, OverflowError) as exc:
@@ -307,7 +331,7 @@ def parse_module(source: str) -> ModuleInfo:
         message = "expression nested too deeply to parse" if isinstance(exc, RecursionError) else str(exc)
         return ModuleInfo(source=text, syntax_error=SyntaxErrorInfo(message, 1, 0, 1, 0), _text=lines)
     try:
-        return _Collector(text, tree, lines).build()
+        return _Collector(text, tree, lines, chunks).build()
     except Exception:  # noqa: BLE001 - the contract is "never raises": degrade to "no kernels found"
         # e.g. pathologically deep trees that ast.parse accepted but a recursive helper cannot follow.
         log.exception("parse_module: could not collect kernels")
@@ -436,12 +460,15 @@ def _add_import(node: ast.Import | ast.ImportFrom, aliases: dict[str, str], othe
 _BODY_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
-def _statements(root: ast.AST) -> Iterator[tuple[ast.AST, str, str | None, ast.AST]]:
-    """Every statement (not expression) with its qualname prefix, enclosing def name and node.
+def _statements(
+    root: ast.AST, prefix: str = "", scope: str | None = None, scope_node: ast.AST | None = None
+) -> Iterator[tuple[ast.AST, str, str | None, ast.AST | None]]:
+    """Every statement (not expression) under `root` with its qualname prefix, enclosing def name and node
+    (`scope_node` as given for statements of the root's own scope: None stands for the module).
 
     Walking statements only is several times cheaper than `ast.walk`; expressions are visited only where
     needed (decorators, and lines that may hold a launch)."""
-    stack: list[tuple[ast.AST, str, str | None, ast.AST]] = [(root, "", None, root)]
+    stack: list[tuple[ast.AST, str, str | None, ast.AST | None]] = [(root, prefix, scope, scope_node)]
     while stack:
         node, prefix, scope, scope_node = stack.pop()
         for fname in _BODY_FIELDS:
@@ -462,6 +489,22 @@ def _statements(root: ast.AST) -> Iterator[tuple[ast.AST, str, str | None, ast.A
                     yield child, prefix, scope, scope_node
 
 
+def _top_entry(stmt: ast.stmt) -> tuple[str, str, str | None, ast.AST | None]:
+    """(qualname, prefix for its body, scope, scope node) of a top-level statement; None is the module."""
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return stmt.name, f"{stmt.name}.<locals>.", stmt.name, stmt
+    if isinstance(stmt, ast.ClassDef):
+        return stmt.name, f"{stmt.name}.", None, None
+    return "", "", None, None
+
+
+def _is_interesting(node: ast.AST) -> bool:
+    """Statements `build` looks at: imports and decorated defs."""
+    return isinstance(node, (ast.Import, ast.ImportFrom)) or (
+        isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and bool(node.decorator_list)
+    )
+
+
 def _header_nodes(stmt: ast.AST) -> Iterator[ast.AST]:
     """Every expression node of a statement outside its nested statement bodies."""
     for fname, value in ast.iter_fields(stmt):
@@ -473,11 +516,19 @@ def _header_nodes(stmt: ast.AST) -> Iterator[ast.AST]:
                 yield from walk_nodes(item)
 
 
+_Entry = tuple[ast.AST, str, str | None, ast.AST | None]
+
+
 class _Collector:
-    def __init__(self, source: str, tree: ast.Module, lines: _SourceText) -> None:
+    """Builds a ModuleInfo. What depends on one chunk of top-level statements only (its statement list,
+    parameters, helper calls, launches inside functions) is kept in the chunk's memo, so that re-parsing a
+    file after an edit recomputes it for the edited chunk only (see analysis.source_chunks)."""
+
+    def __init__(self, source: str, tree: ast.Module, lines: _SourceText, chunks: list[Chunk]) -> None:
         self.source = source
         self.tree = tree
         self.lines = lines
+        self.chunks = chunks
         self.aliases: dict[str, str] = {}
         self.trees: dict[int, FunctionTree] = {}
         self.scope_assigns: dict[int, dict[str, ast.AST]] = {}
@@ -489,15 +540,40 @@ class _Collector:
                 and isinstance(stmt.targets[0], ast.Name)
             ):
                 self.module_assigns[stmt.targets[0].id] = stmt.value
+        self.aliases_key: tuple[tuple[str, str], ...] = ()
 
     def resolve(self, node: ast.AST) -> str | None:
         return _resolve(node, self.aliases)
 
+    def _subtree(self, stmt: ast.stmt, chunk: Chunk) -> list[_Entry]:
+        """The statements under a top-level statement, in the order of `_statements(module)` (cached)."""
+        key = ("statements", id(stmt))
+        cached = chunk.memo.get(key)
+        if cached is None:
+            _, prefix, scope, scope_node = _top_entry(stmt)
+            cached = list(_statements(stmt, prefix, scope, scope_node))
+            chunk.memo[key] = cached
+        return cached
+
+    def _interesting(self, stmt: ast.stmt, chunk: Chunk) -> list[_Entry]:
+        """Imports and decorated defs under a top-level statement, in walk order (cached)."""
+        key = ("interesting", id(stmt))
+        cached = chunk.memo.get(key)
+        if cached is None:
+            cached = [entry for entry in self._subtree(stmt, chunk) if _is_interesting(entry[0])]
+            chunk.memo[key] = cached
+        return cached
+
     def build(self) -> ModuleInfo:
-        statements = list(_statements(self.tree))
+        tops = [(stmt, chunk) for chunk in self.chunks for stmt in chunk.stmts]
         other: set[str] = set()
         defs: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str]] = []
-        for node, qualname, _, _ in statements:
+        # The order of a statement walk of the module: the top-level statements last to first, then the
+        # subtree of each (the order decides which of two imports binding one name wins).
+        entries: list[tuple[ast.AST, str]] = [(stmt, _top_entry(stmt)[0]) for stmt, _ in reversed(tops)]
+        for stmt, chunk in tops:
+            entries.extend((node, qualname) for node, qualname, _, _ in self._interesting(stmt, chunk))
+        for node, qualname in entries:
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 _add_import(node, self.aliases, other)
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.decorator_list:
@@ -506,6 +582,7 @@ class _Collector:
         for name, target in (("triton", "triton"), ("tl", "triton.language")):
             if name not in self.aliases and name not in other:
                 self.aliases[name] = target
+        self.aliases_key = tuple(self.aliases.items())
         jitted: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str, _Decorators]] = []
         for node, qualname in defs:
             decorators = self._decorators(node)
@@ -513,9 +590,13 @@ class _Collector:
                 jitted.append((node, qualname, decorators))
         jitted.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
         names = {node.name for node, _, _ in jitted}
-        launches = tuple(self._launches(statements, names)) if names else ()
+        names_key = frozenset(names)
+        launches = tuple(self._launches(tops, names, names_key)) if names else ()
         launched = {site.kernel for site in launches}
-        calls = {node.name: self._jit_calls(node, names) for node, _, _ in jitted}
+        owners = self._owners(tops, [node for node, _, _ in jitted])
+        calls = {
+            node.name: self._jit_calls(node, names, names_key, owners.get(id(node))) for node, _, _ in jitted
+        }
         called_by_jit = {callee for callees in calls.values() for callee in callees}
         infos: list[KernelInfo] = []
         for node, qualname, decorators in jitted:
@@ -528,6 +609,7 @@ class _Collector:
                     helpers=_transitive(node.name, calls),
                     is_helper=node.name in called_by_jit and node.name not in launched,
                     launched=node.name in launched,
+                    chunk=owners.get(id(node)),
                 )
             )
         return ModuleInfo(
@@ -539,33 +621,108 @@ class _Collector:
             tree=self.tree,
             _text=self.lines,
             _trees=self.trees,
+            _chunks=tuple(self.chunks),
         )
 
+    @staticmethod
+    def _owners(tops: list[tuple[ast.stmt, Chunk]], nodes: list[ast.AST]) -> dict[int, Chunk]:
+        """The chunk holding each node (by line: chunks are disjoint, consecutive line ranges)."""
+        out: dict[int, Chunk] = {}
+        if not nodes or not tops:
+            return out
+        starts = [stmt.lineno for stmt, _ in tops]
+        for node in nodes:
+            index = bisect.bisect_right(starts, getattr(node, "lineno", 0)) - 1
+            if index >= 0:
+                stmt, chunk = tops[index]
+                if stmt.lineno <= node.lineno <= (stmt.end_lineno or stmt.lineno):
+                    out[id(node)] = chunk
+        return out
+
+    def _hit_lines(self, names: set[str], names_key: frozenset[str]) -> list[int]:
+        """Lines (1-based, ascending) where `name[` appears for one of `names`."""
+        alternatives = "|".join(re.escape(n) for n in sorted(names))
+        pattern = re.compile(r"\b(?:" + alternatives + r")\s*\[")
+        if "\r" in self.source:
+            return [i for i, text in enumerate(self.lines.lines, start=1) if pattern.search(text)]
+        # Without CR the chunks cover the lines one after the other: search each chunk's lines once per set
+        # of names (a search over a chunk's text finds the lines a search per line finds: `\s` never matches a
+        # line break between the name and the bracket, whose lines `\n` separates).
+        pattern = re.compile(r"\b(?:" + alternatives + r")[^\S\n]*\[")
+        out: list[int] = []
+        lines = self.lines.lines
+        for chunk in self.chunks:
+            cached = chunk.memo.get(("hit_lines",))
+            if cached is None or cached[0] != names_key:
+                text = "\n".join(lines[chunk.start : chunk.end])
+                found: list[int] = []
+                line, pos = chunk.start + 1, 0
+                for match in pattern.finditer(text):
+                    line += text.count("\n", pos, match.start())
+                    pos = match.start()
+                    if not found or found[-1] != line:
+                        found.append(line)
+                cached = (names_key, found)
+                chunk.memo[("hit_lines",)] = cached
+            out.extend(cached[1])
+        return out
+
     def _launches(
-        self, statements: list[tuple[ast.AST, str, str | None, ast.AST]], names: set[str]
+        self, tops: list[tuple[ast.stmt, Chunk]], names: set[str], names_key: frozenset[str]
     ) -> list[LaunchSite]:
         """Launch sites `name[grid](...)`, looking only at statements on lines where `name[` appears."""
-        pattern = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in sorted(names)) + r")\s*\[")
-        hit_lines = [i for i, text in enumerate(self.lines.lines, start=1) if pattern.search(text)]
+        hit_lines = self._hit_lines(names, names_key)
         if not hit_lines:
             return []
-        hits = set(hit_lines)
+
+        def hit(first: int, last: int) -> bool:
+            index = bisect.bisect_left(hit_lines, first)
+            return index < len(hit_lines) and hit_lines[index] <= last
+
         found: dict[int, LaunchSite] = {}
-        for stmt, _, scope, scope_node in statements:
-            first = getattr(stmt, "lineno", 0)
-            last = getattr(stmt, "end_lineno", first) or first
-            if not any(line in hits for line in range(first, last + 1)):
-                continue
-            for node in _header_nodes(stmt):
-                if (
-                    isinstance(node, ast.Call)
-                    and isinstance(node.func, ast.Subscript)
-                    and id(node) not in found
-                ):
-                    site = self._launch(node, scope, scope_node, names)
-                    if site is not None:
-                        found[id(node)] = site
+        for top, chunk in tops:
+            first = top.lineno
+            if not hit(first, top.end_lineno or first):
+                continue  # nothing under this statement is on a hit line
+            entries: list[_Entry] = [(top, "", None, None), *self._subtree(top, chunk)]
+            for stmt, _, scope, scope_node in entries:
+                first = getattr(stmt, "lineno", 0)
+                last = getattr(stmt, "end_lineno", first) or first
+                if not hit(first, last):
+                    continue
+                for node in self._subscript_calls(stmt, chunk):
+                    if id(node) not in found:
+                        site = self._launch_cached(node, scope, scope_node, names, chunk)
+                        if site is not None:
+                            found[id(node)] = site
         return sorted(found.values(), key=lambda site: (site.span.line, site.span.col))
+
+    @staticmethod
+    def _subscript_calls(stmt: ast.AST, chunk: Chunk) -> list[ast.Call]:
+        """Calls of the form `x[...](...)` in a statement's header, in walk order (cached)."""
+        key = ("subscript_calls", id(stmt))
+        cached = chunk.memo.get(key)
+        if cached is None:
+            cached = [
+                node
+                for node in _header_nodes(stmt)
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript)
+            ]
+            chunk.memo[key] = cached
+        return cached
+
+    def _launch_cached(
+        self, call: ast.Call, scope: str | None, scope_node: ast.AST | None, names: set[str], chunk: Chunk
+    ) -> LaunchSite | None:
+        if scope_node is None:
+            # At module level a grid name may be assigned in another chunk: not cacheable.
+            return self._launch(call, scope, self.tree, names)
+        # Inside a function everything a launch reads is in this chunk.
+        key = ("launch", id(call))
+        if key not in chunk.memo:
+            chunk.memo[key] = self._launch(call, scope, scope_node, None)
+        site = chunk.memo[key]
+        return site if site is not None and site.kernel in names else None
 
     # -- decorators -------------------------------------------------------------------------------------------
 
@@ -680,7 +837,36 @@ class _Collector:
         helpers: tuple[str, ...],
         is_helper: bool,
         launched: bool,
+        chunk: Chunk | None = None,
     ) -> KernelInfo:
+        span, def_span, name_span, params, docstring = self._kernel_parts(node, chunk)
+        return KernelInfo(
+            name=node.name,
+            qualname=qualname,
+            span=span,
+            def_span=def_span,
+            name_span=name_span,
+            params=params,
+            jit_kwargs=decorators.jit_kwargs,
+            autotune=decorators.autotune,
+            heuristics=decorators.heuristics,
+            calls=calls,
+            helpers=helpers,
+            is_helper=is_helper,
+            launched=launched,
+            docstring=docstring,
+            node=node,
+        )
+
+    def _kernel_parts(
+        self, node: ast.FunctionDef | ast.AsyncFunctionDef, chunk: Chunk | None
+    ) -> tuple[Span, Span, Span, tuple[Param, ...], str | None]:
+        """Spans, parameters and docstring: they read the function's own lines and the import aliases only."""
+        key = ("kernel", id(node))
+        if chunk is not None:
+            cached = chunk.memo.get(key)
+            if cached is not None and cached[0] == self.aliases_key:
+                return cached[1]  # type: ignore[no-any-return]
         def_span = self.lines.span(node)
         start = node.decorator_list[0] if node.decorator_list else node
         first = self.lines.span(start)
@@ -691,23 +877,10 @@ class _Collector:
             def_span.end_line,
             def_span.end_col,
         )
-        return KernelInfo(
-            name=node.name,
-            qualname=qualname,
-            span=span,
-            def_span=def_span,
-            name_span=self._name_span(node, def_span),
-            params=self._params(node),
-            jit_kwargs=decorators.jit_kwargs,
-            autotune=decorators.autotune,
-            heuristics=decorators.heuristics,
-            calls=calls,
-            helpers=helpers,
-            is_helper=is_helper,
-            launched=launched,
-            docstring=ast.get_docstring(node),
-            node=node,
-        )
+        parts = (span, def_span, self._name_span(node, def_span), self._params(node), ast.get_docstring(node))
+        if chunk is not None:
+            chunk.memo[key] = (self.aliases_key, parts)
+        return parts
 
     def _name_span(self, node: ast.FunctionDef | ast.AsyncFunctionDef, def_span: Span) -> Span:
         text = self.lines.line(def_span.line)
@@ -767,7 +940,27 @@ class _Collector:
                 return False
         return self.resolve(annotation) == CONSTEXPR
 
-    def _jit_calls(self, node: ast.FunctionDef | ast.AsyncFunctionDef, names: set[str]) -> tuple[str, ...]:
+    def _jit_calls(
+        self,
+        node: ast.FunctionDef | ast.AsyncFunctionDef,
+        names: set[str],
+        names_key: frozenset[str],
+        chunk: Chunk | None,
+    ) -> tuple[str, ...]:
+        """Jit functions of this file that `node` calls by name (reads the function's own lines only)."""
+        key = ("calls", id(node))
+        if chunk is not None:
+            cached = chunk.memo.get(key)
+            if cached is not None and cached[0] == names_key:
+                return cached[1]  # type: ignore[no-any-return]
+        calls = self._find_jit_calls(node, names)
+        if chunk is not None:
+            chunk.memo[key] = (names_key, calls)
+        return calls
+
+    def _find_jit_calls(
+        self, node: ast.FunctionDef | ast.AsyncFunctionDef, names: set[str]
+    ) -> tuple[str, ...]:
         others = names - {node.name}
         if not others:
             return ()
@@ -787,8 +980,9 @@ class _Collector:
     # -- launches ---------------------------------------------------------------------------------------------
 
     def _launch(
-        self, call: ast.Call, scope: str | None, scope_node: ast.AST, names: set[str]
+        self, call: ast.Call, scope: str | None, scope_node: ast.AST, names: set[str] | None
     ) -> LaunchSite | None:
+        """The launch site of `call` when it launches one of `names` (any name when None)."""
         sub = call.func
         assert isinstance(sub, ast.Subscript)
         target = sub.value
@@ -799,7 +993,7 @@ class _Collector:
             if isinstance(target, ast.Attribute)
             else None
         )
-        if kernel is None or kernel not in names:
+        if kernel is None or (names is not None and kernel not in names):
             return None
         grid = sub.slice
         grid_value = _grid_literal(grid)

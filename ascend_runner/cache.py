@@ -4,6 +4,8 @@ The key covers everything that changes the compiler's output: the exact text and
 and of every @triton.jit helper it calls (line numbers matter: they are in every `loc`), the module-level
 statements (imports, constants), the specialization (signature, constants, divisibility), target,
 options and compiler version. Edits elsewhere in the buffer (host code, unrelated kernels) keep the key.
+The worker also loads the user's own modules the buffer imports (`from .utils import helper`), from the
+folder of the request's path: their digests are in the key too (see sibling_digests).
 Writes go to a temporary file renamed into place, so concurrent processes never see half an entry.
 """
 
@@ -14,8 +16,10 @@ import functools
 import hashlib
 import json
 import os
+import stat
 import tempfile
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Mapping
 from pathlib import Path
@@ -83,6 +87,104 @@ def _dependency_sources(source: str, kernel: str) -> dict[str, str] | None:
     return out
 
 
+# Sibling modules: only .py files under the buffer's folder, at most this many, and only files up to this size
+# are read (a bigger one is keyed by its size and modification time), so a key never reads unbounded data.
+SIBLING_MAX_FILES = 32
+SIBLING_MAX_BYTES = 512 * 1024
+_RECENT_NS = 2_000_000_000
+
+
+@functools.lru_cache(maxsize=256)
+def _imported_names(source: str) -> tuple[tuple[int, str], ...]:
+    """(level, dotted module) of every import in `source`: `from .a import b` gives (1, "a") and (1, "a.b")."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return ()
+    out: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.extend((0, alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            out.append((node.level, base))
+            # `from . import utils` / `from pkg import mod` may name a module, not an attribute.
+            out.extend(
+                (node.level, f"{base}.{a.name}" if base else a.name) for a in node.names if a.name != "*"
+            )
+    return tuple(o for o in out if o[1])
+
+
+def _module_files(root: Path, package_dir: Path, level: int, dotted: str) -> list[Path]:
+    """Files under `root` that `import` would load for (level, dotted), the way the worker resolves them."""
+    if level > 1:
+        return []  # above the buffer's folder: not a sibling
+    base = package_dir if level == 1 else root
+    parts = dotted.split(".")
+    found: list[Path] = []
+    for depth in range(1, len(parts) + 1):
+        stem = base.joinpath(*parts[:depth])
+        for candidate in (stem.with_suffix(".py"), stem / "__init__.py"):
+            if candidate.is_file() and candidate.resolve().is_relative_to(root):
+                found.append(candidate)
+                break
+        else:
+            if not stem.is_dir():
+                break
+    return found
+
+
+@functools.lru_cache(maxsize=1024)
+def _file_digest(path: str, mtime_ns: int, size: int) -> tuple[str, tuple[tuple[int, str], ...]]:
+    """sha256 of a sibling file and its own imports; cached by (path, mtime, size) so warm keys only stat."""
+    if size > SIBLING_MAX_BYTES:
+        return f"large:{size}:{mtime_ns}", ()
+    try:
+        data = Path(path).read_bytes()[: SIBLING_MAX_BYTES + 1]
+    except OSError:
+        return "unreadable", ()
+    text = data.decode("utf-8", "replace")
+    return hashlib.sha256(data).hexdigest(), _imported_names(text)
+
+
+def sibling_digests(source: str, path: str) -> dict[str, str]:
+    """Digest of every local module the buffer imports (transitively): relative path -> sha256.
+
+    Resolved as the worker resolves them: absolute imports against the folder of `path`, relative ones
+    against the importing file's folder; only regular .py files inside that folder are considered, at most
+    SIBLING_MAX_FILES. Empty when `path` names no folder on this machine (an unsaved or remote buffer).
+    """
+    try:
+        root = Path(os.path.abspath(path)).parent.resolve()
+        if not root.is_dir():
+            return {}
+    except (OSError, ValueError):
+        return {}
+    out: dict[str, str] = {}
+    todo: list[tuple[Path, tuple[tuple[int, str], ...]]] = [(root, _imported_names(source))]
+    while todo and len(out) < SIBLING_MAX_FILES:
+        package_dir, imports = todo.pop(0)
+        for level, dotted in imports:
+            for file in _module_files(root, package_dir, level, dotted):
+                name = file.relative_to(root).as_posix()
+                if name in out or len(out) >= SIBLING_MAX_FILES:
+                    continue
+                try:
+                    info = file.stat()
+                except OSError:
+                    continue
+                if not stat.S_ISREG(info.st_mode):
+                    continue
+                # A file written in the last moments may change again within the file system's timestamp
+                # granularity without its (mtime, size) changing: read it again rather than trust the memo.
+                recent = time.time_ns() - info.st_mtime_ns < _RECENT_NS
+                digest_of = _file_digest.__wrapped__ if recent else _file_digest
+                digest, nested = digest_of(str(file), info.st_mtime_ns, info.st_size)
+                out[name] = digest
+                todo.append((file.parent, nested))
+    return out
+
+
 def function_sources_key(function_sources: Mapping[str, str]) -> str:
     """A stable digest of {"name@line": text} (as dependency_sources returns, or as a server computes it)."""
     blob = json.dumps(sorted(function_sources.items()), ensure_ascii=False)
@@ -106,6 +208,9 @@ def compile_key(req: CompileRequest, compiler: str, function_sources: Mapping[st
         "options": req.options,
         "compiler": compiler,
     }
+    siblings = sibling_digests(req.source, req.path)
+    if siblings:
+        parts["siblings"] = siblings  # an edit in an imported helper file must miss the cache
     blob = json.dumps(parts, sort_keys=True, default=repr, ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 

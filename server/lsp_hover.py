@@ -1,9 +1,13 @@
-"""Hover text for findings: the rule's explanation, the finding's evidence chain and its estimated gain."""
+"""Hover text for findings: the rule's explanation, the finding's evidence chain and its estimated gain.
+
+A finding that confirms lower-level ones (analysis.escalation) lists them and shows its chain in order:
+the symptoms they saw, the IR excerpts, the compiler's decision (the message), then the rewrite.
+"""
 
 from __future__ import annotations
 
 from tritonlens.analysis import rules
-from tritonlens.analysis.findings import Evidence, Finding
+from tritonlens.analysis.findings import Evidence, Finding, Level
 
 MAX_EXCERPT_LINES = 12
 
@@ -39,8 +43,15 @@ def finding_markdown(f: Finding) -> str:
     if f.kernel:
         meta += f" · kernel `{f.kernel}`"
     parts.append(f"*{meta}*")
+    confirmed = _confirmed(f)
+    if confirmed:
+        parts.append("**Confirms**\n\n" + "\n".join(confirmed))
     if f.evidence:
-        parts.append("**Evidence**\n\n" + "\n".join(_evidence(i, ev) for i, ev in enumerate(f.evidence, 1)))
+        heading = "**Evidence chain**" if confirmed else "**Evidence**"
+        parts.append(heading + "\n\n" + "\n".join(_evidence(i, ev) for i, ev in enumerate(f.evidence, 1)))
+    rewrite = f.data.get("rewrite") if isinstance(f.data, dict) else None
+    if isinstance(rewrite, str) and rewrite:
+        parts.append(f"**Rewrite:** {rewrite}")
     if f.estimated_gain:
         parts.append(f"**Estimated gain:** {f.estimated_gain}")
     if f.fix is not None:
@@ -51,6 +62,24 @@ def finding_markdown(f: Finding) -> str:
         if links:
             parts.append("**References:** " + " · ".join(f"<{u}>" for u in links))
     return "\n\n".join(parts)
+
+
+def _confirmed(f: Finding) -> list[str]:
+    """One bullet per lower-level finding this one confirms (recorded by analysis.escalation.merge)."""
+    rows = f.data.get("confirmed") if isinstance(f.data, dict) else None
+    if not isinstance(rows, list):
+        return []
+    out: list[str] = []
+    for row in rows:
+        if not isinstance(row, dict) or not isinstance(row.get("code"), str):
+            continue
+        rule = rules.get(row["code"])
+        name = f" `{rule.name}`" if rule else ""
+        level = row.get("level")
+        where = f"level {level} ({Level(level).name.lower()})" if level in set(Level) else "lower level"
+        line = f" on line {row['line']}" if isinstance(row.get("line"), int) else ""
+        out.append(f"- **{row['code']}**{name}, {where}{line}: {row.get('message', '')}")
+    return out
 
 
 def hover_markdown(findings: list[Finding]) -> str:

@@ -20,6 +20,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path
 
+from tritonlens.analysis.escalation import apply_and_merge
 from tritonlens.analysis.findings import Finding, Level
 from tritonlens.server.documents import DocState
 from tritonlens.server.lsp_analysis import analyze_text_quickly, index_file
@@ -271,7 +272,10 @@ class TritonLensServer(LanguageServer):
 
     # --- findings -----------------------------------------------------------------------------------------
     def visible_findings(self, doc: DocState) -> list[Finding]:
-        return self.config.for_uri(doc.uri).settings.apply(doc.findings())
+        """Every level's findings for the doc, filtered by its settings, one finding per confirmed cause.
+
+        Diagnostics, hover, code actions and lenses all read this, so they agree on the merged result."""
+        return apply_and_merge(self.config.for_uri(doc.uri).settings, doc.findings())
 
     def diagnostics(self, doc: DocState) -> list[types.Diagnostic]:
         if doc.analysis is None:

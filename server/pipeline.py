@@ -270,6 +270,8 @@ class _ReportCache:
     @staticmethod
     def key(variant: VariantResult, target: str, source: str, kernel: str, path: str) -> str:
         parts = (source, path, kernel, target, repr(variant.specialization.key()), variant.compiler)
+        # The compile cache key also covers imported helper files the buffer text does not show.
+        parts += (str(variant.metadata.get("cache_key", "")),)
         return hashlib.sha256("\x00".join(parts).encode("utf-8")).hexdigest()
 
     def get(self, key: str) -> tuple[list[Finding], dict[str, Any], dict[str, list[tuple[int, int]]]] | None:

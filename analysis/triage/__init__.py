@@ -11,9 +11,10 @@ from __future__ import annotations
 import ast
 import hashlib
 import logging
+import re
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from tritonlens.analysis.findings import Evidence, Finding, Level, Span
@@ -107,6 +108,10 @@ class _FunctionCache:
 _CACHE = _FunctionCache()
 
 
+# Line breaks for str.splitlines other than "\n": where one occurs, splitlines' lines are not ast's lines.
+_OTHER_BREAKS = re.compile("[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
 def _function_keys(module: ModuleInfo, path: str) -> dict[tuple[str, int], str]:
     """Key of each jit function: everything its checks can read, with positions. That is its own text, the
     jit functions it calls or is called by, the module's top-level statements (imports, constants, module-level
@@ -121,23 +126,27 @@ def _function_keys(module: ModuleInfo, path: str) -> dict[tuple[str, int], str]:
     functions = module.functions
     defs: dict[str, list[str]] = {}
     top: list[str] = []
-    if module.tree is not None:
-        for node in _statements(module.tree.body):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-                defs.setdefault(node.name, []).append(digest_of(start, node.end_lineno or node.lineno))
-        for stmt in module.tree.body:
-            if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                top.append(digest_of(stmt.lineno, stmt.end_lineno or stmt.lineno))
+    for stmts, memo in _chunks(module, cacheable=not _OTHER_BREAKS.search(module.source)):
+        parts = memo.get(_KEYS_MEMO)
+        if parts is None:
+            parts = _chunk_digests(stmts, digest_of)
+            memo[_KEYS_MEMO] = parts
+        for name, digest in parts[0]:
+            defs.setdefault(name, []).append(digest)
+        top.extend(parts[1])
     ranges = sorted((f.span.line, f.span.end_line) for f in functions)
     context = hashlib.blake2b(f"{path}\0{ranges}\0{top}".encode(), digest_size=16)
     launchers: dict[str, set[str]] = {}
     for site in module.launches:
         if site.function:
             launchers.setdefault(site.kernel, set()).add(site.function)
+    callers: dict[str, set[str]] = {}
+    for g in functions:
+        for helper in g.helpers:
+            callers.setdefault(helper, set()).add(g.name)
     keys: dict[tuple[str, int], str] = {}
     for f in functions:
-        related = sorted({f.name, *f.helpers, *(g.name for g in functions if f.name in g.helpers)})
+        related = sorted({f.name, *f.helpers, *callers.get(f.name, ())})
         hosts = sorted({host for name in related for host in launchers.get(name, ())})
         digest = context.copy()
         digest.update(digest_of(f.span.line, f.span.end_line).encode())
@@ -145,6 +154,40 @@ def _function_keys(module: ModuleInfo, path: str) -> dict[tuple[str, int], str]:
             digest.update(f"|{name}:{','.join(defs.get(name, []))}".encode())
         keys[f.name, f.span.line] = digest.hexdigest()
     return keys
+
+
+_KEYS_MEMO = ("triage.function_keys",)
+_Digests = tuple[list[tuple[str, str]], list[str]]
+
+
+def _chunks(
+    module: ModuleInfo, *, cacheable: bool
+) -> Iterator[tuple[tuple[ast.stmt, ...], dict[object, object]]]:
+    """The module's top-level statements in parsed chunks, each with the memo where its digests are kept.
+    A chunk's digests read its own lines only when line numbers mean the same for ast and splitlines."""
+    if module.tree is None:
+        return
+    chunks = module._chunks
+    if cacheable and chunks and sum(len(c.stmts) for c in chunks) == len(module.tree.body):
+        for chunk in chunks:
+            yield chunk.stmts, chunk.memo
+    else:
+        yield tuple(module.tree.body), {}
+
+
+def _chunk_digests(stmts: tuple[ast.stmt, ...], digest_of: Callable[[int, int], str]) -> _Digests:
+    """(name, digest) of every def, nested ones included, in source order; digests of the other top-level
+    statements (classes aside)."""
+    defs: list[tuple[str, str]] = []
+    top: list[str] = []
+    for node in _statements(list(stmts)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            defs.append((node.name, digest_of(start, node.end_lineno or node.lineno)))
+    for stmt in stmts:
+        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            top.append(digest_of(stmt.lineno, stmt.end_lineno or stmt.lineno))
+    return defs, top
 
 
 def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:

@@ -19,6 +19,7 @@ import tempfile
 import time
 from typing import Any
 
+from compile_only_cuda import DEVICES, compile_only
 from source_module import LoadedSource, SourceError, load_source
 
 CUDA_TARGETS = {"sm_80": 80, "sm_86": 86, "sm_89": 89, "sm_90": 90, "sm_100": 100}
@@ -321,14 +322,19 @@ def compile_kernel(req: dict[str, Any]) -> dict[str, Any]:
             req, [_error("worker", f"cannot import triton in the CUDA environment: {exc}")], started
         )
 
-    try:
-        loaded = load_source(str(req.get("source", "")), path)
-    except SourceError as exc:
-        return _failed(req, [_error("frontend", exc.message, exc.line, exc.col)], started)
-    try:
-        result = _compile_loaded(req, loaded, target, triton, knobs, GPUTarget, started)
-    finally:
-        loaded.close()
+    # Kernel files ask the driver about the device at import time, and Triton's front end asks it during
+    # the compile (tl.target_info, TMA support): on a machine without a GPU a stand-in answers for `target`.
+    with compile_only(target) as standing_in:
+        try:
+            loaded = load_source(str(req.get("source", "")), path)
+        except SourceError as exc:
+            return _failed(req, [_error("frontend", exc.message, exc.line, exc.col)], started)
+        try:
+            result = _compile_loaded(req, loaded, target, triton, knobs, GPUTarget, started)
+        finally:
+            loaded.close()
+    if standing_in:
+        result["metadata"]["device"] = f"compile-only stand-in (no GPU here): {DEVICES[target].name}"
     # CPU time of this process and the tools it ran (ptxas, nvdisasm): unlike wall time, not inflated
     # by other work on a busy machine.
     result["metadata"]["cpu_seconds"] = round(_cpu_seconds() - cpu_started, 4)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.machinery
 import itertools
 import linecache
 import os
@@ -44,6 +45,8 @@ class LoadedSource:
     def close(self) -> None:
         # Forget the buffer and the user's sibling modules, so the next job sees their current text.
         sys.modules.pop(self.module.__name__, None)
+        if self.module.__package__:
+            sys.modules.pop(self.module.__package__, None)
         for name in self.local_modules:
             sys.modules.pop(name, None)
 
@@ -76,6 +79,19 @@ def _register_text(path: str, source: str) -> None:
     linecache.cache[path] = (len(source), None, lines, path)
 
 
+def _folder_package(folder: str) -> str:
+    """A private package whose search path is the buffer's folder, so `from .utils import helper` finds
+    <folder>/utils.py as it would for the user; a private name cannot clash with an installed package."""
+    name = f"tritonlens_folder_{next(_counter)}"
+    package = types.ModuleType(name)
+    package.__path__ = [folder]
+    package.__package__ = name
+    package.__spec__ = importlib.machinery.ModuleSpec(name, None, is_package=True)
+    package.__spec__.submodule_search_locations = [folder]
+    sys.modules[name] = package
+    return name
+
+
 def load_source(source: str, path: str) -> LoadedSource:
     """Execute `source` as a fresh module whose code claims to come from `path`."""
     try:
@@ -93,7 +109,11 @@ def load_source(source: str, path: str) -> LoadedSource:
     if added:
         # Sibling imports (`from utils import helper`) resolve as they would for the user.
         sys.path.insert(0, folder)
+    if os.path.isdir(folder):
+        module.__package__ = _folder_package(folder)
     before = set(sys.modules)
+    # No __pycache__ written into the user's folder by a compile.
+    saved_bytecode_flag, sys.dont_write_bytecode = sys.dont_write_bytecode, True
     try:
         for stmt in tree.body:
             lazy = _lazy_bindings(stmt)
@@ -111,6 +131,7 @@ def load_source(source: str, path: str) -> LoadedSource:
                     }
                 )
     finally:
+        sys.dont_write_bytecode = saved_bytecode_flag
         if added:
             sys.path.remove(folder)
         for imported in set(sys.modules) - before:

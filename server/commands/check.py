@@ -1,4 +1,9 @@
-"""`tritonlens check PATH...`: findings as `path:line:col: CODE message` (or JSON); exit 1 if any remain."""
+"""`tritonlens check PATH...`: findings as `path:line:col: CODE message` (or JSON).
+
+Info and hint findings end with ` [info]` / ` [hint]` so a reader (or a grep) tells them from warnings and
+errors while editors' `file:line:col: message` matchers still parse the line. `--min-severity` hides findings
+below it and decides the exit status: 1 only when a finding at or above it remains.
+"""
 
 from __future__ import annotations
 
@@ -7,15 +12,19 @@ import json
 import sys
 from pathlib import Path
 
-from tritonlens.analysis.findings import Finding
+from tritonlens.analysis.findings import Finding, Severity
 from tritonlens.analysis.settings import TARGET_PLATFORMS, Settings
+
+SEVERITY_CHOICES = ("error", "warning", "info", "hint")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("check", help="analyze files and print findings")
     p.add_argument("paths", nargs="+", metavar="PATH", help="Python files or folders (searched for *.py)")
     p.add_argument("--format", choices=("text", "json"), default="text")
-    p.add_argument("--select", default="", help="comma-separated rule codes or prefixes to report (default: all)")
+    p.add_argument(
+        "--select", default="", help="comma-separated rule codes or prefixes to report (default: all)"
+    )
     p.add_argument("--ignore", default="", help="comma-separated rule codes or prefixes to leave out")
     p.add_argument(
         "--target",
@@ -23,7 +32,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="platforms for triage: cuda, ascend or both; with --level ir a compile target such as sm_90 or ascend910b3",
     )
     p.add_argument(
-        "--level", choices=("triage", "ir"), default="triage", help="ir also compiles every kernel (needs a runner env)"
+        "--level",
+        choices=("triage", "ir"),
+        default="triage",
+        help="ir also compiles every kernel (needs a runner env)",
+    )
+    p.add_argument(
+        "--min-severity",
+        choices=SEVERITY_CHOICES,
+        default="hint",
+        help="report only findings at or above this severity; exit 1 only if one remains (default: hint, all)",
     )
     p.set_defaults(func=run)
 
@@ -33,7 +51,9 @@ def collect_files(paths: list[str]) -> list[Path]:
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            files.extend(sorted(p for p in path.rglob("*.py") if not any(part.startswith(".") for part in p.parts)))
+            files.extend(
+                sorted(p for p in path.rglob("*.py") if not any(part.startswith(".") for part in p.parts))
+            )
         elif path.exists():
             files.append(path)
         else:
@@ -46,7 +66,15 @@ def settings_from_args(args: argparse.Namespace, target: str) -> Settings:
 
 
 def format_text(path: str, finding: Finding) -> str:
-    return f"{path}:{finding.span.line}:{finding.span.col + 1}: {finding.code} {finding.message}"
+    line = f"{path}:{finding.span.line}:{finding.span.col + 1}: {finding.code} {finding.message}"
+    if finding.severity >= Severity.INFO:
+        line += f" [{finding.severity.name.lower()}]"  # warnings and errors stay unmarked, as compilers print them
+    return line
+
+
+def at_least(findings: list[Finding], minimum: Severity) -> list[Finding]:
+    """Findings at or above `minimum` (Severity numbers as LSP: ERROR=1 is the most severe)."""
+    return [f for f in findings if f.severity <= minimum]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -61,7 +89,9 @@ def run(args: argparse.Namespace) -> int:
         return analyze_files_ir(args, files)
     target = args.target
     if target not in TARGET_PLATFORMS:
-        print(f"tritonlens check: --target for triage is one of {', '.join(TARGET_PLATFORMS)}", file=sys.stderr)
+        print(
+            f"tritonlens check: --target for triage is one of {', '.join(TARGET_PLATFORMS)}", file=sys.stderr
+        )
         return 2
     try:
         settings = settings_from_args(args, target)
@@ -78,11 +108,14 @@ def run(args: argparse.Namespace) -> int:
             print(f"tritonlens check: cannot read {path}: {exc}", file=sys.stderr)
             return 2
         results[str(path)] = settings.apply(triage(source, str(path)).findings)
-    return print_findings(args.format, results)
+    return print_findings(args.format, results, Severity.parse(args.min_severity))
 
 
-def print_findings(fmt: str, results: dict[str, list[Finding]]) -> int:
-    """Print per-file findings in the chosen format; returns the exit status (1 if any finding)."""
+def print_findings(fmt: str, results: dict[str, list[Finding]], minimum: Severity = Severity.HINT) -> int:
+    """Print per-file findings at or above `minimum` in the chosen format; exit status 1 if any is printed."""
+    before = sum(len(fs) for fs in results.values())
+    results = {path: at_least(findings, minimum) for path, findings in results.items()}
+    total = sum(len(fs) for fs in results.values())
     if fmt == "json":
         payload = [{"path": p, **f.to_dict()} for p, fs in results.items() for f in fs]
         print(json.dumps(payload, indent=2))
@@ -90,6 +123,6 @@ def print_findings(fmt: str, results: dict[str, list[Finding]]) -> int:
         for path, findings in results.items():
             for f in findings:
                 print(format_text(path, f))
-        total = sum(len(fs) for fs in results.values())
-        print(f"{total} finding(s) in {len(results)} file(s)", file=sys.stderr)
+        hidden = f", {before - total} below {minimum.name.lower()} not shown" if before > total else ""
+        print(f"{total} finding(s) in {len(results)} file(s){hidden}", file=sys.stderr)
     return 1 if any(results.values()) else 0

@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tritonlens.analysis.findings import Finding
+from tritonlens.analysis.escalation import apply_and_merge
+from tritonlens.analysis.findings import Finding, Severity
 from tritonlens.analysis.settings import Settings
 from tritonlens.server.pipeline import (
     TARGETS,
@@ -116,7 +117,8 @@ def analyze_files_ir(args: argparse.Namespace, files: list[Path]) -> int:
                             file=sys.stderr,
                         )
                 findings.extend(analysis.findings)
-            results[str(path)] = settings.apply(_dedupe(findings))
+            # Same merge as the language server: a confirmed triage symptom folds into the compiler finding.
+            results[str(path)] = apply_and_merge(settings, _dedupe(findings))
     finally:
         runner.close()
-    return print_findings(args.format, results)
+    return print_findings(args.format, results, Severity.parse(getattr(args, "min_severity", "hint")))

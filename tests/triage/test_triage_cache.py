@@ -17,7 +17,16 @@ def _fresh(source: str) -> list:
 def test_cached_results_match_fresh_results_under_random_edits() -> None:
     rng = random.Random(7)
     source = "\n\n".join((EXAMPLES / n).read_text() for n in ("naive_softmax.py", "matmul.py", "gather.py"))
-    edits = ["BLOCK_SIZE", " 17", "tl.load(x_ptr)", "\n", "# c\n", "    pass\n", "x = 1\n", "for i in range(3):\n"]
+    edits = [
+        "BLOCK_SIZE",
+        " 17",
+        "tl.load(x_ptr)",
+        "\n",
+        "# c\n",
+        "    pass\n",
+        "x = 1\n",
+        "for i in range(3):\n",
+    ]
     for _ in range(120):
         pos = rng.randrange(len(source))
         if rng.random() < 0.5:
