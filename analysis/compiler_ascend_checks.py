@@ -303,6 +303,19 @@ def _degraded(op: AdapterOp) -> str | None:
     return None
 
 
+def _writes_no_compare(ctx: AscendContext, line: int) -> bool:
+    """Whether the source provably has no comparison on `line` (False when it did not parse).
+
+    The whole module is searched: IR lines can point into a jit helper the kernel calls.
+    """
+    if ctx.tree is None:
+        return False
+    return not any(
+        isinstance(node, ast.Compare) and node.lineno <= line <= (node.end_lineno or node.lineno)
+        for node in ast.walk(ctx.tree)
+    )
+
+
 def check_int_vector_ops(ctx: AscendContext) -> list[Finding]:
     by_line: dict[int, list[tuple[AdapterOp, str]]] = {}
     for op in ctx.module.ops:
@@ -322,6 +335,12 @@ def check_int_vector_ops(ctx: AscendContext) -> list[Finding]:
             )
         elif has64:
             fix = "compute in int32 when the values fit (`.to(tl.int32)` on the operands)"
+        elif _writes_no_compare(ctx, line):
+            fix = (
+                "no comparison is written on this line: it comes from the lowering of a library call here "
+                "(e.g. tl.rand/tl.randn compare integers internally), so there is nothing to rewrite in the source "
+                "short of moving that call out of hot code"
+            )
         else:
             fix = "compare in fp32 when both sides are exact in fp32 (|v| < 2**24), e.g. `offs.to(tl.float32) < n`"
         message = (

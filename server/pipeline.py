@@ -469,6 +469,11 @@ def analyze_kernel(
     if info is None:
         result.error = f"no @triton.jit function named {kernel!r} in {path}"
         return result
+    callers = [n for n, other in parsed.kernels.items() if n != kernel and kernel in _names(other.node)]
+    if callers and f"{kernel}[" not in source:
+        # compiled alone, a helper gets made-up argument types and fails with a misleading frontend error
+        result.error = f"{kernel} is a @triton.jit helper, compiled inline into {', '.join(callers)}; analyze one of those"
+        return result
     result.span = kernel_name_span(source, info)
     sources = _dependency_sources(source, kernel)
     result.code_hash = _code_hash(sources, source)

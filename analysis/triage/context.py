@@ -52,6 +52,11 @@ _NOT_INDEX = {
         "cumprod",
         "sort",
         "xor_sum",
+        # random floats: derived from the offsets they are seeded with, but values, not lanes
+        "rand",
+        "randn",
+        "rand4x",
+        "randn4x",
     )
 }
 ATOMICS = {

@@ -238,21 +238,48 @@ def make_backend(name: str) -> Backend:
     raise BackendUnavailable(f"unknown backend {name!r}; use cuda, npu or interpret")
 
 
+def _host_bench(kernel_call: Callable[[], Any], quantiles: Any = None, **_: Any) -> Any:
+    """Autotuner benchmark for the interpreter: one call on the host clock (the meaning is nil either way)."""
+    start = time.perf_counter()
+    kernel_call()
+    ms = (time.perf_counter() - start) * 1e3
+    return [ms] * len(quantiles) if quantiles else ms
+
+
 class interpret_mode:
-    """Set TRITON_INTERPRET for the block: `@triton.jit` reads it when a harness module is executed."""
+    """Set TRITON_INTERPRET for the block: `@triton.jit` reads it when a harness module is executed.
+
+    Interpreted, `@triton.autotune` still asks the GPU driver for a benchmarker and fails on a host without
+    one ("0 active drivers"), so the block also times autotune candidates on the host clock.
+    """
 
     def __init__(self, on: bool) -> None:
         self.on = on
         self.saved: str | None = None
+        self.saved_bench: Any = None
+        self.autotuner: Any = None
 
     def __enter__(self) -> None:
         self.saved = os.environ.get("TRITON_INTERPRET")
         if self.on:
             os.environ["TRITON_INTERPRET"] = "1"
+            try:
+                from triton.runtime import autotuner
+            except ImportError:  # a triton without this module: nothing to patch
+                return
+            self.autotuner = autotuner.Autotuner
+            self.saved_bench = self.autotuner.__dict__.get("do_bench")
+            self.autotuner.do_bench = property(lambda _self: _host_bench)
         else:
             os.environ.pop("TRITON_INTERPRET", None)
 
     def __exit__(self, *exc: object) -> None:
+        if self.autotuner is not None:
+            if self.saved_bench is None:
+                del self.autotuner.do_bench
+            else:
+                self.autotuner.do_bench = self.saved_bench
+            self.autotuner = None
         if self.saved is None:
             os.environ.pop("TRITON_INTERPRET", None)
         else:

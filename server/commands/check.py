@@ -62,7 +62,22 @@ def collect_files(paths: list[str]) -> list[Path]:
 
 
 def settings_from_args(args: argparse.Namespace, target: str) -> Settings:
-    return Settings.from_mapping({"target": target, "select": args.select, "ignore": args.ignore})
+    settings = Settings.from_mapping({"target": target, "select": args.select, "ignore": args.ignore})
+    check_codes(settings)
+    return settings
+
+
+def check_codes(settings: Settings) -> None:
+    """Raise ValueError for a --select/--ignore entry that matches no rule: a typo would silently report nothing."""
+    from tritonlens.analysis.rules import all_rules
+
+    codes = [r.code for r in all_rules()]
+    for option, prefixes in (("--select", settings.select), ("--ignore", settings.ignore)):
+        unknown = [p for p in prefixes if not any(code.startswith(p) for code in codes)]
+        if unknown:
+            raise ValueError(
+                f"{option} {', '.join(unknown)} matches no rule code (`tritonlens rules` lists them)"
+            )
 
 
 def format_text(path: str, finding: Finding) -> str:
@@ -101,14 +116,18 @@ def run(args: argparse.Namespace) -> int:
     from tritonlens.analysis.triage import triage
 
     results: dict[str, list[Finding]] = {}
+    unreadable = False
     for path in files:
         try:
             source = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
+            # One undecodable file in a folder must not hide the findings of the others: say so, go on, exit 2.
             print(f"tritonlens check: cannot read {path}: {exc}", file=sys.stderr)
-            return 2
+            unreadable = True
+            continue
         results[str(path)] = settings.apply(triage(source, str(path)).findings)
-    return print_findings(args.format, results, Severity.parse(args.min_severity))
+    status = print_findings(args.format, results, Severity.parse(args.min_severity))
+    return 2 if unreadable else status
 
 
 def print_findings(fmt: str, results: dict[str, list[Finding]], minimum: Severity = Severity.HINT) -> int:

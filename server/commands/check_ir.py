@@ -62,7 +62,7 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
 
 
 def analyze_files_ir(args: argparse.Namespace, files: list[Path]) -> int:
-    from tritonlens.server.commands.check import print_findings
+    from tritonlens.server.commands.check import check_codes, print_findings
 
     target = args.target
     if target not in TARGETS:
@@ -76,6 +76,7 @@ def analyze_files_ir(args: argparse.Namespace, files: list[Path]) -> int:
         settings = Settings.from_mapping(
             {"target": platform_of(target), "select": args.select, "ignore": args.ignore}
         )
+        check_codes(settings)
     except ValueError as exc:
         print(f"tritonlens check: {exc}", file=sys.stderr)
         return 2
@@ -88,13 +89,16 @@ def analyze_files_ir(args: argparse.Namespace, files: list[Path]) -> int:
         return 2
     results: dict[str, list[Finding]] = {}
     notes: set[str] = set()
+    unreadable = False
     try:
         for path in files:
             try:
                 source = path.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as exc:
+                # as in triage: report the unreadable file, analyze the rest, exit 2
                 print(f"tritonlens check: cannot read {path}: {exc}", file=sys.stderr)
-                return 2
+                unreadable = True
+                continue
             overrides = find_pyproject_overrides(path)
             findings = _triage(source, str(path))
             for analysis in analyze_document(source, str(path), target, runner, overrides=overrides):
@@ -121,4 +125,5 @@ def analyze_files_ir(args: argparse.Namespace, files: list[Path]) -> int:
             results[str(path)] = apply_and_merge(settings, _dedupe(findings))
     finally:
         runner.close()
-    return print_findings(args.format, results, Severity.parse(getattr(args, "min_severity", "hint")))
+    status = print_findings(args.format, results, Severity.parse(getattr(args, "min_severity", "hint")))
+    return 2 if unreadable else status

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+from tritonlens.analysis.kernels import parse_module
 from tritonlens.server.commands.check_ir import make_runner, report_unavailable
 from tritonlens.server.pipeline import TARGETS, analyze_kernel, find_pyproject_overrides, launchable_kernels
 
@@ -61,6 +62,14 @@ def annotate(
     return "\n".join(out) + "\n"
 
 
+def helper_callers(source: str, name: str) -> list[str] | None:
+    """The kernels that inline `name` when it is a jit helper of this file (None when it is not one)."""
+    module = parse_module(source)
+    if not any(h.name == name for h in module.helpers):
+        return None
+    return [k.name for k in module.kernels if name in k.helpers]
+
+
 def run(args: argparse.Namespace) -> int:
     path = Path(args.path)
     try:
@@ -81,6 +90,15 @@ def run(args: argparse.Namespace) -> int:
     if args.stage in ("ttgir", "llir", "ptx", "sass") and target.startswith("ascend"):
         print(
             f"tritonlens ir: the {args.stage} stage exists only for NVIDIA targets (e.g. --target sm_90)",
+            file=sys.stderr,
+        )
+        return 2
+    callers = helper_callers(source, args.kernel)
+    if callers is not None:
+        into = ", ".join(callers) or "the kernels that call it"
+        print(
+            f"tritonlens ir: {args.kernel} is a @triton.jit helper, compiled inline into {into}; "
+            "pass one of those to --kernel",
             file=sys.stderr,
         )
         return 2

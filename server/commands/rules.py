@@ -21,6 +21,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     for r in all_rules:
         fix = " [fix]" if r.has_fix else ""
-        print(f"{r.code}  {r.name}  ({', '.join(r.platforms)}; level {int(r.level)}; {r.severity.name.lower()}){fix}")
+        print(
+            f"{r.code}  {r.name}  ({', '.join(r.platforms)}; level {int(r.level)}; {r.severity.name.lower()}){fix}"
+        )
         print(f"    {r.title}")
     return 0

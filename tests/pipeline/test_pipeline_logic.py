@@ -207,6 +207,8 @@ def test_missing_value_gives_tl002_and_no_compile() -> None:
         (SOURCE, "six", "sm_7", "unknown target 'sm_7'"),
         (SOURCE, "nope", "sm_90", "no @triton.jit function named 'nope' in k.py"),
         ("def broken(:\n", "six", "sm_90", "the file does not parse"),
+        # a helper alone would compile with made-up argument types and fail with a misleading error
+        (SOURCE, "_twice", "sm_90", "_twice is a @triton.jit helper, compiled inline into six;"),
     ],
 )
 def test_user_errors_are_messages(source: str, kernel: str, target: str, error: str) -> None:

@@ -194,6 +194,41 @@ def test_bad_inputs_give_plain_messages(tmp_path):
     assert raw["ok"] is False and "torch_npu" in raw["errors"][0]
 
 
+AUTOTUNED = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 64}), triton.Config({"BLOCK": 128})], key=["n"])
+@triton.heuristics({"EVEN": lambda args: args["n"] % args["BLOCK"] == 0})
+@triton.jit(do_not_specialize=["n"])
+def scale_kernel(x_ptr, y_ptr, n, s, BLOCK: tl.constexpr, EVEN: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+    tl.store(y_ptr + offs, x * s, mask=offs < n)
+
+
+x = torch.randn(1000)
+y = torch.empty_like(x)
+scale_kernel[lambda m: (triton.cdiv(1000, m["BLOCK"]),)](x, y, 1000, 2.0)
+assert torch.allclose(y, x * 2)
+print("autotuned ok")
+"""
+
+
+def test_autotuned_kernel_runs_interpreted_without_a_gpu_driver(tmp_path):
+    # the autotuner asked the (absent) GPU driver for a benchmarker: "0 active drivers"
+    script = tmp_path / "autotuned.py"
+    script.write_text(AUTOTUNED)
+    raw = job("run", {"harness": {"mode": "script", "path": str(script)}})
+    assert raw["ok"], raw["errors"]
+    assert "autotuned ok" in raw["stdout"]
+    blocks = {launch["constants"]["BLOCK"] for launch in raw["launches"]}
+    assert blocks == {64, 128}  # both candidates were tried, through the interpreter
+    assert all(launch["kernel"] == "scale_kernel" for launch in raw["launches"])
+
+
 def test_cuda_backend_without_gpu_says_so():
     probe = subprocess.run(
         [PYTHON, "-c", "import torch; print(torch.cuda.is_available())"], capture_output=True, text=True

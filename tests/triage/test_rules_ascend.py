@@ -100,6 +100,25 @@ def test_tl118_silent_for_float_compare_and_data_compare() -> None:
     assert not of(WHERE.replace("tl.where(cols < n", "tl.where(x > 0"), "TL118")
 
 
+def test_tl118_silent_for_compare_of_random_floats() -> None:
+    # tl.rand is seeded with the offsets but returns float32: `r > p` is a float compare (dropout)
+    src = """
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def dropout(x_ptr, y_ptr, n, p, seed, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + offs, mask=offs < n)
+        r = tl.rand(seed, offs)
+        tl.store(y_ptr + offs, tl.where(r > p, x / (1 - p), 0.0), mask=offs < n)
+        tl.store(y_ptr + offs, tl.where(tl.randn(seed, offs) > 0.0, x, 0.0), mask=offs < n)
+    """
+    assert not of(src, "TL118")
+    (f,) = of(src.replace("r > p", "offs > p"), "TL118")
+    assert f.span == locate(src.replace("r > p", "offs > p"), "offs > p")
+
+
 UNROLL = """
 import triton
 import triton.language as tl
