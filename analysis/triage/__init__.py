@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from tritonlens.analysis.findings import Evidence, Finding, Level, Span
 from tritonlens.analysis.kernels import ModuleInfo, parse_module
+from tritonlens.analysis.kernels import _statements as walk_statements
 
 # The rule modules; importing one registers its rules and checks (listed in analysis/rules.py too).
 RULE_MODULES = (
@@ -176,11 +177,11 @@ def _chunks(
 
 
 def _chunk_digests(stmts: tuple[ast.stmt, ...], digest_of: Callable[[int, int], str]) -> _Digests:
-    """(name, digest) of every def, nested ones included, in source order; digests of the other top-level
-    statements (classes aside)."""
+    """(name, digest) of every def, nested ones included, in the statement walker's (deterministic) order;
+    digests of the other top-level statements (classes aside)."""
     defs: list[tuple[str, str]] = []
     top: list[str] = []
-    for node in _statements(list(stmts)):
+    for node, *_ in walk_statements(ast.Module(body=list(stmts), type_ignores=[])):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
             defs.append((node.name, digest_of(start, node.end_lineno or node.lineno)))
@@ -188,18 +189,6 @@ def _chunk_digests(stmts: tuple[ast.stmt, ...], digest_of: Callable[[int, int], 
         if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             top.append(digest_of(stmt.lineno, stmt.end_lineno or stmt.lineno))
     return defs, top
-
-
-def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """Every statement, nested ones included, without visiting expressions (a full ast.walk costs ~10x more)."""
-    stack = list(reversed(body))
-    while stack:
-        stmt = stack.pop()
-        yield stmt
-        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
-            children = getattr(stmt, name, None)
-            if isinstance(children, list):
-                stack.extend(reversed([c for c in children if isinstance(c, ast.AST)]))
 
 
 def _syntax_finding(module: ModuleInfo) -> Finding:

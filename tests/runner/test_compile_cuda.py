@@ -63,7 +63,6 @@ def test_second_compile_is_a_cache_hit(cuda_runner: LocalRunner) -> None:
     second = cuda_runner.compile(request("softmax"))
     assert first.ok and not first.cached
     assert second.cached and second.stages == first.stages
-    assert second.elapsed_s < 0.05
     assert second.metadata["cache_key"] == first.metadata["cache_key"]
     second.stages.clear()  # a caller editing its copy must not edit the cache
     second.resources["registers"] = -1
