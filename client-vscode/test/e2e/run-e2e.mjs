@@ -329,7 +329,10 @@ async function main() {
     } else {
       // The cursor is on `offs = tl.arange(...)`: its make_range must be on screen and highlighted.
       if (!irText.includes('tt.make_range')) fail(`the IR of the cursor line is not revealed:\n${irText.slice(0, 800)}`);
-      const highlighted = await irEditor.locator('.view-overlays [class*="ced-"]').count();
+      // Decorations are applied after the text arrives: wait for them rather than sampling once.
+      const marks = irEditor.locator('.view-overlays [class*="ced-"]');
+      await marks.first().waitFor({ timeout: 15000 }).catch(() => {});
+      const highlighted = await marks.count();
       if (highlighted === 0) fail('no IR lines are highlighted for the cursor line');
       log(`IR view shows ttgir with ${highlighted} highlighted line(s) for the cursor line`);
       await shot(page, '07-ir-view');
