@@ -14,10 +14,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tritonlens.analysis.ir.llir import LlirInstr, parse_llir
-from tritonlens.analysis.ir.mlir_loc import LocChain, MlirModule, UserFiles, parse_mlir
-from tritonlens.analysis.ir.ptx import PtxModule, parse_ptx, vector_bits
-from tritonlens.analysis.ir.sass import SassInstr, parse_sass
+from .ir.llir import LlirInstr, parse_llir
+from .ir.mlir_loc import LocChain, MlirModule, UserFiles, parse_mlir
+from .ir.ptx import PtxModule, parse_ptx, vector_bits
+from .ir.sass import SassInstr, parse_sass
 
 STAGE_ORDER = ("ttir", "ttgir", "llir", "ptx", "sass")
 

@@ -10,8 +10,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from tritonlens.analysis.findings import Evidence, Finding, Level, Severity, Span
-from tritonlens.analysis.rules import Rule, register
+from .findings import Evidence, Finding, Level, Severity, Span
+from .rules import Rule, register
 
 NVIDIA_COMPILE_ERROR = register(
     Rule(

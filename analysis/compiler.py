@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tritonlens.analysis.attribution import LineStats
-from tritonlens.analysis.findings import Finding
+from .attribution import LineStats
+from .findings import Finding
 
 
 @dataclass
@@ -57,12 +57,12 @@ def analyze(
     path = path if isinstance(path, str) else ""
     target = str(target or "")
     if is_cuda_target(target):
-        from tritonlens.analysis.compiler_cuda import analyze_cuda
+        from .compiler_cuda import analyze_cuda
 
         return analyze_cuda(stages, metadata, resources, target, source, kernel, path)
     if target.startswith("ascend"):
         try:
-            from tritonlens.analysis.compiler_ascend import analyze_ascend
+            from .compiler_ascend import analyze_ascend
         except ImportError as exc:
             return CompilerReport(notes=[f"Ascend analysis is not available: {exc}"])
         return analyze_ascend(stages, metadata, resources, target, source, kernel, path)

@@ -10,13 +10,13 @@ import ast
 from collections import Counter
 from typing import Any
 
-from tritonlens.analysis import compiler_ascend_checks as checks
-from tritonlens.analysis.attribution import LineStats, ParsedStages, attribute, user_files_for
-from tritonlens.analysis.compiler import CompilerReport
-from tritonlens.analysis.compiler_ascend_devices import device_for
-from tritonlens.analysis.findings import Finding
-from tritonlens.analysis.ir.mlir_loc import UserFiles, parse_mlir
-from tritonlens.analysis.ir.ttadapter import AdapterModule, AdapterOp, parse_ttadapter
+from . import compiler_ascend_checks as checks
+from .attribution import LineStats, ParsedStages, attribute, user_files_for
+from .compiler import CompilerReport
+from .compiler_ascend_devices import device_for
+from .findings import Finding
+from .ir.mlir_loc import UserFiles, parse_mlir
+from .ir.ttadapter import AdapterModule, AdapterOp, parse_ttadapter
 
 
 def analyze_ascend(
@@ -206,7 +206,7 @@ def _grid(
     if tree is None:
         return None, None
     try:
-        from tritonlens.analysis.specialization_launch import find_launches, resolve
+        from .specialization_launch import find_launches, resolve
 
         for launch in find_launches(tree, kernel):
             if launch.grid is None:

@@ -11,13 +11,13 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from tritonlens.analysis.compiler_ascend_devices import MAX_GRID_BLOCKS, AscendDevice
-from tritonlens.analysis.compiler_ascend_padding import (
+from .compiler_ascend_devices import MAX_GRID_BLOCKS, AscendDevice
+from .compiler_ascend_padding import (
     care_padding_fix,
     masked_loads_without_other,
     padding_verdict,
 )
-from tritonlens.analysis.compiler_ascend_rules import (
+from .compiler_ascend_rules import (
     DISCRETE_ACCESS,
     GRID_VS_CORES,
     INT_VECTOR_DEGRADED,
@@ -26,9 +26,9 @@ from tritonlens.analysis.compiler_ascend_rules import (
     TAIL_UNALIGNED,
     UB_OVERFLOW_RULE,
 )
-from tritonlens.analysis.findings import Evidence, Finding, Severity, Span
-from tritonlens.analysis.ir.ttadapter import AdapterModule, AdapterOp, Buffer, ScalarLoop, peak_live_bytes
-from tritonlens.analysis.rules import Rule
+from .findings import Evidence, Finding, Severity, Span
+from .ir.ttadapter import AdapterModule, AdapterOp, Buffer, ScalarLoop, peak_live_bytes
+from .rules import Rule
 
 STAGE = "ttadapter"
 # Integer tile ops the A2/A3 vector unit cannot do on int64 (performance_guidelines.md: Add; the other

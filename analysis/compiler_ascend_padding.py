@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from tritonlens.analysis.findings import Fix, Span, TextEdit
+from .findings import Fix, Span, TextEdit
 
 # Calls whose result mixes lanes (or leaves the tile): a padded lane could reach the result through them.
 LANE_MIXING = {

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tritonlens.analysis.findings import Level, Severity
-from tritonlens.analysis.rules import Rule, register
+from .findings import Level, Severity
+from .rules import Rule, register
 
 _DOCS = "https://github.com/triton-lang/triton-ascend/blob/main/docs/en"
 PROGRAMMING_GUIDE = f"{_DOCS}/programming_guide.md"

@@ -10,21 +10,21 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from tritonlens.analysis import compiler_cuda_rules as R
-from tritonlens.analysis.attribution import (
+from . import compiler_cuda_rules as R
+from .attribution import (
     LineStats,
     ParsedStages,
     attribute,
     stage_lines,
     user_files_for,
 )
-from tritonlens.analysis.compiler import CompilerReport
-from tritonlens.analysis.compiler_cuda_dataflow import Dataflow, value_type
-from tritonlens.analysis.compiler_cuda_limits import SmLimits, capability, limits_for, occupancy
-from tritonlens.analysis.findings import Evidence, Finding, Level, Span
-from tritonlens.analysis.ir.mlir_loc import MlirModule, MlirOp, UserFiles
-from tritonlens.analysis.ir.sass import parse_ptxas_verbose, parse_res_usage
-from tritonlens.analysis.rules import Rule
+from .compiler import CompilerReport
+from .compiler_cuda_dataflow import Dataflow, value_type
+from .compiler_cuda_limits import SmLimits, capability, limits_for, occupancy
+from .findings import Evidence, Finding, Level, Span
+from .ir.mlir_loc import MlirModule, MlirOp, UserFiles
+from .ir.sass import parse_ptxas_verbose, parse_res_usage
+from .rules import Rule
 
 DOT_OPS = ("tt.dot", "ttng.warp_group_dot", "ttng.tc_gen5_mma", "tt.dot_scaled")
 ELEM_BITS = {"f64": 64, "i64": 64, "f32": 32, "i32": 32, "f16": 16, "bf16": 16, "i16": 16, "i8": 8, "i1": 8}

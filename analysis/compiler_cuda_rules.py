@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tritonlens.analysis.findings import Level, Severity
-from tritonlens.analysis.rules import Rule, register
+from .findings import Level, Severity
+from .rules import Rule, register
 
 _AXIS = "https://github.com/triton-lang/triton/blob/main/lib/Analysis/AxisInfo.cpp"
 _COALESCE = "https://github.com/triton-lang/triton/blob/main/lib/Dialect/TritonGPU/Transforms/Coalesce.cpp"

@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from tritonlens.analysis.findings import PLATFORMS, Evidence, Finding
-from tritonlens.analysis.settings import Settings
+from .findings import PLATFORMS, Evidence, Finding
+from .settings import Settings
 
 Check = Callable[[Finding, Finding], bool]
 

@@ -1,7 +1,7 @@
 """Rules of the front end: the file could not be read as Python, or a kernel could not be specialized."""
 
-from tritonlens.analysis.findings import Level, Severity
-from tritonlens.analysis.rules import Rule, register
+from .findings import Level, Severity
+from .rules import Rule, register
 
 SYNTAX_ERROR = register(
     Rule(

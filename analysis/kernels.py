@@ -28,8 +28,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from tritonlens.analysis.findings import Span
-from tritonlens.analysis.source_chunks import Chunk, parse_chunked
+from .findings import Span
+from .source_chunks import Chunk, parse_chunked
 
 # Canonical spellings of the decorators and objects we look for; aliases are resolved to these.
 JIT = "triton.jit"

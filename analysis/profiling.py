@@ -14,9 +14,9 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from tritonlens.analysis.devices import DeviceSpec
-from tritonlens.analysis.findings import Evidence, Finding, Level, Severity, Span
-from tritonlens.analysis.profiling_ncu import NcuSourceView
+from .devices import DeviceSpec
+from .findings import Evidence, Finding, Level, Severity, Span
+from .profiling_ncu import NcuSourceView
 
 NEAR_ROOFLINE = 0.70  # fraction of the ceiling above which we call a launch done
 LOW_FRACTION = 0.50  # below this a memory- or compute-bound launch gets a warning

@@ -4,8 +4,8 @@ when Nsight Compute ran, its per-source-line counters."""
 
 from __future__ import annotations
 
-from tritonlens.analysis.findings import Level, Severity
-from tritonlens.analysis.rules import Rule, register
+from .findings import Level, Severity
+from .rules import Rule, register
 
 _BOTH = ("cuda", "ascend")
 _NV = ("cuda",)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tritonlens.analysis.findings import PLATFORMS, Level, Severity
+from .findings import PLATFORMS, Level, Severity
 
 
 @dataclass(frozen=True)
@@ -61,27 +61,19 @@ def all_rules() -> list[Rule]:
 
 
 def _load_all() -> None:
-    # Rule modules register themselves on import; import them here so the registry is complete.
+    # Rule modules register themselves on import. They are discovered, not listed: every module of the
+    # `analysis` package is imported once (all are pure Python over text, cheap to import), so a new rule is
+    # one new file.
+    global _loaded
+    if _loaded:
+        return
     import importlib
+    import pkgutil
 
-    for module in _RULE_MODULES:
-        importlib.import_module(module)
+    package = importlib.import_module(__package__)
+    for info in pkgutil.walk_packages(package.__path__, prefix=f"{__package__}."):
+        importlib.import_module(info.name)
+    _loaded = True
 
 
-# Each level's package appends its rule-defining modules here (kept explicit so import order is obvious).
-_RULE_MODULES: list[str] = [
-    "tritonlens.analysis.front_rules",
-    "tritonlens.analysis.compile_errors",
-    "tritonlens.analysis.compiler_cuda_rules",
-    "tritonlens.analysis.compiler_ascend_rules",
-    # Level 1 pattern triage (analysis/triage/).
-    "tritonlens.analysis.triage.blocks",
-    "tritonlens.analysis.triage.parallelism",
-    "tritonlens.analysis.triage.loops",
-    "tritonlens.analysis.triage.memory",
-    "tritonlens.analysis.triage.dot",
-    "tritonlens.analysis.triage.grid",
-    "tritonlens.analysis.triage.ascend",
-    "tritonlens.analysis.triage.hygiene",
-    "tritonlens.analysis.profiling_rules",
-]
+_loaded = False

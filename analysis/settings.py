@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from tritonlens.analysis.findings import Finding, Severity
+from .findings import Finding, Severity
 
 TARGET_PLATFORMS = {"cuda": ("cuda",), "ascend": ("ascend",), "both": ("cuda", "ascend")}
 

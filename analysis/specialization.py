@@ -19,11 +19,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tritonlens.analysis.findings import Finding, Level, Severity, Span
-from tritonlens.analysis.pragmas import Pragma, TritonType, comment_lines, parse_value, pragma_for
-from tritonlens.analysis.safe_eval import UNKNOWN, evaluate
-from tritonlens.analysis.specialization_infer import infer_types
-from tritonlens.analysis.specialization_launch import (
+from .findings import Finding, Level, Severity, Span
+from .pragmas import Pragma, TritonType, comment_lines, parse_value, pragma_for
+from .safe_eval import UNKNOWN, evaluate
+from .specialization_infer import infer_types
+from .specialization_launch import (
     ArgFact,
     CallIndex,
     Launch,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from tritonlens.analysis.safe_eval import call_name
+from .safe_eval import call_name
 
 POINTER_CALLS = {
     "load": 0,

@@ -11,7 +11,7 @@ import ast
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from tritonlens.analysis.safe_eval import UNKNOWN, call_name, evaluate
+from .safe_eval import UNKNOWN, call_name, evaluate
 
 TORCH_DTYPES = {
     "float16": "fp16",

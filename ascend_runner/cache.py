@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from tritonlens.ascend_runner.protocol import CompileRequest
+from .protocol import CompileRequest
 
 CACHE_FORMAT = 1  # bump when the stored result layout changes
 DEFAULT_MEMORY_ENTRIES = 64

@@ -60,8 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         import uvicorn
 
-        from tritonlens.ascend_runner.client import LocalRunner
-        from tritonlens.ascend_runner.remote_server import ServerConfig, create_app
+        from .client import LocalRunner
+        from .remote_server import ServerConfig, create_app
     except ImportError as exc:
         print(
             f"tritonlens-runner: {exc}; install the service with `pip install 'tritonlens[remote]'`",

@@ -16,8 +16,8 @@ import time
 from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
-from tritonlens.ascend_runner.cache import ResultCache, compile_key
-from tritonlens.ascend_runner.environments import (
+from .cache import ResultCache, compile_key
+from .environments import (
     ENVIRONMENTS,
     Environment,
     EnvironmentUnavailable,
@@ -25,8 +25,8 @@ from tritonlens.ascend_runner.environments import (
     environment_for_target,
     find_environment,
 )
-from tritonlens.ascend_runner.pool import PoolConfig, WorkerPool, failure
-from tritonlens.ascend_runner.protocol import (
+from .pool import PoolConfig, WorkerPool, failure
+from .protocol import (
     SCHEMA_VERSION,
     CompileRequest,
     CompileResult,

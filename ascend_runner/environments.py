@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tritonlens.ascend_runner.protocol import ASCEND_TARGETS, CUDA_TARGETS
+from .protocol import ASCEND_TARGETS, CUDA_TARGETS
 
 ENVIRONMENTS = ("cuda", "ascend")
 ENV_VARS = {"cuda": "TRITONLENS_CUDA_PYTHON", "ascend": "TRITONLENS_ASCEND_PYTHON"}

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tritonlens.ascend_runner.protocol import SCHEMA_VERSION
+from .protocol import SCHEMA_VERSION
 
 log = logging.getLogger("tritonlens.runner")
 

@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from tritonlens.ascend_runner.client import JobMethods
-from tritonlens.ascend_runner.protocol import (
+from .client import JobMethods
+from .protocol import (
     CompileRequest,
     CompileResult,
     StageError,

@@ -29,7 +29,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from tritonlens.ascend_runner.protocol import SCHEMA_VERSION, ProtocolError, compile_request_from
+from .protocol import SCHEMA_VERSION, ProtocolError, compile_request_from
 
 SAFE_ID = r"^[A-Za-z0-9_-]{1,64}$"
 SAFE_FILE_PART = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")

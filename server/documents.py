@@ -11,7 +11,7 @@ import hashlib
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from tritonlens.analysis.findings import Evidence, Finding, Fix, Level, Severity, Span, TextEdit
+from ..analysis.findings import Evidence, Finding, Fix, Level, Severity, Span, TextEdit
 
 
 class KernelLike(Protocol):

@@ -18,9 +18,9 @@ from typing import Any
 
 from lsprotocol import types
 
-from tritonlens.server import lsp_features as features
-from tritonlens.server.lsp_commands import arg
-from tritonlens.server.lsp_server import TritonLensServer
+from . import lsp_features as features
+from .lsp_commands import arg
+from .lsp_server import TritonLensServer
 
 log = logging.getLogger("tritonlens.lsp")
 
@@ -29,7 +29,7 @@ EXTENSION_MODULES: list[str] = ["tritonlens.server.pipeline_lsp", "tritonlens.se
 
 
 def _version() -> str:
-    from tritonlens.server.cli import package_version
+    from .cli import package_version
 
     return package_version()
 
@@ -200,7 +200,7 @@ GC_THRESHOLDS = (20_000, 20, 20)
 
 def prepare_process() -> None:
     """Import the rule modules once (warm-up), then move everything alive into the GC's permanent generation."""
-    from tritonlens.server.lsp_analysis import analyze_text
+    from .lsp_analysis import analyze_text
 
     analyze_text("import triton\n\n@triton.jit\ndef k(x):\n    pass\n", "<warm-up>", 0)
     gc.collect()

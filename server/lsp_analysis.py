@@ -10,16 +10,16 @@ import logging
 import threading
 import time
 
-from tritonlens.analysis.findings import Finding
-from tritonlens.server.documents import Analysis, kernel_hashes, syntax_error_finding
-from tritonlens.server.workspace_index import IndexedFile, IndexedKernel
+from ..analysis.findings import Finding
+from .documents import Analysis, kernel_hashes, syntax_error_finding
+from .workspace_index import IndexedFile, IndexedKernel
 
 log = logging.getLogger(__name__)
 
 
 def _triage(text: str, path: str) -> tuple[list[Finding], object]:
     # Imported on first use: the server starts (and answers) even while analysis modules load.
-    from tritonlens.analysis.triage import triage
+    from ..analysis.triage import triage
 
     result = triage(text, path)
     return list(result.findings), result.module

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tritonlens.analysis.settings import Settings
+from ..analysis.settings import Settings
 
 SECTION = "tritonlens"
 DEFAULT_DEBOUNCE_MS = 150

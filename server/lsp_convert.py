@@ -10,9 +10,9 @@ from typing import Any
 
 from lsprotocol import types
 
-from tritonlens.analysis import rules
-from tritonlens.analysis.findings import Finding, Span, TextEdit
-from tritonlens.server.documents import finding_key
+from ..analysis import rules
+from ..analysis.findings import Finding, Span, TextEdit
+from .documents import finding_key
 
 SOURCE = "tritonlens"
 

@@ -9,12 +9,12 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from tritonlens.analysis.findings import Finding
-from tritonlens.server.documents import DocState, finding_key
-from tritonlens.server.lsp_convert import LineText, to_diagnostic, to_text_edit
-from tritonlens.server.lsp_hover import hover_markdown
-from tritonlens.server.lsp_server import TritonLensServer
-from tritonlens.server.workspace_index import kernel_findings
+from ..analysis.findings import Finding
+from .documents import DocState, finding_key
+from .lsp_convert import LineText, to_diagnostic, to_text_edit
+from .lsp_hover import hover_markdown
+from .lsp_server import TritonLensServer
+from .workspace_index import kernel_findings
 
 log = logging.getLogger("tritonlens.lsp")
 

@@ -6,8 +6,8 @@ the symptoms they saw, the IR excerpts, the compiler's decision (the message), t
 
 from __future__ import annotations
 
-from tritonlens.analysis import rules
-from tritonlens.analysis.findings import Evidence, Finding, Level
+from ..analysis import rules
+from ..analysis.findings import Evidence, Finding, Level
 
 MAX_EXCERPT_LINES = 12
 

@@ -20,15 +20,15 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path
 
-from tritonlens.analysis.escalation import apply_and_merge
-from tritonlens.analysis.findings import Finding, Level
-from tritonlens.server.documents import DocState
-from tritonlens.server.lsp_analysis import analyze_text_quickly, index_file
-from tritonlens.server.lsp_commands import CommandRegistry
-from tritonlens.server.lsp_config import SECTION, ConfigStore, ServerConfig, parse_config
-from tritonlens.server.lsp_convert import LineText, to_diagnostic
-from tritonlens.server.lsp_progress import work_done
-from tritonlens.server.workspace_index import WorkspaceIndex
+from ..analysis.escalation import apply_and_merge
+from ..analysis.findings import Finding, Level
+from .documents import DocState
+from .lsp_analysis import analyze_text_quickly, index_file
+from .lsp_commands import CommandRegistry
+from .lsp_config import SECTION, ConfigStore, ServerConfig, parse_config
+from .lsp_convert import LineText, to_diagnostic
+from .lsp_progress import work_done
+from .workspace_index import WorkspaceIndex
 
 log = logging.getLogger("tritonlens.lsp")
 

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from tritonlens.analysis.compile_errors import compile_error_findings
-from tritonlens.analysis.findings import Finding, Severity, Span
-from tritonlens.analysis.specialization import (
+from ..analysis.compile_errors import compile_error_findings
+from ..analysis.findings import Finding, Severity, Span
+from ..analysis.specialization import (
     ASSUMED_DIVISIBLE,
     ParsedModule,
     Specialization,
@@ -29,7 +29,7 @@ from tritonlens.analysis.specialization import (
     specialization_findings,
     specializations,
 )
-from tritonlens.ascend_runner.protocol import ASCEND_TARGETS, CUDA_TARGETS, CompileRequest, StageError
+from ..ascend_runner.protocol import ASCEND_TARGETS, CUDA_TARGETS, CompileRequest, StageError
 
 try:
     import tomllib
@@ -196,7 +196,7 @@ def kernel_overrides(table: Mapping[str, Any] | None, kernel: str) -> dict[str, 
 
 def _dependency_sources(source: str, kernel: str) -> dict[str, str] | None:
     try:
-        from tritonlens.ascend_runner.cache import dependency_sources
+        from ..ascend_runner.cache import dependency_sources
     except ImportError:
         return None
     try:
@@ -219,7 +219,7 @@ def _accepts(func: Any, name: str) -> bool:
 
 def _runner_unavailable(exc: BaseException) -> bool:
     try:
-        from tritonlens.ascend_runner.environments import EnvironmentUnavailable
+        from ..ascend_runner.environments import EnvironmentUnavailable
     except ImportError:
         return False
     return isinstance(exc, EnvironmentUnavailable)
@@ -232,7 +232,7 @@ def _environment_problem(runner: Any, target: str) -> str | None:
     if find is None:
         return None
     try:
-        from tritonlens.ascend_runner.environments import environment_for_target
+        from ..ascend_runner.environments import environment_for_target
 
         find(environment_for_target(target))
     except Exception as exc:
@@ -302,7 +302,7 @@ def _analyze_output(variant: VariantResult, target: str, source: str, kernel: st
         variant.findings, variant.summary, variant.line_maps = list(findings), dict(summary), dict(line_maps)
         return
     try:
-        from tritonlens.analysis.compiler import analyze
+        from ..analysis.compiler import analyze
     except ImportError as exc:
         variant.analysis_error = f"compiler-grounded analysis is not installed ({exc})"
         return
@@ -594,7 +594,7 @@ def launchable_kernels(source: str, parsed: ParsedModule | None = None) -> list[
     """Kernels worth compiling on their own: jit functions that are launched here or called by no other
     jit function (helpers are compiled inlined into their callers)."""
     try:
-        from tritonlens.analysis.kernels import parse_module
+        from ..analysis.kernels import parse_module
 
         module = parse_module(source)
         return [k.name for k in module.kernels]

@@ -21,11 +21,11 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from tritonlens.analysis.findings import Level, Severity
-from tritonlens.ascend_runner.settings import RunnerSettings, parse_runner_settings
-from tritonlens.server.lsp_commands import CommandError, arg
-from tritonlens.server.lsp_progress import work_done
-from tritonlens.server.pipeline import (
+from ..analysis.findings import Level, Severity
+from ..ascend_runner.settings import RunnerSettings, parse_runner_settings
+from .lsp_commands import CommandError, arg
+from .lsp_progress import work_done
+from .pipeline import (
     TARGETS,
     KernelAnalysis,
     analyze_kernel,
@@ -112,7 +112,7 @@ class PipelineService:
 
     def runner(self, uri: str) -> Any:
         """The runner the settings name (remote when configured); an unusable remote falls back to local."""
-        from tritonlens.ascend_runner.client import get_runner
+        from ..ascend_runner.client import get_runner
 
         config = self.runner_settings(uri).runner_config()
         with self._runner_lock:
@@ -301,7 +301,7 @@ class StatusReporter:
         asyncio.get_running_loop().create_task(self.report(settings))
 
     async def report(self, settings: list[RunnerSettings] | None = None) -> list[dict[str, Any]]:
-        from tritonlens.server.commands.runners import survey
+        from .commands.runners import survey
 
         settings = settings if settings is not None else self.settings()
         loop = asyncio.get_running_loop()
@@ -426,7 +426,7 @@ def install(server: Any) -> None:
         }
 
     def lens(ls: Any, doc: Any, kernel: Any, findings: list[Any]) -> list[types.CodeLens]:
-        from tritonlens.server.lsp_features import _lines
+        from .lsp_features import _lines
 
         target = service.target_for(doc.uri)
         analysis = service.stored(doc.uri, kernel.name, target)

@@ -11,9 +11,9 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from tritonlens.analysis import devices, profiling
-from tritonlens.analysis.profiling_ncu import NcuParseError, parse_source_csv
-from tritonlens.server.commands.profile import BACKEND_CHOICES, load_measured, save_measured
+from ..analysis import devices, profiling
+from ..analysis.profiling_ncu import NcuParseError, parse_source_csv
+from .commands.profile import BACKEND_CHOICES, load_measured, save_measured
 
 DEFAULT_PROFILE_TIMEOUT_S = 600.0
 
@@ -22,7 +22,7 @@ def profile_payload(
     harness: dict[str, Any], backend: str, *, measure_ceilings: bool = False, ncu: bool = False
 ) -> dict[str, Any]:
     """The `profile` job payload, as `tritonlens profile` sends it (validated by protocol.profile_request_from)."""
-    from tritonlens.ascend_runner.protocol import profile_request_from
+    from ..ascend_runner.protocol import profile_request_from
 
     payload = {
         "harness": harness,

@@ -22,13 +22,13 @@ from typing import Any
 
 from lsprotocol import types
 
-from tritonlens.analysis.findings import Finding, Level
-from tritonlens.analysis.profiling import LaunchAnalysis, ProfileReport
-from tritonlens.ascend_runner.environments import environment_for_backend
-from tritonlens.server.commands.profile import harness_spec
-from tritonlens.server.lsp_commands import CommandError, arg
-from tritonlens.server.lsp_progress import work_done
-from tritonlens.server.profile_jobs import (
+from ..analysis.findings import Finding, Level
+from ..analysis.profiling import LaunchAnalysis, ProfileReport
+from ..ascend_runner.environments import environment_for_backend
+from .commands.profile import harness_spec
+from .lsp_commands import CommandError, arg
+from .lsp_progress import work_done
+from .profile_jobs import (
     DEFAULT_PROFILE_TIMEOUT_S,
     analyze_result,
     backend_from_health,
@@ -131,7 +131,7 @@ class ProfileService:
 
     def choose_runner(self, uri: str) -> RunnerChoice:
         """The remote runner when configured (its token problems are errors), else the pipeline's local one."""
-        from tritonlens.ascend_runner.client import get_runner
+        from ..ascend_runner.client import get_runner
 
         settings = self.server.pipeline.runner_settings(uri)
         remote = settings.remote
@@ -320,7 +320,7 @@ def install(server: Any) -> None:
     server.commands.add(PROFILE_COMMAND, "Profile this kernel's harness on the runner", profile_command)
 
     def lens(ls: Any, doc: Any, kernel: Any, findings: list[Any]) -> list[types.CodeLens]:
-        from tritonlens.server.lsp_features import lines_for
+        from .lsp_features import lines_for
 
         hit = service.stored(doc, kernel.name)
         title = lens_title(hit) if hit else "tritonlens: profile"

@@ -16,7 +16,7 @@ from pathlib import Path
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-from tritonlens.analysis.findings import Finding
+from ..analysis.findings import Finding
 
 log = logging.getLogger(__name__)
 

@@ -10,17 +10,45 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _package_of(path: Path) -> list[str]:
+    parts = ["tritonlens", *path.relative_to(ROOT).with_suffix("").parts]
+    return parts[:-1]
+
+
 def _imports(folder: str) -> dict[str, set[str]]:
+    """Absolute module names each file imports; relative imports are resolved against the file's package."""
     found: dict[str, set[str]] = {}
     for path in (ROOT / folder).rglob("*.py"):
         names: set[str] = set()
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
                 names.update(a.name for a in node.names)
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                names.add(node.module)
+            elif isinstance(node, ast.ImportFrom):
+                if not node.level:
+                    names.add(node.module or "")
+                    continue
+                package = _package_of(path)
+                base = package[: len(package) - node.level + 1]
+                if node.module:
+                    names.add(".".join([*base, node.module]))
+                else:
+                    names.update(".".join([*base, a.name]) for a in node.names)
         found[str(path.relative_to(ROOT))] = names
     return found
+
+
+def test_no_absolute_imports_of_the_distribution_inside_it():
+    # Sibling folders are imported relatively, so the dependency graph is visible from the tree.
+    for folder in ("server", "analysis", "ascend_runner"):
+        for path in (ROOT / folder).rglob("*.py"):
+            text = path.read_text(encoding="utf-8")
+            assert "from tritonlens." not in text and "import tritonlens." not in text, path
+
+
+def test_relative_imports_resolve_to_the_layers():
+    server = _imports("server")
+    assert "tritonlens.server.lsp_features" in server["server/lsp.py"]
+    assert any(n.startswith("tritonlens.analysis") for names in server.values() for n in names)
 
 
 def test_analysis_depends_on_neither_server_nor_runner_nor_compilers():

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tritonlens.analysis.ir.mlir_loc import LocChain, SourceLoc
+from .mlir_loc import LocChain, SourceLoc
 
 
 @dataclass(frozen=True)

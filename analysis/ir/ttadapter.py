@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from tritonlens.analysis.ir.mlir_loc import MlirOp, UserFiles, parse_mlir
+from .mlir_loc import MlirOp, UserFiles, parse_mlir
 
 # Bytes per element of the MLIR element types that appear in ttadapter.
 ELEMENT_BYTES = {

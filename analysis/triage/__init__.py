@@ -17,21 +17,22 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from tritonlens.analysis.findings import Evidence, Finding, Level, Span
-from tritonlens.analysis.kernels import ModuleInfo, parse_module
-from tritonlens.analysis.kernels import _statements as walk_statements
+from ..findings import Evidence, Finding, Level, Span
+from ..kernels import ModuleInfo, parse_module
+from ..kernels import _statements as walk_statements
 
-# The rule modules; importing one registers its rules and checks (listed in analysis/rules.py too).
-RULE_MODULES = (
-    "tritonlens.analysis.triage.blocks",
-    "tritonlens.analysis.triage.parallelism",
-    "tritonlens.analysis.triage.loops",
-    "tritonlens.analysis.triage.memory",
-    "tritonlens.analysis.triage.dot",
-    "tritonlens.analysis.triage.grid",
-    "tritonlens.analysis.triage.ascend",
-    "tritonlens.analysis.triage.hygiene",
-)
+# Modules of this package that hold no rules; every other one registers its rules and checks on import.
+_NOT_RULE_MODULES = frozenset({"base", "context", "references"})
+
+
+def rule_modules() -> list[str]:
+    """The triage rule modules, discovered from this package (adding a rule is adding a file)."""
+    import pkgutil
+
+    return sorted(
+        f"{__name__}.{info.name}" for info in pkgutil.iter_modules(__path__) if info.name not in _NOT_RULE_MODULES
+    )
+
 
 log = logging.getLogger(__name__)
 
@@ -44,8 +45,8 @@ class TriageResult:
 
 def triage(source: str, path: str = "<buffer>", *, strict: bool = False) -> TriageResult:
     """All level-1 findings for one file, sorted by position. `strict` re-raises a failing check (tests)."""
-    from tritonlens.analysis.triage.base import KERNEL_CHECKS
-    from tritonlens.analysis.triage.context import KernelContext
+    from .base import KERNEL_CHECKS
+    from .context import KernelContext
 
     _load_rule_modules()
     module = parse_module(source)
@@ -192,7 +193,7 @@ def _chunk_digests(stmts: tuple[ast.stmt, ...], digest_of: Callable[[int, int], 
 
 
 def _syntax_finding(module: ModuleInfo) -> Finding:
-    from tritonlens.analysis.front_rules import SYNTAX_ERROR
+    from ..front_rules import SYNTAX_ERROR
 
     error = module.syntax_error
     assert error is not None
@@ -211,8 +212,8 @@ def _syntax_finding(module: ModuleInfo) -> Finding:
 def _load_rule_modules() -> None:
     import importlib
 
-    for name in RULE_MODULES:
+    for name in rule_modules():
         importlib.import_module(name)
 
 
-__all__ = ["TriageResult", "triage", "RULE_MODULES"]
+__all__ = ["TriageResult", "triage", "rule_modules"]

@@ -5,9 +5,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterable
 
-from tritonlens.analysis.findings import Evidence, Finding, Fix, Severity, Span, TextEdit
-from tritonlens.analysis.rules import Rule
-from tritonlens.analysis.triage.context import TL, KernelContext
+from ..findings import Evidence, Finding, Fix, Severity, Span, TextEdit
+from ..rules import Rule
+from .context import TL, KernelContext
 
 KernelCheck = Callable[[KernelContext], Iterable[Finding]]
 

@@ -6,10 +6,10 @@ import ast
 import re
 from collections.abc import Iterator
 
-from tritonlens.analysis.findings import Finding, Level, Severity
-from tritonlens.analysis.rules import Rule, register
-from tritonlens.analysis.triage import references as ref
-from tritonlens.analysis.triage.base import (
+from ..findings import Finding, Level, Severity
+from ..rules import Rule, register
+from . import references as ref
+from .base import (
     finding,
     is_masked,
     is_power_of_two,
@@ -17,7 +17,7 @@ from tritonlens.analysis.triage.base import (
     next_power_of_two,
     replace_fix,
 )
-from tritonlens.analysis.triage.context import TL, KernelContext, ValueSite
+from .context import TL, KernelContext, ValueSite
 
 # Upper-case names that conventionally hold a tile size (BLOCK_SIZE, BLOCK_M, XBLOCK, TILE_N, ...).
 _BLOCK_NAME = re.compile(r"^(?:[A-Z0-9_]*BLOCK[A-Z0-9_]*|TILE(?:_[A-Z0-9]+)*)$")

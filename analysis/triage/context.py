@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from tritonlens.analysis.findings import Span
-from tritonlens.analysis.kernels import KernelInfo, LaunchSite, ModuleInfo, Param, literal, walk_nodes
+from ..findings import Span
+from ..kernels import KernelInfo, LaunchSite, ModuleInfo, Param, literal, walk_nodes
 
 TL = "triton.language."
 LOOP_ITERATORS = {"range", TL + "range", TL + "static_range"}

@@ -5,11 +5,11 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from tritonlens.analysis.findings import Finding, Level, Severity
-from tritonlens.analysis.rules import Rule, register
-from tritonlens.analysis.triage import references as ref
-from tritonlens.analysis.triage.base import finding, kernel_check
-from tritonlens.analysis.triage.context import TL, KernelContext
+from ..findings import Finding, Level, Severity
+from ..rules import Rule, register
+from . import references as ref
+from .base import finding, kernel_check
+from .context import TL, KernelContext
 
 # Smallest tile edge of an MMA instruction (NVIDIA mma/wgmma) and of the Ascend cube fractal (16x16).
 MIN_DOT_DIM = 16

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from math import prod
 
-from tritonlens.analysis.findings import Finding, Level, Severity
-from tritonlens.analysis.kernels import LaunchSite
-from tritonlens.analysis.rules import Rule, register
-from tritonlens.analysis.triage import references as ref
-from tritonlens.analysis.triage.base import finding, kernel_check
-from tritonlens.analysis.triage.context import KernelContext
+from ..findings import Finding, Level, Severity
+from ..kernels import LaunchSite
+from ..rules import Rule, register
+from . import references as ref
+from .base import finding, kernel_check
+from .context import KernelContext
 
 ASCEND_MAX_GRID = 65535  # coreDim is a uint16 in the Ascend runtime launch call
 # Atlas A2 (910B) parts have 20-24 AI cores / 40-48 vector cores; above ~1024 programs the runtime dispatches

@@ -5,11 +5,11 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from tritonlens.analysis.findings import Finding, Fix, Level, Severity, Span, TextEdit
-from tritonlens.analysis.rules import Rule, register
-from tritonlens.analysis.triage import references as ref
-from tritonlens.analysis.triage.base import finding, kernel_check, short
-from tritonlens.analysis.triage.context import TL, KernelContext
+from ..findings import Finding, Fix, Level, Severity, Span, TextEdit
+from ..rules import Rule, register
+from . import references as ref
+from .base import finding, kernel_check, short
+from .context import TL, KernelContext
 
 FP64 = register(
     Rule(

@@ -5,11 +5,11 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from tritonlens.analysis.findings import Finding, Level, Severity
-from tritonlens.analysis.rules import Rule, register
-from tritonlens.analysis.triage import references as ref
-from tritonlens.analysis.triage.base import finding, header_span, kernel_check, short
-from tritonlens.analysis.triage.context import ATOMICS, TL, KernelContext
+from ..findings import Finding, Level, Severity
+from ..rules import Rule, register
+from . import references as ref
+from .base import finding, header_span, kernel_check, short
+from .context import ATOMICS, TL, KernelContext
 
 INVARIANT_LOAD = register(
     Rule(

@@ -6,11 +6,11 @@ import ast
 from collections.abc import Iterator
 from math import prod
 
-from tritonlens.analysis.findings import Finding, Level, Severity
-from tritonlens.analysis.rules import Rule, register
-from tritonlens.analysis.triage import references as ref
-from tritonlens.analysis.triage.base import finding, kernel_check, short
-from tritonlens.analysis.triage.context import ATOMICS, TL, KernelContext
+from ..findings import Finding, Level, Severity
+from ..rules import Rule, register
+from . import references as ref
+from .base import finding, kernel_check, short
+from .context import ATOMICS, TL, KernelContext
 
 # A literal grid this small with scalar programs is a deliberate single-lane kernel, not per-element launching.
 _SMALL_GRID = 64

@@ -12,8 +12,8 @@ import json
 import sys
 from pathlib import Path
 
-from tritonlens.analysis.findings import Finding, Severity
-from tritonlens.analysis.settings import TARGET_PLATFORMS, Settings
+from ...analysis.findings import Finding, Severity
+from ...analysis.settings import TARGET_PLATFORMS, Settings
 
 SEVERITY_CHOICES = ("error", "warning", "info", "hint")
 
@@ -69,7 +69,7 @@ def settings_from_args(args: argparse.Namespace, target: str) -> Settings:
 
 def check_codes(settings: Settings) -> None:
     """Raise ValueError for a --select/--ignore entry that matches no rule: a typo would silently report nothing."""
-    from tritonlens.analysis.rules import all_rules
+    from ...analysis.rules import all_rules
 
     codes = [r.code for r in all_rules()]
     for option, prefixes in (("--select", settings.select), ("--ignore", settings.ignore)):
@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"tritonlens check: no such file or folder: {exc}", file=sys.stderr)
         return 2
     if args.level == "ir":
-        from tritonlens.server.commands.check_ir import analyze_files_ir
+        from .check_ir import analyze_files_ir
 
         return analyze_files_ir(args, files)
     target = args.target
@@ -113,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"tritonlens check: {exc}", file=sys.stderr)
         return 2
-    from tritonlens.analysis.triage import triage
+    from ...analysis.triage import triage
 
     results: dict[str, list[Finding]] = {}
     unreadable = False

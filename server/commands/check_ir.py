@@ -11,10 +11,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tritonlens.analysis.escalation import apply_and_merge
-from tritonlens.analysis.findings import Finding, Severity
-from tritonlens.analysis.settings import Settings
-from tritonlens.server.pipeline import (
+from ...analysis.escalation import apply_and_merge
+from ...analysis.findings import Finding, Severity
+from ...analysis.settings import Settings
+from ..pipeline import (
     TARGETS,
     KernelAnalysis,
     analyze_document,
@@ -31,14 +31,14 @@ SETUP_HINT = (
 
 def _triage(source: str, path: str) -> list[Finding]:
     try:
-        from tritonlens.analysis.triage import triage
+        from ...analysis.triage import triage
     except ImportError:
         return []
     return list(triage(source, path).findings)
 
 
 def make_runner(config: dict[str, Any] | None) -> Any:
-    from tritonlens.ascend_runner.client import get_runner
+    from ...ascend_runner.client import get_runner
 
     return get_runner(config or None)
 
@@ -62,7 +62,7 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
 
 
 def analyze_files_ir(args: argparse.Namespace, files: list[Path]) -> int:
-    from tritonlens.server.commands.check import check_codes, print_findings
+    from .check import check_codes, print_findings
 
     target = args.target
     if target not in TARGETS:

@@ -12,9 +12,9 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from tritonlens.analysis.kernels import parse_module
-from tritonlens.server.commands.check_ir import make_runner, report_unavailable
-from tritonlens.server.pipeline import TARGETS, analyze_kernel, find_pyproject_overrides, launchable_kernels
+from ...analysis.kernels import parse_module
+from ..pipeline import TARGETS, analyze_kernel, find_pyproject_overrides, launchable_kernels
+from .check_ir import make_runner, report_unavailable
 
 STAGES = ("ttir", "ttgir", "llir", "ptx", "sass", "ttadapter")
 COMMENT = {"llir": ";"}  # others (MLIR, PTX, SASS) comment with //

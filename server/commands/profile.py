@@ -16,9 +16,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tritonlens.analysis import devices, profiling
-from tritonlens.analysis.findings import Finding
-from tritonlens.analysis.profiling_ncu import NcuParseError, parse_source_csv
+from ...analysis import devices, profiling
+from ...analysis.findings import Finding
+from ...analysis.profiling_ncu import NcuParseError, parse_source_csv
 
 BACKEND_CHOICES = ("cuda", "npu", "interpret")
 
@@ -105,7 +105,7 @@ def save_measured(device_name: str, ceilings: dict[str, Any]) -> None:
 
 
 def make_runner(spec: str, token_env: str | None = None, token_file: str | None = None) -> Any:
-    from tritonlens.ascend_runner import client
+    from ...ascend_runner import client
 
     if spec.startswith(("http://", "https://")):
         remote: dict[str, Any] = {"url": spec}
@@ -140,7 +140,7 @@ def run_profile(args: argparse.Namespace, harness: dict[str, Any]) -> dict[str, 
         "measure_ceilings": bool(args.measure_ceilings),
         "ncu": bool(args.ncu),
     }
-    from tritonlens.ascend_runner.protocol import ProtocolError, profile_request_from
+    from ...ascend_runner.protocol import ProtocolError, profile_request_from
 
     try:
         profile_request_from(payload)

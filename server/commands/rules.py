@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from tritonlens.analysis import rules
+from ...analysis import rules
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

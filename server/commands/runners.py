@@ -14,7 +14,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from tritonlens.ascend_runner.settings import RunnerSettings, parse_runner_settings
+from ...ascend_runner.settings import RunnerSettings, parse_runner_settings
 
 STATUS_TIMEOUT_S = 3.0  # a remote runner that does not answer its health check this fast counts as down
 
@@ -47,8 +47,8 @@ def load_runner_config(path: str | None, start: Path | None = None) -> tuple[dic
 
 def _local_rows(settings: RunnerSettings, probe: bool) -> list[dict[str, Any]]:
     """Local environments; with `probe`, a worker is started in each to prove it works (slow: the CLI only)."""
-    from tritonlens.ascend_runner.client import LocalRunner
-    from tritonlens.ascend_runner.environments import available_environments
+    from ...ascend_runner.client import LocalRunner
+    from ...ascend_runner.environments import available_environments
 
     rows: list[dict[str, Any]] = []
     if not probe:
@@ -77,7 +77,7 @@ def _local_rows(settings: RunnerSettings, probe: bool) -> list[dict[str, Any]]:
 
 
 def _remote_row(remote: Any) -> dict[str, Any]:
-    from tritonlens.ascend_runner.remote_client import RemoteRunner, RemoteRunnerError, resolve_token
+    from ...ascend_runner.remote_client import RemoteRunner, RemoteRunnerError, resolve_token
 
     row: dict[str, Any] = {"name": f"remote {remote.url}", "kind": "remote", "reachable": False}
     try:
