@@ -63,3 +63,17 @@ class Recipe(Protocol):
     keys: tuple[str, ...]  # finding codes it reacts to; a recipe is tried only when one of them is present
 
     def propose(self, ctx: RecipeContext) -> list[Candidate] | NotApplicable: ...
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the verification gate decided about one candidate; fed back to proposers (e.g. the LLM)."""
+
+    candidate_id: str
+    accepted: bool
+    reason: str  # why it was rejected, or a one-line summary of what was measured
+    stage: str = ""  # where it stopped: "compile" | "correctness" | "unseen-shape" | "timing" | "" (accepted)
+    speedup: float | None = None  # median time of the baseline / median time of the candidate
+    spread: float | None = None  # relative spread of the speedup across interleaved repeats
+    max_error: float | None = None
+    details: dict[str, Any] = field(default_factory=dict)
