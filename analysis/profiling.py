@@ -16,6 +16,7 @@ from typing import Any
 
 from .devices import DeviceSpec
 from .findings import Evidence, Finding, Level, Severity, Span
+from .persistent import persistent_kernels
 from .profiling_ncu import NcuSourceView
 
 NEAR_ROOFLINE = 0.70  # fraction of the ceiling above which we call a launch done
@@ -53,6 +54,7 @@ class LaunchAnalysis:
     occupancy: float | None = None  # resident warps / max warps per SM
     occupancy_limiter: str | None = None  # "registers" | "shared memory" | "threads" | "blocks"
     near_roofline: bool = False
+    persistent: bool = False  # the kernel loops over tiles with a program-count stride (analysis.persistent)
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -363,7 +365,7 @@ def launch_findings(la: LaunchAnalysis, device: DeviceSpec, source_lines: list[s
                 programs=la.programs,
             )
         )
-    elif long_enough and la.waves is not None and 1 < la.waves < 4:
+    elif long_enough and not la.persistent and la.waves is not None and 1 < la.waves < 4:
         full = math.ceil(la.waves)
         tail = la.waves - math.floor(la.waves)
         if 0 < tail <= 0.5:
@@ -382,6 +384,7 @@ def launch_findings(la: LaunchAnalysis, device: DeviceSpec, source_lines: list[s
             )
     if (
         long_enough
+        and not la.persistent
         and la.bound == "memory"
         and la.occupancy is not None
         and la.occupancy < 0.25
@@ -484,8 +487,15 @@ def analyze_run(
     meaningful = bool(result.get("timing_meaningful", True))
     launches = [analyze_launch(rec, device, meaningful) for rec in result.get("launches") or []]
     source_lines = source.splitlines() if source is not None else None
+    persistent = persistent_kernels(source) if source is not None else set()
     for la in launches:
         la.line = _def_line(la.line, source_lines)
+        if la.kernel in persistent:
+            la.persistent = True
+            la.notes.append(
+                "persistent kernel (loops over tiles with a program-count stride): few programs per SM and a "
+                "single wave are by design, so no occupancy or wave-tail verdict"
+            )
     findings: list[Finding] = []
     notes: list[str] = []
     if not meaningful:
