@@ -15,6 +15,7 @@ from .model import Candidate, NotApplicable, RecipeContext
 from .source_edit import Edit, SourceText, apply_edits
 
 TL = "triton.language."
+REDUCTIONS = ("sum", "max", "min", "argmax", "argmin", "reduce", "xor_sum")
 
 
 class Decline(Exception):
@@ -183,17 +184,7 @@ def arange_sizes(ks: KernelSource) -> dict[str, set[str]]:
     sizes: dict[str, set[str]] = {}
 
     def of(expr: ast.AST) -> set[str]:
-        out: set[str] = set()
-        for node in ast.walk(expr):
-            if ks.is_tl(node, "arange") and len(node.args) == 2:
-                out.add(ks.segment(node.args[1]))
-            elif isinstance(node, ast.Name):
-                out |= sizes.get(node.id, set())
-            elif isinstance(node, ast.Subscript) and "None" in ks.segment(node.slice):
-                out.add("2d")
-            elif ks.is_tl(node, "zeros", "full") and node.args:
-                out.add("2d")  # explicit shapes: not followed
-        return out
+        return _sizes_of(ks, expr, sizes)
 
     for _ in range(2):  # loops feed names back into earlier statements
         for stmt, _body in walk_statements(ks.fn.body):
@@ -206,16 +197,30 @@ def arange_sizes(ks: KernelSource) -> dict[str, set[str]]:
     return sizes
 
 
+def _sizes_of(ks: KernelSource, expr: ast.AST, sizes: dict[str, set[str]]) -> set[str]:
+    def of(expr: ast.AST) -> set[str]:
+        out: set[str] = set()
+        if ks.is_tl(expr, *REDUCTIONS):
+            inner = set().union(*(of(arg) for arg in expr.args[:1]))
+            return {"2d"} if "2d" in inner else set()  # a 1D block reduces to a scalar
+        if ks.is_tl(expr, "arange") and len(expr.args) == 2:
+            return {ks.segment(expr.args[1])}
+        if isinstance(expr, ast.Name):
+            return set(sizes.get(expr.id, set()))
+        if isinstance(expr, ast.Subscript) and "None" in ks.segment(expr.slice):
+            out.add("2d")
+        elif ks.is_tl(expr, "zeros", "full") and expr.args:
+            out.add("2d")  # explicit shapes: not followed
+        for child in ast.iter_child_nodes(expr):
+            out |= of(child)
+        return out
+
+    return of(expr)
+
+
 def one_d_size(ks: KernelSource, expr: ast.AST, sizes: dict[str, set[str]]) -> str | None:
     """The block size of a 1D block expression, when exactly one tl.arange size feeds it and nothing is 2D."""
-    found: set[str] = set()
-    for node in ast.walk(expr):
-        if isinstance(node, ast.Name):
-            found |= sizes.get(node.id, set())
-        elif ks.is_tl(node, "arange") and len(node.args) == 2:
-            found.add(ks.segment(node.args[1]))
-        elif isinstance(node, ast.Subscript) and "None" in ks.segment(node.slice):
-            return None
+    found = _sizes_of(ks, expr, sizes)
     return next(iter(found)) if len(found) == 1 and "2d" not in found else None
 
 
