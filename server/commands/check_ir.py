@@ -63,7 +63,7 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
 
 
 def analyze_files_ir(args: argparse.Namespace, files: list[Path]) -> int:
-    from .check import check_codes, print_findings
+    from .findings_output import check_codes, print_findings  # noqa: I001
 
     requested = args.target
     if requested not in (*TARGETS, "auto"):
