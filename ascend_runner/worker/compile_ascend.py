@@ -339,7 +339,7 @@ def _compile_loaded(
         result["metadata"]["hivm"] = {"status": "skipped", "message": "not requested (options.hivm = false)"}
     if "npubin" not in result["stages"]:
         result["metadata"]["npubin"] = (
-            "not built: no device binary without CANN's hivmc (the hivm stage shows what bishengir decided)"
+            "not built: no device binary without CANN's hivmc (bishengir-compile ran up to it: see the hivm stage)"
         )
     # The BiSheng stages are analysis, not the kernel's compile: their failures (a UB overflow) are findings.
     result["ok"] = not any(e["stage"] not in ("npubin", "hivm") for e in result["errors"])
