@@ -13,9 +13,9 @@ from typing import Any
 
 from . import compiler_ascend_checks as checks
 from .attribution import LineStats, ParsedStages, attribute, user_files_for
-from .compiler import CompilerReport
 from .compiler_ascend_devices import device_for
 from .compiler_ascend_hivm import HivmReport, analyze_hivm, confirm_with_hivm
+from .compiler_report import CompilerReport
 from .findings import Finding
 from .ir.mlir_loc import UserFiles, parse_mlir
 from .ir.ttadapter import AdapterModule, AdapterOp, parse_ttadapter
