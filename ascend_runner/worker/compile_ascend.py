@@ -135,20 +135,9 @@ def _sibling_source_module() -> types.ModuleType:
     return _sibling("source_module")
 
 
-def _unwrap_jit(obj: Any) -> Any:
-    # Autotuner / Heuristics wrap the JITFunction in `.fn`, possibly several times.
-    from triton.runtime.jit import JITFunction
-
-    seen = 0
-    while obj is not None and not isinstance(obj, JITFunction) and hasattr(obj, "fn") and seen < 8:
-        obj = obj.fn
-        seen += 1
-    return obj if isinstance(obj, JITFunction) else None
-
-
 def _signature_for(fn: Any, req: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
     signature: dict[str, str] = {}
-    constants = dict(req.get("constants") or {})
+    constants = _sibling_source_module().decode_constants(dict(req.get("constants") or {}))
     given = req.get("signature") or {}
     missing: list[str] = []
     for name in fn.arg_names:
@@ -280,11 +269,14 @@ def _compile_loaded(
         return
     result["compiler"] = _triton_version()
 
-    fn = _unwrap_jit(namespace.get(kernel))
+    from triton.runtime.jit import JITFunction
+
+    fn = _sibling_source_module().find_jit(namespace, kernel, JITFunction)
     if fn is None:
         why = next((s["message"] for s in skipped if kernel in source.splitlines()[s["line"] - 1]), "")
         msg = f"no @triton.jit function named {kernel!r} in {path}" + (f" ({why})" if why else "")
         result["errors"].append(_error("frontend", msg))
+        result.setdefault("metadata", {})["module_warnings"] = skipped
         return
     try:
         signature, constants = _signature_for(fn, req)
