@@ -110,6 +110,8 @@ class KernelSource:
         return node
 
     def segment(self, node: ast.AST) -> str:
+        if not hasattr(node, "lineno"):  # synthesised (e.g. the implicit 0 of `range(n)`)
+            return ast.unparse(node)
         return self.text.text(node)
 
 
