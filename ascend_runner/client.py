@@ -112,6 +112,10 @@ class LocalRunner(JobMethods):
         env.update({str(k): str(v) for k, v in (self.config.get("worker_env") or {}).items()})
         return env
 
+    def parallelism(self, kind: str = "run", backend: str = "cuda") -> int:
+        """Jobs of one environment run at once: one per worker."""
+        return max(1, int(self.config.get("workers", 1)))
+
     def prestart(self, name: str) -> None:
         """Start a worker for environment `name` ahead of the first job (ignored when unavailable)."""
         try:
@@ -240,8 +244,15 @@ class LocalRunner(JobMethods):
 
 
 def get_runner(config: Mapping[str, Any] | None = None) -> Runner:
-    """A LocalRunner, or a RemoteRunner when config names a "url"."""
+    """A LocalRunner, a RemoteRunner when config names a "url", or a RayRunner when it names a Ray
+    "address" (`ray://HOST:PORT` or `ray:auto`)."""
     config = dict(config or {})
+    if config.get("address"):
+        from .ray_pool import RayRunner, is_ray_address
+
+        if not is_ray_address(str(config["address"])):
+            raise ValueError(f"a runner address must be ray://HOST:PORT or ray:auto, not {config['address']!r}")
+        return RayRunner(config)
     if config.get("url"):
         from .remote_client import RemoteRunner
 
