@@ -21,7 +21,7 @@ from typing import Any
 
 from .findings import Finding, Level, Severity, Span
 from .kernels import call_form_wrappers
-from .pragmas import Pragma, TritonType, comment_lines, parse_value, pragma_for
+from .pragmas import DTYPE_VALUE_RE, Pragma, TritonType, comment_lines, parse_value, pragma_for
 from .safe_eval import UNKNOWN, evaluate
 from .specialization_infer import infer_types
 from .specialization_launch import (
@@ -143,7 +143,12 @@ def _decorator_kind(dec: ast.expr) -> str:
 def _literal(node: ast.expr | None) -> Any:
     if node is None:
         return UNKNOWN
-    return evaluate(node, {})
+    value = evaluate(node, {})
+    if value is UNKNOWN and isinstance(node, ast.Attribute):
+        text = ast.unparse(node)
+        if DTYPE_VALUE_RE.match(text):  # `OUT_DTYPE: tl.constexpr = tl.float16`, a dtype in a Config
+            return "tl." + node.attr
+    return value
 
 
 def _keyword(call: ast.Call, name: str) -> ast.expr | None:

@@ -53,5 +53,5 @@ export const IR_TARGETS = ['auto', 'sm_90', 'sm_80', 'sm_100', 'ascend910b3'] as
 // IR stages offered before the server has said which it has for a kernel.
 export const DEFAULT_STAGES: Record<string, readonly string[]> = {
   cuda: ['ttir', 'ttgir', 'llir', 'ptx', 'sass'],
-  ascend: ['ttir', 'ttadapter'],
+  ascend: ['ttir', 'ttadapter', 'hivm'],
 };
