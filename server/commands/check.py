@@ -28,8 +28,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--ignore", default="", help="comma-separated rule codes or prefixes to leave out")
     p.add_argument(
         "--target",
-        default="both",
-        help="platforms for triage: cuda, ascend or both; with --level ir a compile target such as sm_90 or ascend910b3",
+        default="auto",
+        help=(
+            "platforms for triage: auto (decided per file from its imports, devices and folders), cuda, ascend "
+            "or both; with --level ir a compile target such as sm_90 or ascend910b3, or auto (per file)"
+        ),
     )
     p.add_argument(
         "--level",
@@ -100,6 +103,6 @@ def run(args: argparse.Namespace) -> int:
             print(f"tritonlens check: cannot read {path}: {exc}", file=sys.stderr)
             unreadable = True
             continue
-        results[str(path)] = settings.apply(triage(source, str(path)).findings)
+        results[str(path)] = settings.for_file(source, str(path)).apply(triage(source, str(path)).findings)
     status = print_findings(args.format, results, Severity.parse(args.min_severity))
     return 2 if unreadable else status
