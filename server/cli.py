@@ -15,6 +15,7 @@ COMMAND_MODULES = (
     "tritonlens.server.commands.runners",
     "tritonlens.server.commands.ir",
     "tritonlens.server.commands.profile",
+    "tritonlens.server.commands.optimize",
 )
 
 
