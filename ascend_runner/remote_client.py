@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .client import JobMethods
 from .protocol import (
     CompileRequest,
     CompileResult,
@@ -20,6 +19,7 @@ from .protocol import (
     compile_result_from,
     new_job,
 )
+from .runner import JobMethods
 
 DEFAULT_TIMEOUT_S = 600.0
 POLL_S = 2.0  # server-side long-poll slice: short enough to notice a cancel promptly

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..analysis.compile_errors import compile_error_findings
-from ..analysis.findings import Finding, Severity, Span
+from ..analysis.findings import Finding, Level, Severity, Span
 from ..analysis.specialization import (
     ASSUMED_DIVISIBLE,
     ParsedModule,
@@ -534,6 +534,7 @@ def analyze_kernel(
             result.cancelled = True
             break
     result.findings.extend(_failure_findings(result, platform, source, kernel))
+    result.findings.extend(load_findings(result, source))
     result.findings.extend(_merge_findings(result.variants))
     result.findings = [_with_kernel(f, kernel) for f in result.findings]
     result.elapsed_s = time.perf_counter() - started
@@ -566,6 +567,52 @@ def _failure_findings(result: KernelAnalysis, platform: str, source: str, kernel
             out.append(f)
         if all_failed:
             break  # one variant's errors say it; the others usually repeat them
+    return out
+
+
+def load_findings(result: KernelAnalysis, source: str) -> list[Finding]:
+    """TL004 on each import line that failed in the runner; TL005 on the kernel when the analysis stopped for
+    a reason that is not the kernel's compile error. Never an empty result after an error."""
+    out: list[Finding] = []
+    lines = source.splitlines()
+    compiled = any(v.ok for v in result.variants)
+    seen: set[int] = set()
+    for variant in result.variants:
+        meta = variant.metadata or {}
+        for warning in meta.get("module_warnings") or meta.get("skipped_statements") or []:
+            line = int(warning.get("line") or 1)
+            if not warning.get("import") or line in seen:
+                continue
+            seen.add(line)
+            text = lines[line - 1] if 0 < line <= len(lines) else ""
+            col = len(text) - len(text.lstrip())
+            message = str(warning.get("message", "")).replace("top-level statement skipped: ", "")
+            consequence = (
+                "the kernel compiled without it" if compiled else "the kernel could not be compiled without it"
+            )
+            out.append(
+                Finding(
+                    code="TL004",
+                    message=f"this import failed in the runner environment ({variant.compiler or 'runner'}): "
+                    f"{message}; {consequence}",
+                    span=Span(line, col, line, len(text)),
+                    severity=Severity.INFO if compiled else Severity.WARNING,
+                    level=Level.IR,
+                    kernel=result.kernel,
+                    data={"exception": message},
+                )
+            )
+    if result.error and not result.runner_unavailable and not result.cancelled and not compiled:
+        out.append(
+            Finding(
+                code="TL005",
+                message=f"{result.kernel} was not analyzed at levels 3-4: {result.error}",
+                span=result.span or Span(1, 0, 1, 0),
+                severity=Severity.WARNING,
+                level=Level.IR,
+                kernel=result.kernel,
+            )
+        )
     return out
 
 
