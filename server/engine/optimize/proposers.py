@@ -15,6 +15,8 @@ never runs code (only the gate does, on a runner).
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
@@ -77,8 +79,7 @@ def llm_proposer(base_url: str | None, model: str | None, **settings: object) ->
     `make_proposer(base_url, model, **settings) -> Proposer`). None when it is absent or not configured."""
     if not base_url or not model:
         return None
-    try:
-        from . import llm  # type: ignore[attr-defined]
-    except ImportError:
+    name = f"{__name__.rpartition('.')[0]}.llm"
+    if importlib.util.find_spec(name) is None:
         return None
-    return llm.make_proposer(base_url, model, **settings)  # type: ignore[no-any-return]
+    return importlib.import_module(name).make_proposer(base_url, model, **settings)  # type: ignore[no-any-return]
