@@ -113,6 +113,6 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
 RECIPE = SourceRecipe(
     name="block-size-warps",
     title="Re-choose the block size and num_warps together",
-    keys=("TL103", "TL202", "TL205", "TL206", "TL204", "TL108", "TL107"),
+    keys=("TL103", "TL126", "TL127", "TL202", "TL205", "TL206"),
     build=_build,
 )
