@@ -478,6 +478,8 @@ def analyze_kernel(
     sources = _dependency_sources(source, kernel)
     result.code_hash = _code_hash(sources, source)
     table = kernel_overrides(overrides, kernel)
+    if recorded is None:  # launches `tritonlens record` stored for this kernel's current text come first
+        recorded = _stored_launches(path, source, kernel)
     recorded = [r for r in recorded or () if _same_file(r.get("file"), path)]
     try:
         specs = specializations(parsed, kernel, overrides=table, recorded=recorded)
@@ -588,7 +590,9 @@ def load_findings(result: KernelAnalysis, source: str) -> list[Finding]:
             col = len(text) - len(text.lstrip())
             message = str(warning.get("message", "")).replace("top-level statement skipped: ", "")
             consequence = (
-                "the kernel compiled without it" if compiled else "the kernel could not be compiled without it"
+                "the kernel compiled without it"
+                if compiled
+                else "the kernel could not be compiled without it"
             )
             out.append(
                 Finding(
@@ -621,6 +625,15 @@ def _not_the_kernels_fault(error: StageError) -> bool:
     or a device (e.g. `configs=get_autotune_config()` asking the driver for its target): an error of the
     analysis, never a compile-error finding on the user's kernel."""
     return error.stage == "worker" or str(error.message).startswith("no @triton.jit function named")
+
+
+def _stored_launches(path: str, source: str, kernel: str | None) -> list[dict[str, Any]]:
+    from .launch_store import recorded_for
+
+    try:
+        return recorded_for(path, source, kernel)
+    except OSError:  # an unreadable store is no reason to stop the analysis
+        return []
 
 
 def _same_file(recorded_file: Any, path: str) -> bool:
@@ -681,6 +694,8 @@ def analyze_document(
     if parsed.error:
         return []
     names = list(kernels) if kernels is not None else launchable_kernels(source, parsed)
+    if recorded is None:
+        recorded = _stored_launches(path, source, None)
     out: list[KernelAnalysis] = []
     for name in names:
         if cancel is not None and cancel.is_set():
