@@ -14,6 +14,7 @@ import json
 import os
 import select
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -114,6 +115,46 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
+def _die_with_parent() -> None:
+    """Never outlive the process that started this worker (a CLI killed by SIGTERM/SIGKILL included).
+
+    Three guards: PR_SET_PDEATHSIG asks Linux to SIGKILL this process when its parent goes (the pool starts
+    workers from a long-lived thread, which that signal is tied to); a watchdog thread waits for the hang-up
+    of stdin, the pipe only the parent writes, and then kills this worker's whole process group (its
+    compilers and job processes too), even while a job keeps the main thread busy; and a parent that
+    died before the first two were in place is noticed by its pid.
+    """
+    parent = os.environ.get("TRITONLENS_PARENT_PID", "")
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            import signal
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if parent.isdigit() and os.getppid() != int(parent):
+        os._exit(4)  # orphaned already
+    threading.Thread(target=_watch_parent_pipe, name="parent-watchdog", daemon=True).start()
+
+
+def _watch_parent_pipe() -> None:
+    import signal
+
+    poller = select.poll()
+    poller.register(sys.stdin.fileno(), 0)  # no events asked: poll reports only hang-up and errors
+    while True:
+        if poller.poll():
+            break
+    _remove_private_cache()
+    try:
+        if os.getpgrp() == os.getpid():  # the pool makes each worker lead its own group
+            os.killpg(os.getpgrp(), signal.SIGKILL)
+    finally:
+        os._exit(5)
+
+
 def _warm_up() -> None:
     """Load the compiler before the first job arrives; jobs sent meanwhile wait in the pipe."""
     for name in filter(None, os.environ.get(WARM_UP_ENV, "").split(",")):
@@ -209,6 +250,8 @@ def main() -> None:
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     faulthandler.enable(sys.stderr)  # a segfault in a compiler pass leaves a Python stack in the log
+    sys.dont_write_bytecode = True  # the user's modules are imported from their folder: no __pycache__ there
+    _die_with_parent()
     _limit_memory()
     _install_test_hooks()
     # Warm up only when idle: a worker started for a waiting job would just make that job wait longer.
