@@ -11,7 +11,6 @@ import os
 import time
 from typing import Any
 
-
 _SLEEPER = "import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(120)"
 
 

@@ -64,7 +64,9 @@ def test_timeout_kills_detached_grandchild_without_blocking(pool: WorkerPool, tm
     result: dict[str, Any] = {}
 
     def submit() -> None:
-        result.update(pool.submit(fault("detach", pid_file=str(pid_file), double_fork=double_fork), timeout_s=3))
+        result.update(
+            pool.submit(fault("detach", pid_file=str(pid_file), double_fork=double_fork), timeout_s=3)
+        )
 
     started = time.monotonic()
     thread = threading.Thread(target=submit)

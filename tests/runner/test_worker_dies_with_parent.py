@@ -62,7 +62,17 @@ def test_worker_dies_with_the_cli(tmp_path: Path, cuda_python: str, sig: int) ->
     source.write_text(SPINNING)
     env = {**os.environ, "TRITONLENS_CUDA_PYTHON": cuda_python, "TRITONLENS_CACHE_DIR": str(tmp_path / "c")}
     cli = subprocess.Popen(
-        [sys.executable, "-m", "tritonlens.server.cli", "check", "--level", "ir", "--target", "sm_90", str(source)],
+        [
+            sys.executable,
+            "-m",
+            "tritonlens.server.cli",
+            "check",
+            "--level",
+            "ir",
+            "--target",
+            "sm_90",
+            str(source),
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         env=env,
