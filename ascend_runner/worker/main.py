@@ -116,37 +116,46 @@ def _limit_memory() -> None:
 
 
 def _die_with_parent() -> None:
-    """Never outlive the process that started this worker (a CLI killed by SIGTERM/SIGKILL included).
+    """Never outlive the process that started this worker (a CLI killed by SIGTERM/SIGKILL included), and
+    take everything this worker started along (compilers, job processes: its process group).
 
-    Three guards: PR_SET_PDEATHSIG asks Linux to SIGKILL this process when its parent goes (the pool starts
-    workers from a long-lived thread, which that signal is tied to); a watchdog thread waits for the hang-up
-    of stdin, the pipe only the parent writes, and then kills this worker's whole process group (its
-    compilers and job processes too), even while a job keeps the main thread busy; and a parent that
-    died before the first two were in place is noticed by its pid.
+    Two guards: PR_SET_PDEATHSIG asks Linux to send SIGTERM when the parent goes (the pool starts workers
+    from a long-lived thread, which that signal is tied to), and its handler kills the group; a watchdog
+    thread wakes when stdin (the pipe only the parent writes) hangs up and, once the parent is gone, does the
+    same, also while a job keeps the main thread busy. A parent that closes stdin but lives (a test feeding
+    a fixed list of jobs) gets every answer.
     """
+    import signal
+
     parent = os.environ.get("TRITONLENS_PARENT_PID", "")
+    parent_pid = int(parent) if parent.isdigit() else os.getppid()
     if sys.platform.startswith("linux"):
         try:
             import ctypes
-            import signal
 
+            signal.signal(signal.SIGTERM, lambda *_: _kill_own_group())
             libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
-        except (OSError, AttributeError):
+            libc.prctl(1, int(signal.SIGTERM), 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+        except (OSError, AttributeError, ValueError):
             pass
-    if parent.isdigit() and os.getppid() != int(parent):
-        os._exit(4)  # orphaned already
-    threading.Thread(target=_watch_parent_pipe, name="parent-watchdog", daemon=True).start()
+    if os.getppid() != parent_pid:
+        _kill_own_group()  # orphaned before the guards were in place
+    threading.Thread(target=_watch_parent, args=(parent_pid,), name="parent-watchdog", daemon=True).start()
 
 
-def _watch_parent_pipe() -> None:
-    import signal
-
+def _watch_parent(parent_pid: int) -> None:
     poller = select.poll()
     poller.register(sys.stdin.fileno(), 0)  # no events asked: poll reports only hang-up and errors
-    while True:
-        if poller.poll():
-            break
+    while not poller.poll():
+        pass
+    while os.getppid() == parent_pid:  # hung up, but the parent may still be reading our answers
+        time.sleep(0.25)
+    _kill_own_group()
+
+
+def _kill_own_group() -> None:
+    import signal
+
     _remove_private_cache()
     try:
         if os.getpgrp() == os.getpid():  # the pool makes each worker lead its own group

@@ -92,8 +92,11 @@ def _folder_package(folder: str) -> str:
     return name
 
 
-def load_source(source: str, path: str) -> LoadedSource:
-    """Execute `source` as a fresh module whose code claims to come from `path`."""
+def load_source(source: str, path: str, folder: str | None = None) -> LoadedSource:
+    """Execute `source` as a fresh module whose code claims to come from `path`.
+
+    Its imports resolve in `folder` (a runner service's job folder holding the uploaded modules), else in the
+    folder of `path`."""
     try:
         tree = ast.parse(source, filename=path)
     except SyntaxError as exc:
@@ -104,7 +107,7 @@ def load_source(source: str, path: str) -> LoadedSource:
     module.__file__ = path
     sys.modules[name] = module  # dataclasses, inspect.getmodule and pickling look modules up here
     loaded = LoadedSource(module)
-    folder = os.path.dirname(os.path.abspath(path))
+    folder = os.path.abspath(folder) if folder else os.path.dirname(os.path.abspath(path))
     added = os.path.isdir(folder) and folder not in sys.path
     if added:
         # Sibling imports (`from utils import helper`) resolve as they would for the user.
