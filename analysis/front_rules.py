@@ -21,18 +21,20 @@ SYNTAX_ERROR = register(
 CANNOT_SPECIALIZE = register(
     Rule(
         code="TL002",
-        name="cannot-specialize",
-        title="A kernel cannot be compiled for IR analysis: a constexpr has no known value",
+        name="assumed-specialization",
+        title="Levels 3-4 compiled a kernel with assumed values: record real launches or pin them",
         level=Level.IR,
-        severity=Severity.INFO,
+        severity=Severity.HINT,
         platforms=("cuda", "ascend"),
         rationale=(
             "Levels 3-4 compile the kernel exactly as the JIT would, which needs every `tl.constexpr` value "
-            "(block sizes, flags). tritonlens looks for them in launches recorded by a runner, a "
-            "`# tritonlens: NAME=VALUE` comment above the kernel, `[tool.tritonlens.kernels.<kernel>]` in "
+            "(block sizes, flags, dtypes). tritonlens looks for them in launches recorded by `tritonlens record`, "
+            "a `# tritonlens: NAME=VALUE` comment above the kernel, `[tool.tritonlens.kernels.<kernel>]` in "
             "pyproject.toml, launch sites in the file, `@triton.autotune` configs, `@triton.heuristics` and "
-            "parameter defaults. When none gives a value, add the pragma the message shows, e.g. "
-            "`# tritonlens: BLOCK_SIZE=1024`; pointer dtypes can be pinned the same way (`x_ptr=*fp16`)."
+            "parameter defaults. When none gives a value it still compiles the most likely one (64 for sizes, "
+            "False for flags, fp32 for dtypes, the first string a name is compared with) and every finding of "
+            "that compile names the guess and stays at most a warning. Run `tritonlens record -- pytest ...` "
+            "(or `-- python script.py`) to analyze real launches, or add the pragma the message shows."
         ),
         references=("https://triton-lang.org/main/python-api/generated/triton.jit.html",),
     )
@@ -50,6 +52,40 @@ BAD_OVERRIDE = register(
             "The override is not `NAME=VALUE` with a Python literal or a Triton type (`*fp16`, `i32`), or it "
             "names something that is not a parameter of the kernel (nor `num_warps` / `num_stages`). It is "
             "ignored; fix the spelling so the kernel compiles with the values you meant."
+        ),
+    )
+)
+
+IMPORT_FAILED = register(
+    Rule(
+        code="TL004",
+        name="import-failed-in-runner",
+        title="An import of the file failed in the runner environment",
+        level=Level.IR,
+        severity=Severity.WARNING,
+        platforms=("cuda", "ascend"),
+        rationale=(
+            "Levels 3-4 run the file as a module of its package in a runner environment (upstream Triton, or "
+            "triton-ascend), with the package root and the workspace root on `sys.path`, so it imports what it "
+            "imports for you. This import raised there; the exception is in the message. Names it binds are "
+            "missing, so a kernel that needs them cannot be compiled. Usually the runner environment lacks a "
+            "package (install it there) or the import needs a device (guard it)."
+        ),
+    )
+)
+
+NOT_ANALYZED = register(
+    Rule(
+        code="TL005",
+        name="ir-analysis-did-not-run",
+        title="Levels 3-4 could not analyze this kernel",
+        level=Level.IR,
+        severity=Severity.WARNING,
+        platforms=("cuda", "ascend"),
+        rationale=(
+            "The runner could not load or compile the kernel for a reason that is not a compile error of the "
+            "kernel itself (a failed import, a worker crash, a kernel the module does not define when run). "
+            "The message says why; nothing about the compiled code is known until it is fixed."
         ),
     )
 )

@@ -20,8 +20,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .findings import Finding, Level, Severity, Span
-from .pragmas import Pragma, TritonType, comment_lines, parse_value, pragma_for
+from .kernels import call_form_wrappers
+from .pragmas import DTYPE_VALUE_RE, Pragma, TritonType, comment_lines, parse_value, pragma_for
 from .safe_eval import UNKNOWN, evaluate
+from .specialization_guess import ASSUMED_TYPICAL, typical_value
 from .specialization_infer import infer_types
 from .specialization_launch import (
     ArgFact,
@@ -142,7 +144,12 @@ def _decorator_kind(dec: ast.expr) -> str:
 def _literal(node: ast.expr | None) -> Any:
     if node is None:
         return UNKNOWN
-    return evaluate(node, {})
+    value = evaluate(node, {})
+    if value is UNKNOWN and isinstance(node, ast.Attribute):
+        text = ast.unparse(node)
+        if DTYPE_VALUE_RE.match(text):  # `OUT_DTYPE: tl.constexpr = tl.float16`, a dtype in a Config
+            return "tl." + node.attr
+    return value
 
 
 def _keyword(call: ast.Call, name: str) -> ast.expr | None:
@@ -235,10 +242,14 @@ def parse_kernels(source: str) -> ParsedModule:
     comments = comment_lines(source)
     lines = source.splitlines()
     parsed = ParsedModule(tree, source)
+    wrapped = call_form_wrappers(tree.body)
     for node in _function_defs(tree):
         if node.name in parsed.kernels:
             continue
-        kinds = [_decorator_kind(d) for d in node.decorator_list]
+        decorator_list = list(node.decorator_list)
+        if node.name in wrapped and node in tree.body:  # `f = triton.jit(f)`: the calls act as decorators
+            decorator_list += wrapped[node.name]
+        kinds = [_decorator_kind(d) for d in decorator_list]
         if "jit" not in kinds:
             continue
         args = node.args
@@ -253,7 +264,7 @@ def parse_kernels(source: str) -> ParsedModule:
         unreadable = False
         heuristics: dict[str, tuple[ast.Lambda, int]] = {}
         dns: set[str] = set()
-        for dec, kind in zip(node.decorator_list, kinds, strict=True):
+        for dec, kind in zip(decorator_list, kinds, strict=True):
             if kind == "autotune" and isinstance(dec, ast.Call):
                 configs, unreadable = _read_configs(dec, module_env, functions)
             elif kind == "heuristics" and isinstance(dec, ast.Call):
@@ -264,7 +275,7 @@ def parse_kernels(source: str) -> ParsedModule:
                     dns |= {
                         params[n].arg if isinstance(n, int) and n < len(params) else str(n) for n in names
                     }
-        first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+        first = min([d.lineno for d in node.decorator_list] + [node.lineno])  # wrapping calls live elsewhere
         parsed.kernels[node.name] = KernelSource(
             name=node.name,
             node=node,
@@ -395,6 +406,7 @@ def _build(
     layers: Sequence[dict[str, _Fact]],
     options: dict[str, Any],
     inferred: dict[str, _Fact],
+    guess: bool = True,
 ) -> Specialization:
     signature: dict[str, str] = {}
     constants: dict[str, Any] = {}
@@ -439,6 +451,9 @@ def _build(
             chosen[name] = _Fact(f"heuristics at line {hline}", value=value)
             env[name] = value
     for name in kernel.param_names:
+        if name not in chosen and name in kernel.constexpr and guess:
+            # nothing shows a value: compile the most likely one, labeled so no finding passes it off as fact
+            chosen[name] = _Fact(ASSUMED_TYPICAL, value=typical_value(kernel.node, name))
         fact = chosen.get(name)
         if fact is None:
             signature[name] = "constexpr"
@@ -646,6 +661,25 @@ def specialization_findings(
         return []
     findings: list[Finding] = []
     span = kernel_name_span(parsed.source, info)
+    guessed = assumed_constexprs(specs[0]) if specs and specs[0].complete else {}
+    if guessed and not any(s.complete and not assumed_constexprs(s) for s in specs):
+        text = pragma_text(info, list(guessed))
+        values = ", ".join(f"{k}={v!r}" for k, v in guessed.items())
+        findings.append(
+            Finding(
+                code="TL002",
+                message=(
+                    f"levels 3-4 compiled {kernel} with assumed values {values} (nothing shows them); findings "
+                    f"of that compile say so. Record real launches (`tritonlens record -- pytest ...` or "
+                    f'`-- python script.py`), or add "{text}" above the kernel'
+                ),
+                span=span,
+                severity=Severity.HINT,
+                level=Level.IR,
+                kernel=kernel,
+                data={"missing": list(guessed), "assumed": guessed, "insert_text": text, "insert_line": info.first_line},
+            )
+        )
     if specs and not any(s.complete for s in specs):
         missing = list(dict.fromkeys(m for s in specs for m in s.missing))
         text = pragma_text(info, missing)
@@ -706,3 +740,8 @@ def specialization_findings(
                 )
             )
     return findings
+
+
+def assumed_constexprs(spec: Specialization) -> dict[str, Any]:
+    """Constexprs of `spec` whose value is a labeled guess (specialization_guess), in parameter order."""
+    return {k: spec.constants.get(k) for k, why in spec.provenance.items() if why == ASSUMED_TYPICAL}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+from dataclasses import replace
 from typing import Any
 
 from lsprotocol import types
@@ -190,6 +191,8 @@ def kernels(server: TritonLensServer) -> list[dict[str, Any]]:
             uri = from_fs_path(entry.path) or entry.path
             settings = server.config.for_uri(uri).settings
             for k in entry.kernels:
+                if settings.target == "auto":
+                    settings = replace(settings, file_platforms=entry.platforms)
                 found = settings.apply(kernel_findings(entry.findings, k))
                 rows.append(
                     {

@@ -12,6 +12,7 @@ import os
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any
 
 from lsprotocol import types
@@ -275,7 +276,11 @@ class TritonLensServer(LanguageServer):
         """Every level's findings for the doc, filtered by its settings, one finding per confirmed cause.
 
         Diagnostics, hover, code actions and lenses all read this, so they agree on the merged result."""
-        return apply_and_merge(self.config.for_uri(doc.uri).settings, doc.findings())
+        settings = self.config.for_uri(doc.uri).settings
+        if settings.target == "auto" and doc.analysis is not None:
+            # decided once per analyzed version (off the event loop), never per request
+            settings = replace(settings, file_platforms=doc.analysis.platforms)
+        return apply_and_merge(settings, doc.findings())
 
     def diagnostics(self, doc: DocState) -> list[types.Diagnostic]:
         if doc.analysis is None:
