@@ -69,12 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--ssl-certfile", help="serve HTTPS with this certificate (PEM)")
     serve.add_argument("--ssl-keyfile", help="the certificate's private key (PEM)")
     serve.add_argument("--config", help='JSON file: runner environments, e.g. {"cuda": {"python": PATH}}')
-<<<<<<< HEAD
     serve.add_argument(
         "--openapi", action="store_true", help="print the OpenAPI spec and exit (no token file needed)"
     )
-=======
-    serve.add_argument("--openapi", action="store_true", help="print the OpenAPI spec and exit")
     ray_local = sub.add_parser(
         "ray-local",
         help="run a command against a private local Ray cluster (own network and PID namespace, token auth)",
@@ -82,7 +79,6 @@ def build_parser() -> argparse.ArgumentParser:
     from .ray_cluster import add_arguments
 
     add_arguments(ray_local)
->>>>>>> main
     return parser
 
 
@@ -99,17 +95,8 @@ def _ray_local(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-<<<<<<< HEAD
-=======
     if args.command == "ray-local":
         return _ray_local(args)
-    if not is_loopback(args.host) and not args.allow_non_loopback:
-        print(
-            f"tritonlens-runner: refusing to bind {args.host}: pass --allow-non-loopback (and put TLS in front)",
-            file=sys.stderr,
-        )
-        return 2
->>>>>>> main
     try:
         from .client import LocalRunner
         from .remote_gate import uvicorn_server

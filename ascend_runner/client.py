@@ -11,13 +11,8 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
-<<<<<<< HEAD
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol, runtime_checkable
-=======
-from collections.abc import Mapping
 from typing import Any
->>>>>>> main
 
 from .cache import ResultCache, compile_key
 from .environments import (

@@ -81,13 +81,15 @@ def tree(root: int, tag: str | None = None) -> set[int]:
     return found
 
 
-def kill_tree(root: int, tag: str | None = None, rounds: int = 4) -> None:
+def kill_tree(root: int, tag: str | None = None, rounds: int = 4, reaped: bool = False) -> None:
     """SIGKILL the process group of `root` and every process of its tree; repeat while new ones appear
-    (a process may fork between the scan and the kill)."""
-    try:
-        os.killpg(root, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError, OSError):
-        pass
+    (a process may fork between the scan and the kill). reaped: `root` itself has exited and was waited for,
+    so only what it left behind is killed (its pid is not signalled: it may belong to another process now)."""
+    if not reaped:
+        try:
+            os.killpg(root, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError, OSError):
+            pass
     if not os.path.isdir(_PROC):
         return
     for _ in range(rounds):

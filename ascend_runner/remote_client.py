@@ -12,11 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-<<<<<<< HEAD
 from .cache import sibling_files
-from .client import JobMethods
-=======
->>>>>>> main
 from .protocol import (
     CompileRequest,
     CompileResult,

@@ -320,9 +320,13 @@ def dispatch(
     timeout_s: float | None = None,
     on_start: Callable[[], None] | None = None,
 ) -> dict[str, Any]:
-<<<<<<< HEAD
-    """Compile jobs go through the runner's compile (and so its result cache); others straight to its workers.
+    """Compile jobs go through the runner's compile (and so its result cache); record jobs run the user's command
+    in the sandbox (ascend_runner.recording); others go straight to its workers.
     on_start reaches runners that can say when a worker took the job; for others the job starts now."""
+    if envelope["kind"] == "record":
+        if on_start is not None:
+            on_start()
+        return record_envelope(runner, envelope, cancel=cancel, timeout_s=timeout_s)
     compile_job = envelope["kind"] == "compile" and hasattr(runner, "compile")
     method = runner.compile if compile_job else runner.submit
     extra: dict[str, Any] = {}
@@ -333,14 +337,6 @@ def dispatch(
             on_start()
     if not compile_job:
         return runner.submit(envelope, cancel=cancel, timeout_s=timeout_s, **extra)
-=======
-    """Compile jobs go through the runner's compile (and so its result cache); record jobs run the user's command
-    in the sandbox (ascend_runner.recording); others go straight to its workers."""
-    if envelope["kind"] == "record":
-        return record_envelope(runner, envelope, cancel=cancel, timeout_s=timeout_s)
-    if envelope["kind"] != "compile" or not hasattr(runner, "compile"):
-        return runner.submit(envelope, cancel=cancel, timeout_s=timeout_s)
->>>>>>> main
     try:
         req = compile_request_from(envelope["payload"])
     except ProtocolError as exc:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 import requests
-from conftest import TOKEN, serve
+from remote_service import TOKEN, serve
 
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
