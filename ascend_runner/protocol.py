@@ -251,6 +251,11 @@ class VerifyRequest:
     time: bool = True
     timing: TimingSpec = field(default_factory=TimingSpec)
     backend: str | None = None  # as in RunRequest
+    # Level-5 gate (all optional; see ascend_runner/worker/verify_job.py):
+    shapes: list[dict[str, Any]] = field(default_factory=list)  # [{"label", "overrides", "held_out"}]
+    baseline_source: str | None = None  # the original file: reference Model/inputs and the timed baseline
+    baseline_class: str = "ModelNew"
+    interleave: dict[str, Any] | None = None  # {"repeats", "overrides", "label"}: baseline vs candidate
     files: dict[str, str] = field(default_factory=dict)
     workdir: str = ""
 
@@ -267,6 +272,15 @@ class VerifyRequest:
             raise ProtocolError("verify needs a kernelbench harness (Model, ModelNew, get_inputs, ...)")
         if not self.seeds:
             raise ProtocolError("verify needs at least one seed")
+        for shape in self.shapes:
+            if not isinstance(shape, dict) or not isinstance(shape.get("overrides", {}), dict):
+                raise ProtocolError("each verify shape must be {'label', 'overrides': {GLOBAL: value}}")
+        if self.interleave is not None:
+            repeats = self.interleave.get("repeats", 5) if isinstance(self.interleave, dict) else None
+            if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 2:
+                raise ProtocolError("interleave must be {'repeats': an integer >= 2, ...}")
+        if self.baseline_source is not None and not isinstance(self.baseline_source, str):
+            raise ProtocolError("baseline_source must be text")
 
 
 @dataclass
@@ -349,6 +363,8 @@ class SeedCheck:
     max_rel: float | None = None
     norm_rel: float | None = None  # ||out - ref|| / ||ref||
     reason: str = ""
+    shape: str = ""  # the label of the shape checked
+    held_out: bool = False  # a shape the search never used
 
 
 @dataclass
@@ -364,6 +380,7 @@ class VerifyResult:
     timing_meaningful: bool = True
     errors: list[str] = field(default_factory=list)
     elapsed_s: float = 0.0
+    timing: dict[str, Any] = field(default_factory=dict)  # interleaved samples (verify_job._interleaved)
 
 
 def _build(cls: type, raw: Any, what: str) -> Any:
