@@ -1,7 +1,8 @@
 """Levels 3-4 for Ascend targets: attribute triton-ascend's stages to source lines and run the TL4xx checks.
 
 Input is a CompileResult from `ascend_runner/worker/compile_ascend.py`: `ttir` and `ttadapter` text (always,
-even without CANN), `npubin` only when bishengir-compile ran (then `resources["required_ub_bits"]` is exact).
+even without CANN) and, with ascendnpu-ir installed, the `hivm` stages: BiSheng's pipeline run on the CPU up to
+the external hivmc step (compiler_ascend_hivm.py reads its decisions). `npubin` needs CANN.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ from typing import Any
 
 from . import compiler_ascend_checks as checks
 from .attribution import LineStats, ParsedStages, attribute, user_files_for
-from .compiler import CompilerReport
 from .compiler_ascend_devices import device_for
+from .compiler_ascend_hivm import HivmReport, analyze_hivm, confirm_with_hivm
+from .compiler_report import CompilerReport
 from .findings import Finding
 from .ir.mlir_loc import UserFiles, parse_mlir
 from .ir.ttadapter import AdapterModule, AdapterOp, parse_ttadapter
@@ -39,7 +41,7 @@ def analyze_ascend(
         report.notes.append(f"no device data for Ascend target {target!r}; UB and grid checks skipped")
     note = metadata.get("npubin")
     if isinstance(note, str):
-        report.notes.append(f"npubin {note}; the UB size is estimated from ttadapter")
+        report.notes.append(f"npubin {note}")
 
     _attribute_ttir(stages, path, kernel, report)
     text = stages.get("ttadapter") if isinstance(stages, dict) else None
@@ -72,11 +74,13 @@ def analyze_ascend(
     )
     ctx.ttir_i64_lines = _ttir_i64_lines(stages, path)
     grid, launch_line = _grid(metadata, tree, kernel)
-    findings: list[Finding] = []
+    hivm = _hivm(ctx, stages, metadata, report)
+    findings: list[Finding] = list(hivm.findings)
     for check in (
         checks.check_discrete_access,
         checks.check_int_vector_ops,
-        checks.check_ub_capacity,
+        # The estimate only where the compiler is silent: PlanMemory's layout or its overflow error decides.
+        *(() if hivm.ub_decided else (checks.check_ub_capacity,)),
         checks.check_tail_alignment,
         checks.check_static_range,
         checks.check_masked_padding,
@@ -89,10 +93,25 @@ def analyze_ascend(
         findings.extend(checks.check_grid(ctx, grid, launch_line))
         _attribute_ttadapter(module, report)
         report.summary = _summary(ctx, grid)
+        report.summary.update(hivm.summary)
+        report.line_maps.update(hivm.line_maps)
     except Exception as exc:  # noqa: BLE001 - keep what was found; say what broke
         report.notes.append(f"Ascend attribution failed: {type(exc).__name__}: {exc}")
+    findings = confirm_with_hivm(findings)
     report.findings = sorted(findings, key=lambda f: (f.span.line, f.code))
     return report
+
+
+def _hivm(
+    ctx: checks.AscendContext, stages: dict[str, str], metadata: dict[str, Any], report: CompilerReport
+) -> HivmReport:
+    try:
+        hivm = analyze_hivm(ctx, stages, metadata)
+    except Exception as exc:  # noqa: BLE001 - the ttadapter checks still stand on their own
+        report.notes.append(f"hivm analysis failed: {type(exc).__name__}: {exc}")
+        return HivmReport()
+    report.notes.extend(hivm.notes)
+    return hivm
 
 
 def _ttir_i64_lines(stages: dict[str, str], path: str) -> set[int] | None:

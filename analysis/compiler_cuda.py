@@ -18,9 +18,9 @@ from .attribution import (
     stage_lines,
     user_files_for,
 )
-from .compiler import CompilerReport
 from .compiler_cuda_dataflow import Dataflow, value_type
 from .compiler_cuda_limits import SmLimits, capability, limits_for, occupancy
+from .compiler_report import CompilerReport
 from .findings import Evidence, Finding, Level, Span
 from .ir.mlir_loc import MlirModule, MlirOp, UserFiles
 from .ir.sass import parse_ptxas_verbose, parse_res_usage

@@ -53,3 +53,37 @@ BAD_OVERRIDE = register(
         ),
     )
 )
+
+IMPORT_FAILED = register(
+    Rule(
+        code="TL004",
+        name="import-failed-in-runner",
+        title="An import of the file failed in the runner environment",
+        level=Level.IR,
+        severity=Severity.WARNING,
+        platforms=("cuda", "ascend"),
+        rationale=(
+            "Levels 3-4 run the file as a module of its package in a runner environment (upstream Triton, or "
+            "triton-ascend), with the package root and the workspace root on `sys.path`, so it imports what it "
+            "imports for you. This import raised there; the exception is in the message. Names it binds are "
+            "missing, so a kernel that needs them cannot be compiled. Usually the runner environment lacks a "
+            "package (install it there) or the import needs a device (guard it)."
+        ),
+    )
+)
+
+NOT_ANALYZED = register(
+    Rule(
+        code="TL005",
+        name="ir-analysis-did-not-run",
+        title="Levels 3-4 could not analyze this kernel",
+        level=Level.IR,
+        severity=Severity.WARNING,
+        platforms=("cuda", "ascend"),
+        rationale=(
+            "The runner could not load or compile the kernel for a reason that is not a compile error of the "
+            "kernel itself (a failed import, a worker crash, a kernel the module does not define when run). "
+            "The message says why; nothing about the compiled code is known until it is fixed."
+        ),
+    )
+)

@@ -6,7 +6,10 @@ unsaved buffers, half-typed code and files whose imports are missing. Positions 
 
 What counts as a jit function: a `def` (at any nesting depth) decorated with `triton.jit` under any import alias
 (`import triton as tr` -> `@tr.jit`, `from triton import jit` -> `@jit`), with or without call arguments, possibly
-under `@triton.autotune(...)` / `@triton.heuristics(...)`. `kernel = triton.jit(fn)` is not recognised.
+under `@triton.autotune(...)` / `@triton.heuristics(...)`. The call forms `fn = triton.jit(fn)`,
+`kernel = triton.autotune(...)(triton.jit(fn))` and a bare `triton.jit(fn)` statement (module level, or under a
+module-level `if`/`try`) make the module-level `def fn` a jit function too, with the wrapping calls read as its
+decorators (outermost first).
 
 Per keystroke cost: the text is parsed incrementally (`analysis.source_chunks`: unchanged chunks of top-level
 statements reuse their trees) and facts local to one chunk are kept in its memo, so re-parsing an edited file
@@ -521,6 +524,28 @@ def _top_entry(stmt: ast.stmt) -> tuple[str, str, str | None, ast.AST | None]:
     return "", "", None, None
 
 
+def call_form_wrappers(stmts: list[ast.stmt]) -> dict[str, list[ast.expr]]:
+    """For `x = A(B(f))` / a bare `A(B(f))` among `stmts` (and under their `if`/`try` blocks): f -> [A, B],
+    the wrapping callables outermost first, as a decorator list reads. Callers decide which chains are jit."""
+    out: dict[str, list[ast.expr]] = {}
+    stack: list[ast.stmt] = list(stmts)
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, (ast.If, ast.Try)):
+            for name in ("body", "orelse", "finalbody", "handlers"):
+                for child in getattr(stmt, name, []) or []:
+                    stack.extend(child.body if isinstance(child, ast.ExceptHandler) else [child])
+            continue
+        value = stmt.value if isinstance(stmt, (ast.Assign, ast.Expr, ast.AnnAssign)) else None
+        chain: list[ast.expr] = []
+        while isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords:
+            chain.append(value.func)
+            value = value.args[0]
+        if chain and isinstance(value, ast.Name):
+            out[value.id] = chain
+    return out
+
+
 def _is_interesting(node: ast.AST) -> bool:
     """Statements `build` looks at: imports and decorated defs."""
     return isinstance(node, (ast.Import, ast.ImportFrom)) or (
@@ -611,6 +636,14 @@ class _Collector:
             decorators = self._decorators(node)
             if decorators.is_jit:
                 jitted.append((node, qualname, decorators))
+        wrapped = self._call_form_jits(tops)
+        if wrapped:
+            seen = {id(node) for node, _, _ in jitted}
+            for stmt, _ in tops:
+                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name in wrapped:
+                    decorators = self._decorators_of([*stmt.decorator_list, *wrapped[stmt.name]])
+                    if decorators.is_jit and id(stmt) not in seen:
+                        jitted.append((stmt, stmt.name, decorators))
         jitted.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
         names = {node.name for node, _, _ in jitted}
         names_key = frozenset(names)
@@ -749,9 +782,23 @@ class _Collector:
 
     # -- decorators -------------------------------------------------------------------------------------------
 
+    def _call_form_jits(self, tops: list[tuple[ast.stmt, Chunk]]) -> dict[str, list[ast.expr]]:
+        """def name -> the calls wrapping it (outermost first) in `x = triton.jit(f)`-style statements."""
+        if "jit(" not in self.source:  # the common case costs one text search
+            return {}
+        chains = call_form_wrappers([stmt for stmt, _ in tops])
+        return {
+            name: chain
+            for name, chain in chains.items()
+            if any(self.resolve(d.func if isinstance(d, ast.Call) else d) == JIT for d in chain)
+        }
+
     def _decorators(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> _Decorators:
+        return self._decorators_of(node.decorator_list)
+
+    def _decorators_of(self, decorator_list: list[ast.expr]) -> _Decorators:
         out = _Decorators()
-        for deco in node.decorator_list:
+        for deco in decorator_list:
             target = deco.func if isinstance(deco, ast.Call) else deco
             name = self.resolve(target)
             if name == JIT:

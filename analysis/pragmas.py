@@ -20,6 +20,7 @@ PRAGMA_RE = re.compile(r"#\s*tritonlens\s*:\s*(?P<body>.*)$")
 TYPE_RE = re.compile(
     r"^\*?(?:i1|i8|i16|i32|i64|u1|u8|u16|u32|u64|fp8e4nv|fp8e5|fp8e4b15|fp16|bf16|fp32|fp64)$"
 )
+DTYPE_VALUE_RE = re.compile(r"^(?:tl|triton\.language)\.(?:u?int\d+|float\d+\w*|bfloat16|int1|float8\w+)$")
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -64,6 +65,8 @@ def parse_value(text: str) -> Any:
     text = text.strip()
     if TYPE_RE.match(text):
         return TritonType(text)
+    if DTYPE_VALUE_RE.match(text):
+        return "tl." + text.rsplit(".", 1)[1]  # a dtype-valued constexpr: the runner turns it into the dtype
     try:
         return ast.literal_eval(text)
     except (ValueError, SyntaxError):

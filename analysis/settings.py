@@ -10,12 +10,19 @@ from typing import Any
 
 from .findings import Finding, Severity
 
-TARGET_PLATFORMS = {"cuda": ("cuda",), "ascend": ("ascend",), "both": ("cuda", "ascend")}
+# "auto" decides per file (analysis.platform); until a file is known it stands for both platforms.
+TARGET_PLATFORMS = {
+    "auto": ("cuda", "ascend"),
+    "cuda": ("cuda",),
+    "ascend": ("ascend",),
+    "both": ("cuda", "ascend"),
+}
 
 
 @dataclass(frozen=True)
 class Settings:
-    target: str = "both"  # "cuda" | "ascend" | "both": which platforms' rules apply
+    target: str = "auto"  # "auto" | "cuda" | "ascend" | "both": which platforms' rules apply
+    file_platforms: tuple[str, ...] | None = None  # set by for_file() when target is "auto"
     select: tuple[str, ...] = ()  # code prefixes; empty means all
     ignore: tuple[str, ...] = ()  # code prefixes
     severity: dict[str, Severity] = field(default_factory=dict)  # code -> override
@@ -26,7 +33,17 @@ class Settings:
 
     @property
     def platforms(self) -> tuple[str, ...]:
+        if self.target == "auto" and self.file_platforms:
+            return self.file_platforms
         return TARGET_PLATFORMS[self.target]
+
+    def for_file(self, source: str, path: str | None = None) -> Settings:
+        """These settings with `auto` decided for one file (its imports, devices and folders)."""
+        if self.target != "auto":
+            return self
+        from .platform import decide
+
+        return replace(self, file_platforms=decide(source, path).platforms)
 
     def enabled(self, code: str) -> bool:
         if self.select and not any(code.startswith(p) for p in self.select):
@@ -63,7 +80,7 @@ class Settings:
         if not isinstance(severity_raw, dict):
             raise ValueError("severity must map rule codes to error|warning|info|hint")
         return cls(
-            target=str(raw.get("target", "both")),
+            target=str(raw.get("target", "auto")),
             select=codes("select"),
             ignore=codes("ignore"),
             severity={str(k).upper(): Severity.parse(str(v)) for k, v in severity_raw.items()},

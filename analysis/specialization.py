@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .findings import Finding, Level, Severity, Span
-from .pragmas import Pragma, TritonType, comment_lines, parse_value, pragma_for
+from .kernels import call_form_wrappers
+from .pragmas import DTYPE_VALUE_RE, Pragma, TritonType, comment_lines, parse_value, pragma_for
 from .safe_eval import UNKNOWN, evaluate
 from .source_lines import source_lines
 from .specialization_infer import infer_types
@@ -143,7 +144,12 @@ def _decorator_kind(dec: ast.expr) -> str:
 def _literal(node: ast.expr | None) -> Any:
     if node is None:
         return UNKNOWN
-    return evaluate(node, {})
+    value = evaluate(node, {})
+    if value is UNKNOWN and isinstance(node, ast.Attribute):
+        text = ast.unparse(node)
+        if DTYPE_VALUE_RE.match(text):  # `OUT_DTYPE: tl.constexpr = tl.float16`, a dtype in a Config
+            return "tl." + node.attr
+    return value
 
 
 def _keyword(call: ast.Call, name: str) -> ast.expr | None:
@@ -236,10 +242,14 @@ def parse_kernels(source: str) -> ParsedModule:
     comments = comment_lines(source)
     lines = source_lines(source)
     parsed = ParsedModule(tree, source)
+    wrapped = call_form_wrappers(tree.body)
     for node in _function_defs(tree):
         if node.name in parsed.kernels:
             continue
-        kinds = [_decorator_kind(d) for d in node.decorator_list]
+        decorator_list = list(node.decorator_list)
+        if node.name in wrapped and node in tree.body:  # `f = triton.jit(f)`: the calls act as decorators
+            decorator_list += wrapped[node.name]
+        kinds = [_decorator_kind(d) for d in decorator_list]
         if "jit" not in kinds:
             continue
         args = node.args
@@ -254,7 +264,7 @@ def parse_kernels(source: str) -> ParsedModule:
         unreadable = False
         heuristics: dict[str, tuple[ast.Lambda, int]] = {}
         dns: set[str] = set()
-        for dec, kind in zip(node.decorator_list, kinds, strict=True):
+        for dec, kind in zip(decorator_list, kinds, strict=True):
             if kind == "autotune" and isinstance(dec, ast.Call):
                 configs, unreadable = _read_configs(dec, module_env, functions)
             elif kind == "heuristics" and isinstance(dec, ast.Call):
@@ -265,7 +275,7 @@ def parse_kernels(source: str) -> ParsedModule:
                     dns |= {
                         params[n].arg if isinstance(n, int) and n < len(params) else str(n) for n in names
                     }
-        first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+        first = min([d.lineno for d in node.decorator_list] + [node.lineno])  # wrapping calls live elsewhere
         parsed.kernels[node.name] = KernelSource(
             name=node.name,
             node=node,

@@ -27,7 +27,7 @@ from typing import Any
 
 from .protocol import CompileRequest
 
-CACHE_FORMAT = 1  # bump when the stored result layout changes
+CACHE_FORMAT = 2  # bump when the stored result layout changes (2: Ascend hivm stages)
 DEFAULT_MEMORY_ENTRIES = 64
 
 

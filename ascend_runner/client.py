@@ -9,12 +9,10 @@ interface is plain JSON, so a remote runner (HTTP) implements the same thing.
 from __future__ import annotations
 
 import dataclasses
-import importlib
-import importlib.util
 import threading
 import time
 from collections.abc import Mapping
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from .cache import ResultCache, compile_key
 from .environments import (
@@ -37,69 +35,11 @@ from .protocol import (
     compile_result_from,
     new_job,
 )
+from .runner import JobMethods, Runner
 
 DEFAULT_COMPILE_TIMEOUT_S = 120.0
 # Worker modules whose warm_up() loads each environment's compiler as the worker starts.
 WARM_UP_MODULES = {"cuda": "compile_cuda", "ascend": "compile_ascend"}
-
-
-@runtime_checkable
-class Runner(Protocol):
-    def compile(
-        self, req: CompileRequest, *, cancel: threading.Event | None = None, timeout_s: float | None = None
-    ) -> CompileResult: ...
-
-    def submit(
-        self, job: dict[str, Any], *, cancel: threading.Event | None = None, timeout_s: float | None = None
-    ) -> dict[str, Any]: ...
-
-    def health(self) -> dict[str, Any]: ...
-
-    def close(self) -> None: ...
-
-
-class JobMethods:
-    """run/profile/verify as thin wrappers over submit; any Runner may inherit them."""
-
-    def submit(
-        self, job: dict[str, Any], *, cancel: threading.Event | None = None, timeout_s: float | None = None
-    ) -> dict[str, Any]:
-        raise NotImplementedError
-
-    def _kind(
-        self, kind: str, backend: str, payload: Any, cancel: threading.Event | None, timeout_s: float | None
-    ) -> dict[str, Any]:
-        return self.submit(new_job(kind, backend, payload), cancel=cancel, timeout_s=timeout_s)
-
-    def run(
-        self,
-        backend: str,
-        payload: Any,
-        *,
-        cancel: threading.Event | None = None,
-        timeout_s: float | None = None,
-    ) -> dict[str, Any]:
-        return self._kind("run", backend, payload, cancel, timeout_s)
-
-    def profile(
-        self,
-        backend: str,
-        payload: Any,
-        *,
-        cancel: threading.Event | None = None,
-        timeout_s: float | None = None,
-    ) -> dict[str, Any]:
-        return self._kind("profile", backend, payload, cancel, timeout_s)
-
-    def verify(
-        self,
-        backend: str,
-        payload: Any,
-        *,
-        cancel: threading.Event | None = None,
-        timeout_s: float | None = None,
-    ) -> dict[str, Any]:
-        return self._kind("verify", backend, payload, cancel, timeout_s)
 
 
 def worker_failure_result(req: CompileRequest, message: str, elapsed_s: float = 0.0) -> CompileResult:
@@ -171,6 +111,10 @@ class LocalRunner(JobMethods):
         env = {"TRITONLENS_WORKER_WARMUP": WARM_UP_MODULES[name]} if self.config.get("warm_up", True) else {}
         env.update({str(k): str(v) for k, v in (self.config.get("worker_env") or {}).items()})
         return env
+
+    def parallelism(self, kind: str = "run", backend: str = "cuda") -> int:
+        """Jobs of one environment run at once: one per worker."""
+        return max(1, int(self.config.get("workers", 1)))
 
     def prestart(self, name: str) -> None:
         """Start a worker for environment `name` ahead of the first job (ignored when unavailable)."""
@@ -300,16 +244,19 @@ class LocalRunner(JobMethods):
 
 
 def get_runner(config: Mapping[str, Any] | None = None) -> Runner:
-    """A LocalRunner, or a remote one when config names a "url" (needs ascend_runner/remote_client.py)."""
+    """A LocalRunner, a RemoteRunner when config names a "url", or a RayRunner when it names a Ray
+    "address" (`ray://HOST:PORT` or `ray:auto`)."""
     config = dict(config or {})
+    if config.get("address"):
+        from .ray_pool import RayRunner, is_ray_address
+
+        if not is_ray_address(str(config["address"])):
+            raise ValueError(f"a runner address must be ray://HOST:PORT or ray:auto, not {config['address']!r}")
+        return RayRunner(config)
     if config.get("url"):
-        if importlib.util.find_spec("tritonlens.ascend_runner.remote_client") is None:
-            raise NotImplementedError(
-                f"remote runners are not available in this build (asked for {config['url']}); "
-                "use a local runner or install a tritonlens with ascend_runner/remote_client.py"
-            )
-        module = importlib.import_module("tritonlens.ascend_runner.remote_client")
-        return module.RemoteRunner.from_config(config)  # type: ignore[no-any-return]
+        from .remote_client import RemoteRunner
+
+        return RemoteRunner.from_config(config)
     return LocalRunner(config)
 
 

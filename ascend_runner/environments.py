@@ -22,6 +22,8 @@ ENV_VARS = {"cuda": "TRITONLENS_CUDA_PYTHON", "ascend": "TRITONLENS_ASCEND_PYTHO
 # The package each environment is built around, as named in its .dist-info folder.
 COMPILER_DISTS = {"cuda": ("triton",), "ascend": ("triton_ascend", "triton-ascend")}
 COMPILER_LABELS = {"cuda": "triton", "ascend": "triton-ascend"}
+# Further compilers an environment's results depend on (part of the cache key): BiSheng's pipeline (hivm stage).
+EXTRA_DISTS = {"ascend": ("ascendnpu_ir",)}
 # Job backend -> environment that runs it (the interpreter backend is upstream Triton's).
 BACKEND_ENVIRONMENTS = {"cuda": "cuda", "interpret": "cuda", "ascend": "ascend", "npu": "ascend"}
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -113,11 +115,22 @@ def _site_packages(python: str) -> list[Path]:
 
 
 def compiler_version(env: Environment) -> str:
-    """e.g. "triton 3.6.0": read from the environment's .dist-info folder (no interpreter started)."""
-    for site in _site_packages(env.python):
-        for dist in COMPILER_DISTS[env.name]:
+    """e.g. "triton 3.6.0", "triton-ascend 3.2.0 + ascendnpu_ir 1.2.0": from the environment's .dist-info
+    folders (no interpreter started)."""
+    main = _dist_version(env.python, COMPILER_DISTS[env.name])
+    out = f"{COMPILER_LABELS[env.name]} {main or '(unknown version)'}"
+    for dist in EXTRA_DISTS.get(env.name, ()):
+        extra = _dist_version(env.python, (dist,))
+        if extra:
+            out += f" + {dist} {extra}"
+    return out
+
+
+def _dist_version(python: str, dists: tuple[str, ...]) -> str | None:
+    for site in _site_packages(python):
+        for dist in dists:
             for info in sorted(site.glob(f"{dist}-*.dist-info")):
                 m = re.match(rf"{re.escape(dist)}-(?P<v>[^-]+)\.dist-info$", info.name)
                 if m:
-                    return f"{COMPILER_LABELS[env.name]} {m.group('v')}"
-    return f"{COMPILER_LABELS[env.name]} (unknown version)"
+                    return m.group("v")
+    return None

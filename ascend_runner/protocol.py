@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 SCHEMA_VERSION = 1
-JOB_KINDS = ("compile", "run", "profile", "verify")
+JOB_KINDS = ("compile", "run", "profile", "verify", "record")
 BACKENDS = ("cuda", "ascend", "npu", "interpret")
 # Targets a compile job accepts: CUDA compute capabilities and Ascend SoCs.
 CUDA_TARGETS = {"sm_80": 80, "sm_86": 86, "sm_89": 89, "sm_90": 90, "sm_100": 100}

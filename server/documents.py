@@ -32,6 +32,7 @@ class Analysis:
     kernels: tuple[Any, ...]  # KernelLike records from ModuleInfo
     syntax_error: bool
     kernel_hashes: dict[str, str] = field(default_factory=dict)
+    platforms: tuple[str, ...] = ("cuda", "ascend")  # what the file is written for (analysis.platform)
 
 
 @dataclass

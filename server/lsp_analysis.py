@@ -42,7 +42,14 @@ def analyze_text(text: str, path: str, version: int) -> Analysis:
         kernels=kernels,
         syntax_error=syntax_error is not None,
         kernel_hashes=kernel_hashes(text, kernels),
+        platforms=_platforms(text, path),
     )
+
+
+def _platforms(text: str, path: str) -> tuple[str, ...]:
+    from ..analysis.platform import decide
+
+    return decide(text, path).platforms
 
 
 _gc_lock = threading.Lock()
@@ -79,4 +86,4 @@ def index_file(text: str, path: str) -> IndexedFile:
         IndexedKernel(k.name, int(k.name_span.line), int(k.span.line), int(k.span.end_line))
         for k in analysis.kernels
     )
-    return IndexedFile(path=path, kernels=kernels, findings=analysis.findings)
+    return IndexedFile(path=path, kernels=kernels, findings=analysis.findings, platforms=analysis.platforms)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+from dataclasses import replace
 from typing import Any
 
 from lsprotocol import types
@@ -218,6 +219,8 @@ def kernels(server: TritonLensServer) -> list[dict[str, Any]]:
                 continue
             uri = from_fs_path(entry.path) or entry.path
             settings = server.config.for_uri(uri).settings
+            if settings.target == "auto":
+                settings = replace(settings, file_platforms=entry.platforms)
             groups = findings_by_kernel(entry.findings, [(k.name, k.start_line, k.end_line) for k in entry.kernels])
             for k, grouped in zip(entry.kernels, groups, strict=True):
                 found = settings.apply(grouped)

@@ -14,6 +14,7 @@ import os
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any
 
 from lsprotocol import types
@@ -101,7 +102,8 @@ class TritonLensServer(LanguageServer):
         self._index_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tritonlens-reindex")
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._inflight: dict[str, asyncio.Task[None]] = {}  # uri -> its analysis lane, while it runs
-        self._visible: dict[str, tuple[tuple[Any, ...], list[Finding]]] = {}  # uri -> (what it read, findings)
+        # uri -> ((doc, generation), settings, findings): visible_findings of what it read
+        self._visible: dict[str, tuple[tuple[int, int], Any, list[Finding]]] = {}
         self._busy = 0  # analyses in flight for open documents
         self.pulls_waiting: dict[str, int] = {}  # uri -> pull requests waiting for an analysis
         self._revision: dict[str, int] = {}  # bumps whenever what a doc would show changes (pull resultId)
@@ -295,13 +297,16 @@ class TritonLensServer(LanguageServer):
 
         Diagnostics, hover, code actions and lenses all read this, so they agree on the merged result. Computed
         once per (analysis, layers, settings): request handlers ask per item (per kernel, per lens)."""
-        settings = self.config.for_uri(doc.uri).settings
-        key = (id(doc), doc.generation, settings)
+        configured = self.config.for_uri(doc.uri).settings
         cached = self._visible.get(doc.uri)
-        if cached is not None and cached[0][0] == key[0] and cached[0][1] == key[1] and cached[0][2] is settings:
-            return cached[1]
+        if cached is not None and cached[0] == (id(doc), doc.generation) and cached[1] is configured:
+            return cached[2]
+        settings = configured
+        if settings.target == "auto" and doc.analysis is not None:
+            # decided once per analyzed version (off the event loop), never per request
+            settings = replace(settings, file_platforms=doc.analysis.platforms)
         found = apply_and_merge(settings, doc.findings())
-        self._visible[doc.uri] = (key, found)
+        self._visible[doc.uri] = ((id(doc), doc.generation), configured, found)
         return found
 
     def diagnostics(self, doc: DocState) -> list[types.Diagnostic]:

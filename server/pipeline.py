@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from ..analysis.compile_errors import compile_error_findings
-from ..analysis.findings import Finding, Severity, Span
+from ..analysis.findings import Finding, Level, Severity, Span
+from ..analysis.source_lines import source_lines
 from ..analysis.specialization import (
     ASSUMED_DIVISIBLE,
     ParsedModule,
@@ -478,6 +479,8 @@ def analyze_kernel(
     sources = _dependency_sources(source, kernel)
     result.code_hash = _code_hash(sources, source)
     table = kernel_overrides(overrides, kernel)
+    if recorded is None:  # launches `tritonlens record` stored for this kernel's current text come first
+        recorded = _stored_launches(path, source, kernel)
     recorded = [r for r in recorded or () if _same_file(r.get("file"), path)]
     try:
         specs = specializations(parsed, kernel, overrides=table, recorded=recorded)
@@ -534,6 +537,7 @@ def analyze_kernel(
             result.cancelled = True
             break
     result.findings.extend(_failure_findings(result, platform, source, kernel))
+    result.findings.extend(load_findings(result, source))
     result.findings.extend(_merge_findings(result.variants))
     result.findings = [_with_kernel(f, kernel) for f in result.findings]
     result.elapsed_s = time.perf_counter() - started
@@ -569,11 +573,68 @@ def _failure_findings(result: KernelAnalysis, platform: str, source: str, kernel
     return out
 
 
+def load_findings(result: KernelAnalysis, source: str) -> list[Finding]:
+    """TL004 on each import line that failed in the runner; TL005 on the kernel when the analysis stopped for
+    a reason that is not the kernel's compile error. Never an empty result after an error."""
+    out: list[Finding] = []
+    lines = source_lines(source)
+    compiled = any(v.ok for v in result.variants)
+    seen: set[int] = set()
+    for variant in result.variants:
+        meta = variant.metadata or {}
+        for warning in meta.get("module_warnings") or meta.get("skipped_statements") or []:
+            line = int(warning.get("line") or 1)
+            if not warning.get("import") or line in seen:
+                continue
+            seen.add(line)
+            text = lines[line - 1] if 0 < line <= len(lines) else ""
+            col = len(text) - len(text.lstrip())
+            message = str(warning.get("message", "")).replace("top-level statement skipped: ", "")
+            consequence = (
+                "the kernel compiled without it"
+                if compiled
+                else "the kernel could not be compiled without it"
+            )
+            out.append(
+                Finding(
+                    code="TL004",
+                    message=f"this import failed in the runner environment ({variant.compiler or 'runner'}): "
+                    f"{message}; {consequence}",
+                    span=Span(line, col, line, len(text)),
+                    severity=Severity.INFO if compiled else Severity.WARNING,
+                    level=Level.IR,
+                    kernel=result.kernel,
+                    data={"exception": message},
+                )
+            )
+    if result.error and not result.runner_unavailable and not result.cancelled and not compiled:
+        out.append(
+            Finding(
+                code="TL005",
+                message=f"{result.kernel} was not analyzed at levels 3-4: {result.error}",
+                span=result.span or Span(1, 0, 1, 0),
+                severity=Severity.WARNING,
+                level=Level.IR,
+                kernel=result.kernel,
+            )
+        )
+    return out
+
+
 def _not_the_kernels_fault(error: StageError) -> bool:
     """A worker crash, or a kernel the worker could not load because a module-level statement needs a GPU
     or a device (e.g. `configs=get_autotune_config()` asking the driver for its target): an error of the
     analysis, never a compile-error finding on the user's kernel."""
     return error.stage == "worker" or str(error.message).startswith("no @triton.jit function named")
+
+
+def _stored_launches(path: str, source: str, kernel: str | None) -> list[dict[str, Any]]:
+    from .launch_store import recorded_for
+
+    try:
+        return recorded_for(path, source, kernel)
+    except OSError:  # an unreadable store is no reason to stop the analysis
+        return []
 
 
 def _same_file(recorded_file: Any, path: str) -> bool:
@@ -634,6 +695,8 @@ def analyze_document(
     if parsed.error:
         return []
     names = list(kernels) if kernels is not None else launchable_kernels(source, parsed)
+    if recorded is None:
+        recorded = _stored_launches(path, source, None)
     out: list[KernelAnalysis] = []
     for name in names:
         if cancel is not None and cancel.is_set():

@@ -22,6 +22,7 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from ..analysis.findings import Level, Severity
+from ..analysis.platform import compile_target_for
 from ..ascend_runner.settings import RunnerSettings, parse_runner_settings
 from .lsp_commands import CommandError, arg
 from .lsp_progress import work_done
@@ -87,13 +88,21 @@ class PipelineService:
 
     # -- configuration -------------------------------------------------------------------------------
     def target_for(self, uri: str, requested: Any = None) -> str:
-        if requested is not None:
+        if requested is not None and requested != "auto":
             if requested not in TARGETS:
                 raise CommandError(f"unknown target {requested!r}; use one of {', '.join(TARGETS)}")
             return str(requested)
-        raw = self.server.config.for_uri(uri).raw
-        target = raw.get("irTarget", DEFAULT_IR_TARGET) if isinstance(raw, dict) else DEFAULT_IR_TARGET
-        return target if target in TARGETS else DEFAULT_IR_TARGET
+        config = self.server.config.for_uri(uri)
+        raw = config.raw if isinstance(config.raw, dict) else {}
+        target = raw.get("irTarget")
+        if target in TARGETS:
+            return str(target)
+        platforms = config.settings.platforms
+        if config.settings.target == "auto":
+            doc = self.server.docs.get(uri)
+            platforms = doc.analysis.platforms if doc is not None and doc.analysis is not None else ("cuda",)
+        # no irTarget: the compile target of the platform the file is written for
+        return compile_target_for(platforms, DEFAULT_IR_TARGET)
 
     def runner_settings(self, uri: str) -> RunnerSettings:
         """`tritonlens.runners` for the folder of `uri`, relative paths taken from that folder."""

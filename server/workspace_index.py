@@ -38,6 +38,7 @@ class IndexedFile:
     path: str
     kernels: tuple[IndexedKernel, ...]
     findings: tuple[Finding, ...]  # unfiltered; settings are applied when the index is queried
+    platforms: tuple[str, ...] = ("cuda", "ascend")  # what the file is written for (analysis.platform)
 
 
 Analyzer = Callable[[str, str], IndexedFile]  # (text, path) -> IndexedFile

@@ -94,3 +94,40 @@ def test_server_process_never_loads_triton_or_torch():
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
     )
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+def test_no_import_cycles_inside_the_distribution():
+    # Lazy (function-level) imports count too: a cycle is a cycle for a reader, whenever it executes.
+    graph: dict[str, set[str]] = {}
+    for folder in ("server", "analysis", "ascend_runner"):
+        for path, names in _imports(folder).items():
+            module = ".".join(["tritonlens", *Path(path).with_suffix("").parts]).removesuffix(".__init__")
+            graph[module] = {n for n in names if n.startswith("tritonlens.")}
+    known = set(graph)
+
+    def target(name: str) -> str | None:
+        # `from pkg import mod` names a module; `from mod import func` names the module above it.
+        while name and name not in known:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    edges = {m: {t for n in names if (t := target(n)) and t != m} for m, names in graph.items()}
+    state: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(m: str) -> None:
+        state[m] = 1
+        stack.append(m)
+        for n in sorted(edges.get(m, ())):
+            if state.get(n) == 1:
+                cycles.append(stack[stack.index(n) :] + [n])
+            elif n not in state:
+                visit(n)
+        stack.pop()
+        state[m] = 2
+
+    for m in sorted(edges):
+        if m not in state:
+            visit(m)
+    assert not cycles, "\n".join(" -> ".join(c) for c in cycles)

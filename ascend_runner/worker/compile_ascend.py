@@ -40,6 +40,8 @@ TARGETS: dict[str, tuple[str, bool]] = {
     "ascend910_9391": ("Ascend910_9391", False),
     "ascend950": ("Ascend910_9599", True),
 }
+# The name bishengir-compile(-a5) knows the SoC by, where it differs from triton-ascend's.
+BISHENG_TARGETS = {"ascend950": "Ascend950PR_9599"}
 _LOC_RE = re.compile(r'loc\("(?P<file>[^"]*)":(?P<line>\d+):(?P<col>\d+)\)')
 _DIAG_RE = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?P<col>\d+): error: (?P<msg>.*)$", re.MULTILINE)
 
@@ -119,30 +121,23 @@ def _ensure_driver(soc: str) -> None:
     driver.set_active(_CompileOnlyDriver(GPUTarget("npu", soc, 0)))
 
 
-def _sibling_source_module() -> types.ModuleType:
-    # The shared buffer loader lives next to this file; the worker is started by path, not as a package.
+def _sibling(name: str) -> types.ModuleType:
+    # Sibling worker modules live next to this file; the worker is started by path, not as a package.
+    import importlib
+
     here = os.path.dirname(os.path.abspath(__file__))
     if here not in sys.path:
         sys.path.insert(0, here)
-    import source_module
-
-    return source_module
+    return importlib.import_module(name)
 
 
-def _unwrap_jit(obj: Any) -> Any:
-    # Autotuner / Heuristics wrap the JITFunction in `.fn`, possibly several times.
-    from triton.runtime.jit import JITFunction
-
-    seen = 0
-    while obj is not None and not isinstance(obj, JITFunction) and hasattr(obj, "fn") and seen < 8:
-        obj = obj.fn
-        seen += 1
-    return obj if isinstance(obj, JITFunction) else None
+def _sibling_source_module() -> types.ModuleType:
+    return _sibling("source_module")
 
 
 def _signature_for(fn: Any, req: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any]]:
     signature: dict[str, str] = {}
-    constants = dict(req.get("constants") or {})
+    constants = _sibling_source_module().decode_constants(dict(req.get("constants") or {}))
     given = req.get("signature") or {}
     missing: list[str] = []
     for name in fn.arg_names:
@@ -274,11 +269,14 @@ def _compile_loaded(
         return
     result["compiler"] = _triton_version()
 
-    fn = _unwrap_jit(namespace.get(kernel))
+    from triton.runtime.jit import JITFunction
+
+    fn = _sibling_source_module().find_jit(namespace, kernel, JITFunction)
     if fn is None:
         why = next((s["message"] for s in skipped if kernel in source.splitlines()[s["line"] - 1]), "")
         msg = f"no @triton.jit function named {kernel!r} in {path}" + (f" ({why})" if why else "")
         result["errors"].append(_error("frontend", msg))
+        result.setdefault("metadata", {})["module_warnings"] = skipped
         return
     try:
         signature, constants = _signature_for(fn, req)
@@ -292,6 +290,8 @@ def _compile_loaded(
     gpu_target = GPUTarget("npu", soc, 0)
     backend = make_backend(gpu_target)
     user_opts = dict(req.get("options") or {})
+    want_hivm = user_opts.pop("hivm", True) is not False
+    user_opts.pop("hivm_timeout_s", None)
     options = backend.parse_options({"compile_on_910_95": on_910_95, **user_opts})
     stages: dict[str, Any] = {}
     backend.add_stages(stages, options)
@@ -321,10 +321,47 @@ def _compile_loaded(
         result["stages"][name] = str(module)
 
     _linalg_metadata(result["stages"].get("ttadapter", ""), metadata)
-    if "npubin" in stages:
+    if "npubin" in stages and _npubin_compiler() is not None:
         _npubin(stages["npubin"], result, metadata, path)
+    hivm = _hivm(req, result, options.__dict__, (soc, on_910_95), path) if want_hivm else None
     result["metadata"] = _public_metadata(metadata, soc, skipped, user_opts)
-    result["ok"] = not any(e["stage"] != "npubin" for e in result["errors"])
+    if hivm is not None:
+        result["metadata"]["hivm"] = hivm
+    elif want_hivm is False:
+        result["metadata"]["hivm"] = {"status": "skipped", "message": "not requested (options.hivm = false)"}
+    if "npubin" not in result["stages"]:
+        result["metadata"]["npubin"] = (
+            "not built: no device binary without CANN's hivmc (bishengir-compile ran up to it: see the hivm stage)"
+        )
+    # The BiSheng stages are analysis, not the kernel's compile: their failures (a UB overflow) are findings.
+    result["ok"] = not any(e["stage"] not in ("npubin", "hivm") for e in result["errors"])
+
+
+def _hivm(
+    req: dict[str, Any], result: dict[str, Any], options: dict[str, Any], soc_info: tuple[str, bool], path: str
+) -> dict[str, Any] | None:
+    """Run bishengir-compile on the ttadapter text (the `hivm` stage); its stages and log go into the result."""
+    ttadapter = result["stages"].get("ttadapter")
+    if not ttadapter:
+        return None
+    soc, on_910_95 = soc_info
+    compile_hivm = _sibling("compile_hivm")
+    timeout = req.get("options", {}).get("hivm_timeout_s") if isinstance(req.get("options"), dict) else None
+    target = BISHENG_TARGETS.get(str(req.get("target", "")), soc)
+    run = compile_hivm.run_hivm(
+        ttadapter, target, on_910_95, options, float(timeout or compile_hivm.DEFAULT_TIMEOUT_S)
+    )
+    result["stages"].update(run.pop("stages", {}))
+    log = run.pop("log", "")
+    if log:
+        result["stages"]["hivm.log"] = log
+    if run["status"] in ("failed", "timeout"):
+        text = log or run.get("message", "")
+        errors = compile_hivm.pipeline_errors(text)
+        message = errors[0] if errors else (run.get("message") or text.strip().splitlines()[-1:] or [""])[0]
+        line, col = _first_location(message, path)
+        result["errors"].append(_error("hivm", f"bishengir-compile: {message}", line, col))
+    return run
 
 
 def _linalg_metadata(ttadapter: str, metadata: dict[str, Any]) -> None:
@@ -342,9 +379,7 @@ def _linalg_metadata(ttadapter: str, metadata: dict[str, Any]) -> None:
 
 
 def _npubin(run: Any, result: dict[str, Any], metadata: dict[str, Any], path: str) -> None:
-    if _npubin_compiler() is None:
-        result["metadata_notes"] = {"npubin": "not built: CANN bishengir-compile not found on PATH"}
-        return
+    # Only with CANN: triton-ascend's own binary stage (bishengir-compile + hivmc on PATH).
     try:
         binary = run(result["stages"]["ttadapter"], metadata)
     except Exception as exc:  # noqa: BLE001 - the binary stage is optional for analysis

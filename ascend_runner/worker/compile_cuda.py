@@ -20,7 +20,7 @@ import time
 from typing import Any
 
 from compile_only_cuda import DEVICES, compile_only
-from source_module import LoadedSource, SourceError, load_source
+from source_module import LoadedSource, SourceError, decode_constants, find_jit, load_source
 
 CUDA_TARGETS = {"sm_80": 80, "sm_86": 86, "sm_89": 89, "sm_90": 90, "sm_100": 100}
 STAGE_ORDER = ("ttir", "ttgir", "llir", "ptx", "sass")
@@ -81,11 +81,9 @@ def _compiler_version() -> str:
 def _find_kernel(loaded: LoadedSource, name: str) -> Any:
     from triton.runtime.jit import JITFunction
 
-    obj = loaded.module.__dict__.get(name)
-    # @triton.autotune / @triton.heuristics wrap the JITFunction; unwrap to the function itself.
-    while obj is not None and not isinstance(obj, JITFunction) and hasattr(obj, "fn"):
-        obj = obj.fn
-    if isinstance(obj, JITFunction):
+    # @triton.autotune / @triton.heuristics wrap the JITFunction; `k = triton.jit(f)` binds it to another name.
+    obj = find_jit(loaded.module.__dict__, name, JITFunction)
+    if obj is not None:
         return obj
     kernels = sorted(k for k, v in loaded.module.__dict__.items() if isinstance(v, JITFunction))
     found = f"; @triton.jit functions in the file: {', '.join(kernels)}" if kernels else "; the file has none"
@@ -104,7 +102,7 @@ def _source_spec(fn: Any, req: dict[str, Any]) -> Any:
     from triton.compiler import ASTSource
 
     signature = dict(req.get("signature") or {})
-    constants = dict(req.get("constants") or {})
+    constants = decode_constants(dict(req.get("constants") or {}))
     names = list(fn.arg_names)
     missing = [a for a in names if a not in signature and a not in constants]
     unknown = [a for a in list(signature) + list(constants) if a not in names]
@@ -355,7 +353,9 @@ def _compile_loaded(
         fn = _find_kernel(loaded, str(req.get("kernel", "")))
         spec = _source_spec(fn, req)
     except SourceError as exc:
-        return _failed(req, [_error("frontend", exc.message, exc.line, exc.col)], started)
+        failed = _failed(req, [_error("frontend", exc.message, exc.line, exc.col)], started)
+        failed["metadata"]["module_warnings"] = loaded.warnings  # a failed import explains a missing kernel
+        return failed
 
     options = {k: v for k, v in (req.get("options") or {}).items() if k in ALLOWED_OPTIONS}
     unknown = sorted(set(req.get("options") or {}) - ALLOWED_OPTIONS - TRITONLENS_OPTIONS)
@@ -392,7 +392,8 @@ def _compile_loaded(
     except Exception as exc:
         stage = current["stage"]
         if stage == "frontend":
-            return _failed(req, [_frontend_error(exc, loaded)], started)
+            warnings = {"module_warnings": loaded.warnings}  # a failed import may be why the front end failed
+            return _failed(req, [_frontend_error(exc, loaded)], started, metadata=warnings)
         text = f"{type(exc).__name__}: {exc}\n{diag.get('text', '')}"
         error = _diagnostic_error(stage, text, path)
         if stage == "ptxas" and error["line"] is None and "ptx" in produced:

@@ -4,7 +4,14 @@ Runs inside a runner environment (stdlib + that environment's packages; never im
 The buffer runs under a private module name, so `if __name__ == "__main__":` blocks never execute, and
 its code objects carry the request's path as file name, so every compiler `loc` points at the user's file.
 Top-level statements run one by one: one that fails (say, a device query on a machine with no GPU) is
-reported as a warning and skipped, so the kernels below it can still be compiled.
+reported as a warning and skipped, so the kernels below it can still be compiled; a failed import is marked as
+such (`"import": True`) so the caller can put it on the import line.
+
+Imports work the way Python does for the file: when its folder is a package (has `__init__.py`), the buffer
+runs as a module of that package (`__package__` is the real dotted name, the package root and the workspace
+root are on `sys.path`), so `from ..utils import x` and `from .ops import y` resolve as they do for the user. A
+package whose `__init__` cannot be imported here (it needs a GPU library, say) is stood in for by bare packages
+over the same folders, so the relative imports still find their files.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ import importlib.machinery
 import itertools
 import linecache
 import os
+import re
 import sys
 import types
 from dataclasses import dataclass, field
@@ -41,13 +49,14 @@ class LoadedSource:
     module: types.ModuleType
     warnings: list[dict[str, Any]] = field(default_factory=list)  # {"line", "message"} per skipped statement
     local_modules: list[str] = field(default_factory=list)  # the user's own modules it imported
+    stub_packages: list[str] = field(default_factory=list)  # bare packages standing in for unimportable ones
 
     def close(self) -> None:
         # Forget the buffer and the user's sibling modules, so the next job sees their current text.
         sys.modules.pop(self.module.__name__, None)
-        if self.module.__package__:
+        if (self.module.__package__ or "").startswith("tritonlens_folder_"):
             sys.modules.pop(self.module.__package__, None)
-        for name in self.local_modules:
+        for name in [*self.local_modules, *self.stub_packages]:
             sys.modules.pop(name, None)
 
 
@@ -92,6 +101,105 @@ def _folder_package(folder: str) -> str:
     return name
 
 
+_ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+_DTYPE_CONSTANT = re.compile(r"^(?:tl|triton\.language)\.([A-Za-z_][A-Za-z0-9_]*)$")
+
+
+def package_of(path: str) -> tuple[str | None, str | None]:
+    """(folder to put on sys.path, dotted package name) when the file's folder is a package, else (None, None)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    parts: list[str] = []
+    while os.path.isfile(os.path.join(folder, "__init__.py")) and len(parts) < 32:
+        parts.append(os.path.basename(folder))
+        folder = os.path.dirname(folder)
+    if not parts or not all(p.isidentifier() for p in parts):
+        return None, None
+    return folder, ".".join(reversed(parts))
+
+
+def workspace_root(path: str) -> str | None:
+    """The nearest folder at or above the file's that holds a project marker (pyproject.toml, .git, ...)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    while True:
+        if any(os.path.exists(os.path.join(folder, m)) for m in _ROOT_MARKERS):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def import_roots(path: str) -> list[str]:
+    """sys.path entries the file's imports need, in Python's order: its folder (as `python file.py` would),
+    the package root, the workspace root."""
+    folder = os.path.dirname(os.path.abspath(path))
+    root, _ = package_of(path)
+    out = [folder]
+    for extra in (root, workspace_root(path)):
+        if extra and extra not in out and os.path.isdir(extra):
+            out.append(extra)
+    return out
+
+
+def _enter_package(package: str, root: str, created: list[str]) -> str | None:
+    """Import the real package (its `__init__` runs, as for the user); when that fails, stand in bare packages
+    over the same folders. Returns the import error, if any. Refuses a name already imported from elsewhere."""
+    top = package.split(".")[0]
+    loaded = sys.modules.get(top)
+    if loaded is not None:
+        where = [os.path.abspath(p) for p in getattr(loaded, "__path__", []) or []]
+        if os.path.join(root, top) not in where:
+            return f"a different {top!r} is already imported"
+    try:
+        importlib.import_module(package)
+        return None
+    except Exception as exc:  # noqa: BLE001 - any failure of the user's __init__: stand in and say why
+        error = f"{type(exc).__name__}: {exc}"
+    folder = root
+    parts = package.split(".")
+    for i, part in enumerate(parts):
+        folder = os.path.join(folder, part)
+        name = ".".join(parts[: i + 1])
+        existing = sys.modules.get(name)
+        if existing is not None and getattr(existing, "__path__", None):
+            continue
+        stub = types.ModuleType(name)
+        stub.__path__ = [folder]
+        stub.__package__ = name
+        stub.__spec__ = importlib.machinery.ModuleSpec(name, None, is_package=True)
+        stub.__spec__.submodule_search_locations = [folder]
+        sys.modules[name] = stub
+        created.append(name)
+    return error
+
+
+def decode_constants(constants: dict[str, Any]) -> dict[str, Any]:
+    """Constexpr values as the kernel expects them: `"tl.float16"` / `"triton.language.float16"` is the dtype."""
+    out = dict(constants)
+    for name, value in constants.items():
+        match = _DTYPE_CONSTANT.match(value) if isinstance(value, str) else None
+        if match:
+            import triton.language as tl
+
+            dtype = getattr(tl, match.group(1), None)
+            if isinstance(dtype, tl.dtype):
+                out[name] = dtype
+    return out
+
+
+def _installed(file: str) -> bool:
+    """A module of an environment (its prefix may sit inside the workspace, e.g. a `.venv`): never the
+    user's own, never forgotten between jobs (re-importing torch in one process breaks it)."""
+    prefixes = {os.path.realpath(p) + os.sep for p in (sys.prefix, sys.exec_prefix, sys.base_prefix)}
+    real = os.path.realpath(file)
+    parts = real.split(os.sep)
+    return real.startswith(tuple(prefixes)) or "site-packages" in parts or "dist-packages" in parts
+
+
+def _is_import(stmt: ast.stmt) -> bool:
+    return any(isinstance(node, (ast.Import, ast.ImportFrom)) for node in ast.walk(stmt))
+
+
 def load_source(source: str, path: str) -> LoadedSource:
     """Execute `source` as a fresh module whose code claims to come from `path`."""
     try:
@@ -105,13 +213,26 @@ def load_source(source: str, path: str) -> LoadedSource:
     sys.modules[name] = module  # dataclasses, inspect.getmodule and pickling look modules up here
     loaded = LoadedSource(module)
     folder = os.path.dirname(os.path.abspath(path))
-    added = os.path.isdir(folder) and folder not in sys.path
-    if added:
-        # Sibling imports (`from utils import helper`) resolve as they would for the user.
-        sys.path.insert(0, folder)
-    if os.path.isdir(folder):
-        module.__package__ = _folder_package(folder)
+    # Sibling imports (`from utils import helper`), package and workspace imports resolve as for the user.
+    added = [p for p in import_roots(path) if os.path.isdir(p) and p not in sys.path]
+    sys.path[:0] = added
     before = set(sys.modules)
+    root, package = package_of(path)
+    package_error = _enter_package(package, root, loaded.stub_packages) if package and root else None
+    if package and root and package_error is None or loaded.stub_packages:
+        module.__package__ = package
+    elif os.path.isdir(folder):
+        module.__package__ = _folder_package(folder)
+    if package_error and loaded.stub_packages:
+        loaded.warnings.append(
+            {
+                "line": 1,
+                "message": f"package {package} could not be imported here ({package_error}); "
+                "its folders stand in so relative imports still resolve",
+                "import": True,
+                "package": True,
+            }
+        )
     # No __pycache__ written into the user's folder by a compile.
     saved_bytecode_flag, sys.dont_write_bytecode = sys.dont_write_bytecode, True
     try:
@@ -128,14 +249,38 @@ def load_source(source: str, path: str) -> LoadedSource:
                     {
                         "line": stmt.lineno,
                         "message": f"top-level statement skipped: {type(exc).__name__}: {exc}",
+                        "import": _is_import(stmt),
                     }
                 )
     finally:
         sys.dont_write_bytecode = saved_bytecode_flag
-        if added:
-            sys.path.remove(folder)
+        for entry in added:
+            if entry in sys.path:
+                sys.path.remove(entry)
+        local = tuple(p + os.sep for p in added + [folder])
         for imported in set(sys.modules) - before:
             file = getattr(sys.modules.get(imported), "__file__", None) or ""
-            if file.startswith(folder + os.sep):
+            if file.startswith(local) and not _installed(file):
                 loaded.local_modules.append(imported)
     return loaded
+
+
+def find_jit(namespace: dict[str, Any], name: str, jit_class: type) -> Any:
+    """The jit function called `name`: bound to that name (through autotune/heuristics wrappers), or bound to
+    another name by `other = triton.jit(name)` (the function keeps its own `__name__`). None when absent."""
+
+    def unwrap(obj: Any) -> Any:
+        for _ in range(8):  # Autotuner / Heuristics keep the wrapped function in .fn
+            if obj is None or isinstance(obj, jit_class) or not hasattr(obj, "fn"):
+                break
+            obj = obj.fn
+        return obj if isinstance(obj, jit_class) else None
+
+    found = unwrap(namespace.get(name))
+    if found is not None:
+        return found
+    for value in list(namespace.values()):
+        candidate = unwrap(value)
+        if candidate is not None and getattr(candidate.fn, "__name__", None) == name:
+            return candidate
+    return None

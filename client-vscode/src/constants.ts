@@ -47,11 +47,11 @@ export const LONG_RUNNING_COMMANDS: readonly string[] = [
   Commands.optimizeKernel,
 ];
 
-export const TARGETS = ['cuda', 'ascend', 'both'] as const;
-export const IR_TARGETS = ['sm_90', 'sm_80', 'sm_100', 'ascend910b3'] as const;
+export const TARGETS = ['auto', 'cuda', 'ascend', 'both'] as const;
+export const IR_TARGETS = ['auto', 'sm_90', 'sm_80', 'sm_100', 'ascend910b3'] as const;
 
 // IR stages offered before the server has said which it has for a kernel.
 export const DEFAULT_STAGES: Record<string, readonly string[]> = {
   cuda: ['ttir', 'ttgir', 'llir', 'ptx', 'sass'],
-  ascend: ['ttir', 'ttadapter'],
+  ascend: ['ttir', 'ttadapter', 'hivm'],
 };

@@ -10,11 +10,13 @@ export interface TargetItem {
 }
 
 const TARGET_LABELS: Record<string, string> = {
+  auto: 'Per file, from its imports and devices',
   cuda: 'NVIDIA GPUs',
   ascend: 'Huawei Ascend NPUs',
   both: 'NVIDIA and Ascend',
 };
 const IR_LABELS: Record<string, string> = {
+  auto: 'The platform of each file',
   sm_90: 'Hopper (H100/H200)',
   sm_80: 'Ampere (A100)',
   sm_100: 'Blackwell (B200)',

@@ -8,12 +8,12 @@ below it and decides the exit status: 1 only when a finding at or above it remai
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from ...analysis.findings import Finding, Severity
 from ...analysis.settings import TARGET_PLATFORMS, Settings
+from .findings_output import check_codes, print_findings
 
 SEVERITY_CHOICES = ("error", "warning", "info", "hint")
 
@@ -28,8 +28,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--ignore", default="", help="comma-separated rule codes or prefixes to leave out")
     p.add_argument(
         "--target",
-        default="both",
-        help="platforms for triage: cuda, ascend or both; with --level ir a compile target such as sm_90 or ascend910b3",
+        default="auto",
+        help=(
+            "platforms for triage: auto (decided per file from its imports, devices and folders), cuda, ascend "
+            "or both; with --level ir a compile target such as sm_90 or ascend910b3, or auto (per file)"
+        ),
     )
     p.add_argument(
         "--level",
@@ -67,31 +70,6 @@ def settings_from_args(args: argparse.Namespace, target: str) -> Settings:
     return settings
 
 
-def check_codes(settings: Settings) -> None:
-    """Raise ValueError for a --select/--ignore entry that matches no rule: a typo would silently report nothing."""
-    from ...analysis.rules import all_rules
-
-    codes = [r.code for r in all_rules()]
-    for option, prefixes in (("--select", settings.select), ("--ignore", settings.ignore)):
-        unknown = [p for p in prefixes if not any(code.startswith(p) for code in codes)]
-        if unknown:
-            raise ValueError(
-                f"{option} {', '.join(unknown)} matches no rule code (`tritonlens rules` lists them)"
-            )
-
-
-def format_text(path: str, finding: Finding) -> str:
-    line = f"{path}:{finding.span.line}:{finding.span.col + 1}: {finding.code} {finding.message}"
-    if finding.severity >= Severity.INFO:
-        line += f" [{finding.severity.name.lower()}]"  # warnings and errors stay unmarked, as compilers print them
-    return line
-
-
-def at_least(findings: list[Finding], minimum: Severity) -> list[Finding]:
-    """Findings at or above `minimum` (Severity numbers as LSP: ERROR=1 is the most severe)."""
-    return [f for f in findings if f.severity <= minimum]
-
-
 def run(args: argparse.Namespace) -> int:
     try:
         files = collect_files(args.paths)
@@ -125,23 +103,6 @@ def run(args: argparse.Namespace) -> int:
             print(f"tritonlens check: cannot read {path}: {exc}", file=sys.stderr)
             unreadable = True
             continue
-        results[str(path)] = settings.apply(triage(source, str(path)).findings)
+        results[str(path)] = settings.for_file(source, str(path)).apply(triage(source, str(path)).findings)
     status = print_findings(args.format, results, Severity.parse(args.min_severity))
     return 2 if unreadable else status
-
-
-def print_findings(fmt: str, results: dict[str, list[Finding]], minimum: Severity = Severity.HINT) -> int:
-    """Print per-file findings at or above `minimum` in the chosen format; exit status 1 if any is printed."""
-    before = sum(len(fs) for fs in results.values())
-    results = {path: at_least(findings, minimum) for path, findings in results.items()}
-    total = sum(len(fs) for fs in results.values())
-    if fmt == "json":
-        payload = [{"path": p, **f.to_dict()} for p, fs in results.items() for f in fs]
-        print(json.dumps(payload, indent=2))
-    else:
-        for path, findings in results.items():
-            for f in findings:
-                print(format_text(path, f))
-        hidden = f", {before - total} below {minimum.name.lower()} not shown" if before > total else ""
-        print(f"{total} finding(s) in {len(results)} file(s){hidden}", file=sys.stderr)
-    return 1 if any(results.values()) else 0

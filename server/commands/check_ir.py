@@ -13,6 +13,7 @@ from typing import Any
 
 from ...analysis.escalation import apply_and_merge
 from ...analysis.findings import Finding, Severity
+from ...analysis.platform import compile_target_for
 from ...analysis.settings import Settings
 from ..pipeline import (
     TARGETS,
@@ -62,19 +63,23 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
 
 
 def analyze_files_ir(args: argparse.Namespace, files: list[Path]) -> int:
-    from .check import check_codes, print_findings
+    from .findings_output import check_codes, print_findings  # noqa: I001
 
-    target = args.target
-    if target not in TARGETS:
+    requested = args.target
+    if requested not in (*TARGETS, "auto"):
         print(
-            f"tritonlens check: --level ir needs a compile target: --target {' | '.join(TARGETS)}"
-            f" (got {target!r})",
+            f"tritonlens check: --level ir needs a compile target: --target {' | '.join(TARGETS)} | auto"
+            f" (got {requested!r})",
             file=sys.stderr,
         )
         return 2
     try:
         settings = Settings.from_mapping(
-            {"target": platform_of(target), "select": args.select, "ignore": args.ignore}
+            {
+                "target": "auto" if requested == "auto" else platform_of(requested),
+                "select": args.select,
+                "ignore": args.ignore,
+            }
         )
         check_codes(settings)
     except ValueError as exc:
@@ -100,6 +105,8 @@ def analyze_files_ir(args: argparse.Namespace, files: list[Path]) -> int:
                 unreadable = True
                 continue
             overrides = find_pyproject_overrides(path)
+            file_settings = settings.for_file(source, str(path))
+            target = requested if requested != "auto" else compile_target_for(file_settings.platforms)
             findings = _triage(source, str(path))
             for analysis in analyze_document(source, str(path), target, runner, overrides=overrides):
                 if analysis.runner_unavailable:
@@ -122,7 +129,7 @@ def analyze_files_ir(args: argparse.Namespace, files: list[Path]) -> int:
                         )
                 findings.extend(analysis.findings)
             # Same merge as the language server: a confirmed triage symptom folds into the compiler finding.
-            results[str(path)] = apply_and_merge(settings, _dedupe(findings))
+            results[str(path)] = apply_and_merge(file_settings, _dedupe(findings))
     finally:
         runner.close()
     status = print_findings(args.format, results, Severity.parse(getattr(args, "min_severity", "hint")))

@@ -17,7 +17,13 @@ from ...analysis.source_lines import source_lines
 from ..pipeline import TARGETS, analyze_kernel, find_pyproject_overrides, launchable_kernels
 from .check_ir import make_runner, report_unavailable
 
-STAGES = ("ttir", "ttgir", "llir", "ptx", "sass", "ttadapter")
+STAGES = ("ttir", "ttgir", "llir", "ptx", "sass", "ttadapter", "hivm")
+ASCEND_STAGES = ("ttadapter", "hivm")
+# bishengir pass dumps, selectable as `--stage hivm.<name>` (see ascend_runner/worker/compile_hivm.py)
+HIVM_DUMPS = (
+    "plan-memory", "multibuffer", "scalar", "sync", "cv-pipelining", "bind-sub-block", "split-mix",
+    "core-type", "enable-multibuffer", "log",
+)  # fmt: skip
 COMMENT = {"llir": ";"}  # others (MLIR, PTX, SASS) comment with //
 
 
@@ -25,7 +31,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("ir", help="print one compiler stage of a kernel with source line markers")
     p.add_argument("path", metavar="FILE")
     p.add_argument("--kernel", required=True, help="name of the @triton.jit kernel")
-    p.add_argument("--stage", required=True, choices=STAGES)
+    p.add_argument(
+        "--stage",
+        required=True,
+        choices=[*STAGES, *(f"hivm.{d}" for d in HIVM_DUMPS)],
+        metavar="STAGE",
+        help=f"{' | '.join(STAGES)} | hivm.<pass dump>: {', '.join(HIVM_DUMPS)}",
+    )
     p.add_argument(
         "--target", default=None, help="sm_80 | sm_90 | sm_100 | ascend910b3 ... (default by stage)"
     )
@@ -36,8 +48,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def is_ascend_stage(stage: str) -> bool:
+    return stage in ASCEND_STAGES or stage.startswith("hivm.")
+
+
 def default_target(stage: str) -> str:
-    return "ascend910b3" if stage == "ttadapter" else "sm_90"
+    return "ascend910b3" if is_ascend_stage(stage) else "sm_90"
 
 
 def annotate(
@@ -82,9 +98,9 @@ def run(args: argparse.Namespace) -> int:
     if target not in TARGETS:
         print(f"tritonlens ir: unknown --target {target!r}; use one of {', '.join(TARGETS)}", file=sys.stderr)
         return 2
-    if args.stage == "ttadapter" and not target.startswith("ascend"):
+    if is_ascend_stage(args.stage) and not target.startswith("ascend"):
         print(
-            "tritonlens ir: the ttadapter stage exists only for Ascend targets (e.g. --target ascend910b3)",
+            f"tritonlens ir: the {args.stage} stage exists only for Ascend targets (e.g. --target ascend910b3)",
             file=sys.stderr,
         )
         return 2
@@ -129,6 +145,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     variant = compiled[args.variant - 1]
     text = variant.stages.get(args.stage)
+    if args.stage.startswith("hivm"):
+        print(f"tritonlens ir: {hivm_note(variant.metadata)}", file=sys.stderr)
     if text is None:
         note = variant.metadata.get(args.stage) if isinstance(variant.metadata.get(args.stage), str) else ""
         have = ", ".join(variant.stages) or "none"
@@ -150,3 +168,19 @@ def run(args: argparse.Namespace) -> int:
         return 0
     sys.stdout.write(annotate(text, line_map, source, path.name, COMMENT.get(args.stage, "//")))
     return 0
+
+
+def hivm_note(metadata: dict) -> str:
+    """What the hivm stage is and how far BiSheng's pipeline got (said with every hivm stage printed)."""
+    info = metadata.get("hivm") if isinstance(metadata.get("hivm"), dict) else {}
+    status = info.get("status")
+    if status == "hivmc-missing":
+        return (
+            "hivm: bishengir-compile ran the whole HFusion/HIVM pipeline and stopped at hivmc (CANN, not installed): "
+            "no device binary, no timing"
+        )
+    if status == "failed":
+        return "hivm: bishengir-compile stopped inside the pipeline (see --stage hivm.log); no device binary"
+    if status == "binary":
+        return "hivm: bishengir-compile built a device binary (CANN present)"
+    return f"hivm: {info.get('message') or 'bishengir-compile did not run (install ascendnpu-ir: scripts/bootstrap --all)'}"

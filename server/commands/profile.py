@@ -117,6 +117,11 @@ def make_runner(spec: str, token_env: str | None = None, token_file: str | None 
             return client.get_runner(remote)
         except Exception as exc:  # the remote client may not exist or may want credentials
             raise RuntimeError(f"cannot use the remote runner {spec}: {exc}") from None
+    if spec.startswith(("ray://", "ray:auto")):
+        try:
+            return client.get_runner({"address": spec})
+        except Exception as exc:  # Ray missing, no cluster at the address, or no token
+            raise RuntimeError(f"cannot use the Ray runner {spec}: {exc}") from None
     config: dict[str, Any] = {"cache": False}
     if spec.startswith("local:"):
         env = spec.split(":", 1)[1]
@@ -127,7 +132,7 @@ def make_runner(spec: str, token_env: str | None = None, token_file: str | None 
         else:
             raise RuntimeError("--runner local:ENV needs an environment name or a python path")
     elif spec != "local":
-        raise RuntimeError(f"--runner must be local, local:ENV or an http(s) URL, not {spec!r}")
+        raise RuntimeError(f"--runner must be local, local:ENV, an http(s) URL, ray://HOST:PORT or ray:auto, not {spec!r}")
     return client.LocalRunner(config)
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from lsprotocol import types
 from pygls.workspace import Workspace
 

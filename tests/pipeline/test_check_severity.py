@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-# One of each severity on triage alone: TL102 error, TL106 warning, TL113 info, TL120 hint (Ascend launch).
+# One of each severity on triage alone: TL102 error, TL106 warning, TL113 info, TL120 hint (Ascend launch, hence --target both).
 KERNEL = """\
 import triton
 import triton.language as tl
@@ -46,13 +46,13 @@ def parsed(out: str) -> list[re.Match[str]]:
 
 
 def severities(cli, path: Path) -> dict[str, str]:
-    return {f["code"]: f["severity"] for f in cli("check", "--format", "json", str(path)).json()}
+    return {f["code"]: f["severity"] for f in cli("check", "--target", "both", "--format", "json", str(path)).json()}
 
 
 def test_info_and_hint_are_marked_warnings_and_errors_are_not(cli, kernel_file: Path) -> None:
     by_code = severities(cli, kernel_file)
     assert {"error", "warning", "info", "hint"} <= set(by_code.values())
-    result = cli("check", str(kernel_file))
+    result = cli("check", "--target", "both", str(kernel_file))
     assert result.rc == 1
     lines = parsed(result.out)
     assert {m["code"] for m in lines} == set(by_code)
@@ -77,10 +77,10 @@ def test_info_and_hint_are_marked_warnings_and_errors_are_not(cli, kernel_file: 
 )
 def test_min_severity_filters_text_and_json(cli, kernel_file: Path, minimum: str, kept: set[str]) -> None:
     by_code = severities(cli, kernel_file)
-    text = cli("check", "--min-severity", minimum, str(kernel_file))
+    text = cli("check", "--target", "both", "--min-severity", minimum, str(kernel_file))
     assert text.rc == 1  # the error is always at or above the threshold
     assert {by_code[m["code"]] for m in parsed(text.out)} == kept
-    data = cli("check", "--min-severity", minimum, "--format", "json", str(kernel_file)).json()
+    data = cli("check", "--target", "both", "--min-severity", minimum, "--format", "json", str(kernel_file)).json()
     assert {f["severity"] for f in data} == kept
 
 
@@ -90,18 +90,18 @@ def test_exit_status_follows_min_severity(cli, tmp_path: Path) -> None:
     path.write_text(KERNEL.replace("BLOCK=1000, num_warps=4", "BLOCK=1024"))
     kinds = set(severities(cli, path).values())
     assert "error" not in kinds and "warning" in kinds and "info" in kinds
-    assert cli("check", str(path)).rc == 1
-    assert cli("check", "--min-severity", "warning", str(path)).rc == 1
-    quiet = cli("check", "--min-severity", "error", str(path))
+    assert cli("check", "--target", "both", str(path)).rc == 1
+    assert cli("check", "--target", "both", "--min-severity", "warning", str(path)).rc == 1
+    quiet = cli("check", "--target", "both", "--min-severity", "error", str(path))
     assert quiet.rc == 0 and quiet.out == ""
     assert "not shown" in quiet.err
     # only an info finding left: reported (exit 1) by default, not an error for a warning threshold
-    assert cli("check", "--select", "TL113", str(path)).rc == 1
-    infos = cli("check", "--select", "TL113", "--min-severity", "warning", str(path))
+    assert cli("check", "--target", "both", "--select", "TL113", str(path)).rc == 1
+    infos = cli("check", "--target", "both", "--select", "TL113", "--min-severity", "warning", str(path))
     assert infos.rc == 0 and infos.out == ""
 
 
 def test_unknown_min_severity_is_a_usage_error(cli, kernel_file: Path) -> None:
     with pytest.raises(SystemExit) as exc:
-        cli("check", "--min-severity", "loud", str(kernel_file))
+        cli("check", "--target", "both", "--min-severity", "loud", str(kernel_file))
     assert exc.value.code == 2

@@ -22,7 +22,7 @@ def test_missing_runner_environment_explains_setup(cli, monkeypatch, tmp_path: P
 
 
 def test_level_ir_needs_a_compile_target(cli) -> None:
-    result = cli("check", "--level", "ir", str(KERNELS / "elementwise.py"))
+    result = cli("check", "--level", "ir", "--target", "both", str(KERNELS / "elementwise.py"))
     assert result.rc == 2
     assert "--level ir needs a compile target" in result.err and "sm_90" in result.err
 

@@ -89,25 +89,7 @@ def test_runner_reports_unavailable_environment_as_stage_error(tmp_path: Path) -
     runner.close()
 
 
-def test_remote_config_without_remote_client(monkeypatch: pytest.MonkeyPatch) -> None:
-    import importlib.util
-
-    real = importlib.util.find_spec
-    monkeypatch.setattr(
-        importlib.util,
-        "find_spec",
-        lambda name, *a: None if name.endswith("remote_client") else real(name, *a),
-    )
-    with pytest.raises(NotImplementedError, match="remote runners"):
-        get_runner({"url": "http://example.invalid:1234", "token": "t"})
-    assert isinstance(get_runner(None), LocalRunner)
-
-
 def test_remote_config_builds_the_remote_client(monkeypatch: pytest.MonkeyPatch) -> None:
-    import importlib.util
-
-    if importlib.util.find_spec("tritonlens.ascend_runner.remote_client") is None:
-        pytest.skip("no remote client in this build")
     monkeypatch.setenv("TL_TEST_RUNNER_TOKEN", "secret")
     runner = get_runner({"url": "http://127.0.0.1:9", "tokenEnv": "TL_TEST_RUNNER_TOKEN"})
     assert not isinstance(runner, LocalRunner)

@@ -65,7 +65,7 @@ def test_hover_markdown_has_rule_evidence_and_gain():
 # --- configuration ------------------------------------------------------------------------------------------
 def test_parse_config_defaults_and_values():
     cfg, problems = parse_config(None)
-    assert problems == [] and cfg.debounce_ms == DEFAULT_DEBOUNCE_MS and cfg.settings.target == "both"
+    assert problems == [] and cfg.debounce_ms == DEFAULT_DEBOUNCE_MS and cfg.settings.target == "auto"
     cfg, problems = parse_config(
         {
             "target": "cuda",

@@ -1,0 +1,97 @@
+"""Which platform a file's kernels are written for, decided from evidence in the text and the path.
+
+`target = "auto"` (the default setting) resolves per file through `decide(source, path)`: Ascend evidence
+(`import torch_npu`, `triton.language.extra.cann` / `triton.backends.ascend`, `device="npu"`, `.npu()`,
+`torch.npu`, a path under an `ascend`/`npu` folder) makes the file Ascend; CUDA evidence (`device="cuda"`,
+`.cuda()`, `torch.cuda`, `triton.language.extra.cuda`/`libdevice` from the CUDA backend, TMA descriptors,
+`cuda` path folders) makes it CUDA; both make it both. A file with no evidence is taken as CUDA (upstream
+Triton's own platform) and says so in `evidence`. Pure text; never raises.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import PurePath
+
+# (pattern, what it shows); searched in the whole text, comments included (a cheap, stable signal).
+_ASCEND_TEXT = (
+    (re.compile(r"^\s*(?:import|from)\s+torch_npu\b", re.M), "imports torch_npu"),
+    (
+        re.compile(r"triton\.language\.extra\.cann\b|from\s+triton\.language\.extra\s+import\s+cann"),
+        "uses triton.language.extra.cann",
+    ),
+    (re.compile(r"triton\.backends\.ascend\b"), "uses triton.backends.ascend"),
+    (re.compile(r"""device\s*=\s*['"]npu"""), 'device="npu"'),
+    (re.compile(r"""['"]npu(?::\d+)?['"]"""), 'names the "npu" device'),
+    (re.compile(r"\.npu\(\)"), ".npu()"),
+    (re.compile(r"\btorch\.npu\b"), "torch.npu"),
+)
+_CUDA_TEXT = (
+    (re.compile(r"""device\s*=\s*['"]cuda"""), 'device="cuda"'),
+    (re.compile(r"""['"]cuda(?::\d+)?['"]"""), 'names the "cuda" device'),
+    (re.compile(r"\.cuda\(\)"), ".cuda()"),
+    (re.compile(r"\btorch\.cuda\b"), "torch.cuda"),
+    (re.compile(r"triton\.language\.extra\.cuda\b|extra\.cuda\s+import"), "uses triton.language.extra.cuda"),
+    (
+        re.compile(r"\bTensorDescriptor\b|make_tensor_descriptor|_experimental_descriptor"),
+        "uses TMA descriptors",
+    ),
+    (re.compile(r"\binline_asm_elementwise\b"), "inline PTX"),
+)
+_ASCEND_FOLDERS = frozenset({"ascend", "npu", "triton_ascend", "triton-ascend", "cann"})
+_CUDA_FOLDERS = frozenset({"cuda", "nvidia", "hopper", "blackwell", "ampere"})
+
+PLATFORM_TARGETS = ("auto", "cuda", "ascend", "both")
+
+
+@dataclass(frozen=True)
+class PlatformDecision:
+    platforms: tuple[str, ...]  # ("cuda",), ("ascend",) or ("cuda", "ascend")
+    evidence: tuple[str, ...]  # why, one short phrase each
+    assumed: bool = False  # no evidence: the default was taken
+
+
+def _folder_evidence(path: str | None) -> tuple[list[str], list[str]]:
+    if not path:
+        return [], []
+    parts = [p.lower() for p in PurePath(path).parts[:-1]]
+    ascend = [f"folder {p}/" for p in parts if p in _ASCEND_FOLDERS or p.startswith("ascend")]
+    cuda = [f"folder {p}/" for p in parts if p in _CUDA_FOLDERS]
+    return ascend, cuda
+
+
+def decide(source: str, path: str | None = None) -> PlatformDecision:
+    """The platforms a file is written for (see the module docstring for the evidence read)."""
+    ascend = [why for pattern, why in _ASCEND_TEXT if pattern.search(source)]
+    cuda = [why for pattern, why in _CUDA_TEXT if pattern.search(source)]
+    folder_ascend, folder_cuda = _folder_evidence(path)
+    if not ascend and not cuda:  # folders decide only when the text says nothing
+        ascend, cuda = folder_ascend, folder_cuda
+    if ascend and cuda:
+        return PlatformDecision(("cuda", "ascend"), tuple(ascend + cuda))
+    if ascend:
+        return PlatformDecision(("ascend",), tuple(ascend))
+    if cuda:
+        return PlatformDecision(("cuda",), tuple(cuda))
+    return PlatformDecision(
+        ("cuda",), ("no platform evidence: taken as upstream Triton (CUDA)",), assumed=True
+    )
+
+
+def resolve_target(target: str, source: str, path: str | None = None) -> tuple[str, ...]:
+    """The platforms whose rules apply to this file under the `target` setting."""
+    if target == "cuda":
+        return ("cuda",)
+    if target == "ascend":
+        return ("ascend",)
+    if target == "both":
+        return ("cuda", "ascend")
+    return decide(source, path).platforms
+
+
+def compile_target_for(
+    platforms: tuple[str, ...], cuda_target: str = "sm_90", ascend_target: str = "ascend910b3"
+) -> str:
+    """The IR compile target for a file under `auto`: its platform's default (CUDA when both)."""
+    return cuda_target if "cuda" in platforms else ascend_target
