@@ -30,6 +30,7 @@ from ..analysis.specialization import (
     specialization_findings,
     specializations,
 )
+from ..analysis.specialization_guess import ASSUMED_TYPICAL
 from ..ascend_runner.protocol import ASCEND_TARGETS, CUDA_TARGETS, CompileRequest, StageError
 
 try:
@@ -354,6 +355,12 @@ def _merge_findings(variants: Sequence[VariantResult]) -> list[Finding]:
             if assumed:
                 message += " [assumed: " + "; ".join(f"{a} {why}" for a, why in assumed.items()) + "]"
                 data["assumptions"] = assumed
+            guesses = {a: g for a, g in variant_guesses(spec).items() if a not in assumed}
+            if guesses:
+                # a compile of guessed values: the finding names them and never passes for an error
+                message += guess_label(guesses)
+                severity = max(severity, Severity.WARNING)
+                data["assumed_values"] = guesses
             if n > 0:
                 message += f" [{spec.label}]"
             out.append(replace(f, message=message, severity=severity, data=data))
@@ -422,6 +429,28 @@ _GUESSES = (
     ("assumed i32", "is taken as i32 (nothing shows its type)"),
     ("assumed contiguous", "is taken as 1 (tensor assumed contiguous)"),
 )
+
+
+def variant_guesses(spec: Specialization) -> dict[str, str]:
+    """Argument -> what was guessed, for every value or type of `spec` that no launch, pragma or source showed
+    (typical constexpr values, pointer dtypes, scalar types); ASSUMED_DIVISIBLE ints are labeled per finding."""
+    out: dict[str, str] = {}
+    for arg, why in spec.provenance.items():
+        if why == ASSUMED_TYPICAL:
+            out[arg] = f"{arg}={spec.constants.get(arg)!r}"
+        elif "element type assumed" in why:
+            out[arg] = f"{arg} as *fp32"
+        elif why.startswith("assumed i32"):
+            out[arg] = f"{arg} as i32"
+    return out
+
+
+def guess_label(guesses: Mapping[str, str]) -> str:
+    return (
+        " [compiled with assumed "
+        + ", ".join(guesses.values())
+        + " (nothing shows them); record real launches with `tritonlens record -- <test or script>`]"
+    )
 
 
 def _assumptions(message: str, spec: Specialization) -> dict[str, str]:
@@ -560,6 +589,7 @@ def _failure_findings(result: KernelAnalysis, platform: str, source: str, kernel
     for variant in failed:
         errors = [e for e in variant.errors if not _not_the_kernels_fault(e)]
         label = variant.specialization.label
+        guesses = variant_guesses(variant.specialization)
         for f in compile_error_findings(errors, platform, source, kernel, fallback, label):
             key = (f.message.split(": ", 1)[-1], f.span.line)
             if key in seen:
@@ -567,6 +597,13 @@ def _failure_findings(result: KernelAnalysis, platform: str, source: str, kernel
             seen.add(key)
             if not all_failed:
                 f = replace(f, severity=Severity.WARNING)
+            if guesses:  # the failure may be the guess's, not the kernel's: say so, no error
+                f = replace(
+                    f,
+                    message=f.message + guess_label(guesses),
+                    severity=max(f.severity, Severity.WARNING),
+                    data={**f.data, "assumed_values": guesses},
+                )
             out.append(f)
         if all_failed:
             break  # one variant's errors say it; the others usually repeat them

@@ -110,6 +110,8 @@ class KernelSource:
         return node
 
     def segment(self, node: ast.AST) -> str:
+        if not hasattr(node, "lineno"):  # synthesised (e.g. the implicit 0 of `range(n)`)
+            return ast.unparse(node)
         return self.text.text(node)
 
 
@@ -338,3 +340,58 @@ def paren(text: str) -> str:
     except SyntaxError:
         return f"({text})"
     return text if isinstance(node, ast.Name | ast.Call | ast.Subscript | ast.Constant | ast.Attribute) else f"({text})"
+
+
+def substitute(ks: KernelSource, node: ast.AST, name: str, new: str) -> str:
+    """The source text of `node` with every Name `name` inside it replaced by `new`."""
+    start = ks.text.start(node)
+    text = ks.segment(node)
+    spans = sorted(
+        (ks.text.start(n) - start, ks.text.end(n) - start)
+        for n in ast.walk(node)
+        if isinstance(n, ast.Name) and n.id == name
+    )
+    for lo, hi in reversed(spans):
+        text = text[:lo] + new + text[hi:]
+    return text
+
+
+def add_terms(node: ast.AST) -> list[ast.AST]:
+    """The operands of a chain of `+` (not `-`: a subtracted term keeps its sign only inside the chain)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return add_terms(node.left) + add_terms(node.right)
+    return [node]
+
+
+def load_parts(ks: KernelSource, call: ast.Call) -> tuple[ast.AST, ast.AST | None, ast.AST | None]:
+    """(pointer, mask, other) of a tl.load call; Decline on any other argument."""
+    names = ("pointer", "mask", "other")
+    parts: dict[str, ast.AST] = dict(zip(names, call.args, strict=False))
+    for kw in call.keywords:
+        if kw.arg not in names or kw.arg in parts:
+            raise Decline(f"line {call.lineno}: tl.load with `{kw.arg}`")
+        parts[kw.arg] = kw.value
+    if len(call.args) > 3 or "pointer" not in parts:
+        raise Decline(f"line {call.lineno}: unexpected tl.load arguments")
+    return parts["pointer"], parts.get("mask"), parts.get("other")
+
+
+def is_zero(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value in (0, 0.0) and not isinstance(node.value, bool)
+
+
+def grid_node(ks: KernelSource, call: ast.Call) -> ast.AST:
+    """The grid expression of `kernel[grid](...)`, following a name assigned once in the same function."""
+    grid = call.func.slice
+    if isinstance(grid, ast.Name):
+        scope = ks.enclosing_statement(call)
+        while scope is not None and not isinstance(scope, ast.FunctionDef | ast.Module):
+            scope = ks.parent(scope)
+        assigns = [
+            n for n in ast.walk(scope or ks.tree)
+            if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == grid.id for t in n.targets)
+        ]
+        if len(assigns) != 1:
+            raise Decline(f"the grid {grid.id} is not assigned exactly once")
+        return assigns[0].value
+    return grid

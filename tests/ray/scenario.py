@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import ray
-from tritonlens.ascend_runner.client import get_runner
+from tritonlens.ascend_runner.factory import get_runner
 from tritonlens.ascend_runner.protocol import CompileRequest
 
 HERE = Path(__file__).resolve().parent

@@ -101,6 +101,6 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
 RECIPE = SourceRecipe(
     name="reciprocal-multiply",
     title="Multiply by a reciprocal instead of dividing every element",
-    keys=("TL313", "TL202", "TL108"),
+    keys=("TL313", "TL108", "TL125", "TL129"),
     build=_build,
 )

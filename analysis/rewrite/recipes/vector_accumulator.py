@@ -107,6 +107,6 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
 RECIPE = SourceRecipe(
     name="vector-accumulator",
     title="Accumulate a vector in the loop, reduce once after it",
-    keys=("TL107", "TL108", "TL202"),
+    keys=("TL125", "TL107", "TL108"),
     build=_build,
 )
