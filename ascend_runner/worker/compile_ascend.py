@@ -46,6 +46,11 @@ _LOC_RE = re.compile(r'loc\("(?P<file>[^"]*)":(?P<line>\d+):(?P<col>\d+)\)')
 _DIAG_RE = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?P<col>\d+): error: (?P<msg>.*)$", re.MULTILINE)
 
 
+def _cpu_seconds() -> float:
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
 def _error(stage: str, message: str, line: int | None = None, col: int | None = None) -> dict[str, Any]:
     return {"stage": stage, "message": message.strip()[:4000], "line": line, "col": col}
 
@@ -206,7 +211,7 @@ def _npubin_compiler() -> str | None:
 
 def compile_kernel(req: dict[str, Any]) -> dict[str, Any]:
     """Compile `req` (a CompileRequest dict) through ttir and ttadapter (and npubin with CANN)."""
-    started = time.monotonic()
+    started, cpu_started = time.monotonic(), _cpu_seconds()
     result = _result(req, "triton-ascend")
     try:
         _compile_into(req, result)
@@ -216,6 +221,8 @@ def compile_kernel(req: dict[str, Any]) -> dict[str, Any]:
     # Notes gathered on the way (npubin not built, no driver) belong to metadata on every path.
     result["metadata"].update(result.pop("metadata_notes", {}))
     result["elapsed_s"] = round(time.monotonic() - started, 3)
+    # CPU time of the worker and its children (bishengir-compile): what the compile costs on an idle machine.
+    result["metadata"]["cpu_seconds"] = round(_cpu_seconds() - cpu_started, 4)
     return result
 
 
