@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -31,6 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from machine import machine_info  # benchmarks/machine.py (this script's folder)
 
 from tritonlens.ascend_runner.cache import ResultCache
 from tritonlens.ascend_runner.client import LocalRunner
@@ -244,13 +245,7 @@ def main() -> int:
             )
     print(json.dumps(summary, indent=1))
     out = {
-        "machine": {
-            "cpus": os.cpu_count(),
-            "platform": platform.platform(),
-            "python": sys.version.split()[0],
-            "load_average_at_start": load_before,
-            "load_average_at_end": os.getloadavg(),
-        },
+        "machine": machine_info(load_before),
         "summary": summary,
         "test_kernels": tests,
         "tutorials": tutorials,

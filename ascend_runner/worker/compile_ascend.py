@@ -299,7 +299,12 @@ def _compile_loaded(
     user_opts = dict(req.get("options") or {})
     want_hivm = user_opts.pop("hivm", True) is not False
     user_opts.pop("hivm_timeout_s", None)
-    options = backend.parse_options({"compile_on_910_95": on_910_95, **user_opts})
+    # NPUOptions' defaults follow the device triton-ascend is imported on (`not is_compile_on_910_95`); here the
+    # target decides, so an Ascend950 compile gets what triton-ascend on that device would pass to bishengir.
+    defaults: dict[str, Any] = {"compile_on_910_95": on_910_95}
+    if on_910_95:
+        defaults.update(multibuffer=False, enable_auto_bind_sub_block=False)
+    options = backend.parse_options({**defaults, **user_opts})
     stages: dict[str, Any] = {}
     backend.add_stages(stages, options)
     metadata: dict[str, Any] = {"hash": "tritonlens", "target": gpu_target, **options.__dict__}
