@@ -106,6 +106,8 @@ CONFIRMATIONS: tuple[Confirmation, ...] = (
     # NVIDIA, level 4 over level 2, and level 2 over level 1
     Confirmation("TL301", "TL207", "neighbouring lanes access addresses far apart", _scattered),
     Confirmation("TL207", "TL109", "a strided innermost index wastes L2 sectors"),
+    Confirmation("TL301", "TL131", "the innermost index is multiplied by the row length", _strided),
+    Confirmation("TL207", "TL131", "lanes a row apart (a column walk) waste L2 sectors"),
     # Ascend, level 4 over level 1
     Confirmation("TL401", "TL116", "a gather through loaded indices becomes a scalar loop", _index_from_load),
     Confirmation("TL402", "TL117", "an int64 tile comparison runs on the scalar unit", _int64_compare),

@@ -21,18 +21,20 @@ SYNTAX_ERROR = register(
 CANNOT_SPECIALIZE = register(
     Rule(
         code="TL002",
-        name="cannot-specialize",
-        title="A kernel cannot be compiled for IR analysis: a constexpr has no known value",
+        name="assumed-specialization",
+        title="Levels 3-4 compiled a kernel with assumed values: record real launches or pin them",
         level=Level.IR,
-        severity=Severity.INFO,
+        severity=Severity.HINT,
         platforms=("cuda", "ascend"),
         rationale=(
             "Levels 3-4 compile the kernel exactly as the JIT would, which needs every `tl.constexpr` value "
-            "(block sizes, flags). tritonlens looks for them in launches recorded by a runner, a "
-            "`# tritonlens: NAME=VALUE` comment above the kernel, `[tool.tritonlens.kernels.<kernel>]` in "
+            "(block sizes, flags, dtypes). tritonlens looks for them in launches recorded by `tritonlens record`, "
+            "a `# tritonlens: NAME=VALUE` comment above the kernel, `[tool.tritonlens.kernels.<kernel>]` in "
             "pyproject.toml, launch sites in the file, `@triton.autotune` configs, `@triton.heuristics` and "
-            "parameter defaults. When none gives a value, add the pragma the message shows, e.g. "
-            "`# tritonlens: BLOCK_SIZE=1024`; pointer dtypes can be pinned the same way (`x_ptr=*fp16`)."
+            "parameter defaults. When none gives a value it still compiles the most likely one (64 for sizes, "
+            "False for flags, fp32 for dtypes, the first string a name is compared with) and every finding of "
+            "that compile names the guess and stays at most a warning. Run `tritonlens record -- pytest ...` "
+            "(or `-- python script.py`) to analyze real launches, or add the pragma the message shows."
         ),
         references=("https://triton-lang.org/main/python-api/generated/triton.jit.html",),
     )

@@ -23,6 +23,7 @@ from .findings import Finding, Level, Severity, Span
 from .kernels import call_form_wrappers
 from .pragmas import DTYPE_VALUE_RE, Pragma, TritonType, comment_lines, parse_value, pragma_for
 from .safe_eval import UNKNOWN, evaluate
+from .specialization_guess import ASSUMED_TYPICAL, typical_value
 from .specialization_infer import infer_types
 from .specialization_launch import (
     ArgFact,
@@ -405,6 +406,7 @@ def _build(
     layers: Sequence[dict[str, _Fact]],
     options: dict[str, Any],
     inferred: dict[str, _Fact],
+    guess: bool = True,
 ) -> Specialization:
     signature: dict[str, str] = {}
     constants: dict[str, Any] = {}
@@ -449,6 +451,9 @@ def _build(
             chosen[name] = _Fact(f"heuristics at line {hline}", value=value)
             env[name] = value
     for name in kernel.param_names:
+        if name not in chosen and name in kernel.constexpr and guess:
+            # nothing shows a value: compile the most likely one, labeled so no finding passes it off as fact
+            chosen[name] = _Fact(ASSUMED_TYPICAL, value=typical_value(kernel.node, name))
         fact = chosen.get(name)
         if fact is None:
             signature[name] = "constexpr"
@@ -656,6 +661,25 @@ def specialization_findings(
         return []
     findings: list[Finding] = []
     span = kernel_name_span(parsed.source, info)
+    guessed = assumed_constexprs(specs[0]) if specs and specs[0].complete else {}
+    if guessed and not any(s.complete and not assumed_constexprs(s) for s in specs):
+        text = pragma_text(info, list(guessed))
+        values = ", ".join(f"{k}={v!r}" for k, v in guessed.items())
+        findings.append(
+            Finding(
+                code="TL002",
+                message=(
+                    f"levels 3-4 compiled {kernel} with assumed values {values} (nothing shows them); findings "
+                    f"of that compile say so. Record real launches (`tritonlens record -- pytest ...` or "
+                    f'`-- python script.py`), or add "{text}" above the kernel'
+                ),
+                span=span,
+                severity=Severity.HINT,
+                level=Level.IR,
+                kernel=kernel,
+                data={"missing": list(guessed), "assumed": guessed, "insert_text": text, "insert_line": info.first_line},
+            )
+        )
     if specs and not any(s.complete for s in specs):
         missing = list(dict.fromkeys(m for s in specs for m in s.missing))
         text = pragma_text(info, missing)
@@ -716,3 +740,8 @@ def specialization_findings(
                 )
             )
     return findings
+
+
+def assumed_constexprs(spec: Specialization) -> dict[str, Any]:
+    """Constexprs of `spec` whose value is a labeled guess (specialization_guess), in parameter order."""
+    return {k: spec.constants.get(k) for k, why in spec.provenance.items() if why == ASSUMED_TYPICAL}

@@ -46,11 +46,31 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--sandbox-root", help="where each job's sandbox directory is made")
     serve.add_argument("--config", help='JSON file: runner environments, e.g. {"cuda": {"python": PATH}}')
     serve.add_argument("--openapi", action="store_true", help="print the OpenAPI spec and exit")
+    ray_local = sub.add_parser(
+        "ray-local",
+        help="run a command against a private local Ray cluster (own network and PID namespace, token auth)",
+    )
+    from .ray_cluster import add_arguments
+
+    add_arguments(ray_local)
     return parser
+
+
+def _ray_local(args: argparse.Namespace) -> int:
+    from .ray_cluster import run_local_cluster, spec_from
+
+    command = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
+    try:
+        return run_local_cluster(spec_from(args), command, isolated=not args.no_isolation)
+    except (ValueError, RuntimeError) as exc:
+        print(f"tritonlens-runner ray-local: {exc}", file=sys.stderr)
+        return 2
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "ray-local":
+        return _ray_local(args)
     if not is_loopback(args.host) and not args.allow_non_loopback:
         print(
             f"tritonlens-runner: refusing to bind {args.host}: pass --allow-non-loopback (and put TLS in front)",

@@ -112,6 +112,10 @@ class LocalRunner(JobMethods):
         env.update({str(k): str(v) for k, v in (self.config.get("worker_env") or {}).items()})
         return env
 
+    def parallelism(self, kind: str = "run", backend: str = "cuda") -> int:
+        """Jobs of one environment run at once: one per worker."""
+        return max(1, int(self.config.get("workers", 1)))
+
     def prestart(self, name: str) -> None:
         """Start a worker for environment `name` ahead of the first job (ignored when unavailable)."""
         try:
@@ -239,21 +243,10 @@ class LocalRunner(JobMethods):
         self.close()
 
 
-def get_runner(config: Mapping[str, Any] | None = None) -> Runner:
-    """A LocalRunner, or a RemoteRunner when config names a "url"."""
-    config = dict(config or {})
-    if config.get("url"):
-        from .remote_client import RemoteRunner
-
-        return RemoteRunner.from_config(config)
-    return LocalRunner(config)
-
-
 __all__ = [
     "JobMethods",
     "LocalRunner",
     "ProtocolError",
     "Runner",
-    "get_runner",
     "worker_failure_result",
 ]

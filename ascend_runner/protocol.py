@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 SCHEMA_VERSION = 1
-JOB_KINDS = ("compile", "run", "profile", "verify")
+JOB_KINDS = ("compile", "run", "profile", "verify", "record")
 BACKENDS = ("cuda", "ascend", "npu", "interpret")
 # Targets a compile job accepts: CUDA compute capabilities and Ascend SoCs.
 CUDA_TARGETS = {"sm_80": 80, "sm_86": 86, "sm_89": 89, "sm_90": 90, "sm_100": 100}
@@ -207,6 +207,11 @@ class VerifyRequest:
     time: bool = True
     timing: TimingSpec = field(default_factory=TimingSpec)
     backend: str | None = None  # as in RunRequest
+    # Level-5 gate (all optional; see ascend_runner/worker/verify_job.py):
+    shapes: list[dict[str, Any]] = field(default_factory=list)  # [{"label", "overrides", "held_out"}]
+    baseline_source: str | None = None  # the original file: reference Model/inputs and the timed baseline
+    baseline_class: str = "ModelNew"
+    interleave: dict[str, Any] | None = None  # {"repeats", "overrides", "label"}: baseline vs candidate
 
     def validate(self) -> None:
         self.harness.validate()
@@ -214,6 +219,11 @@ class VerifyRequest:
             raise ProtocolError("verify needs a kernelbench harness (Model, ModelNew, get_inputs, ...)")
         if not self.seeds:
             raise ProtocolError("verify needs at least one seed")
+        for shape in self.shapes:
+            if not isinstance(shape, dict) or not isinstance(shape.get("overrides", {}), dict):
+                raise ProtocolError("each verify shape must be {'label', 'overrides': {GLOBAL: value}}")
+        if self.interleave is not None and int(self.interleave.get("repeats", 5)) < 2:
+            raise ProtocolError("interleave.repeats must be at least 2")
 
 
 @dataclass
@@ -296,6 +306,8 @@ class SeedCheck:
     max_rel: float | None = None
     norm_rel: float | None = None  # ||out - ref|| / ||ref||
     reason: str = ""
+    shape: str = ""  # the label of the shape checked
+    held_out: bool = False  # a shape the search never used
 
 
 @dataclass
@@ -311,6 +323,7 @@ class VerifyResult:
     timing_meaningful: bool = True
     errors: list[str] = field(default_factory=list)
     elapsed_s: float = 0.0
+    timing: dict[str, Any] = field(default_factory=dict)  # interleaved samples (verify_job._interleaved)
 
 
 def _build(cls: type, raw: Any, what: str) -> Any:

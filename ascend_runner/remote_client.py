@@ -19,6 +19,7 @@ from .protocol import (
     compile_result_from,
     new_job,
 )
+from .recording import RecordRun
 from .runner import JobMethods
 
 DEFAULT_TIMEOUT_S = 600.0
@@ -120,6 +121,26 @@ class RemoteRunner(JobMethods):
             return compile_result_from(envelope["result"])
         error = StageError(stage="worker", message=str(envelope.get("error") or "remote compile failed"))
         return CompileResult(ok=False, target=req.target, errors=[error])
+
+    def record(
+        self,
+        argv: list[str],
+        files: dict[str, str],
+        cwd: str,
+        backend: str,
+        *,
+        cancel: threading.Event | None = None,
+        timeout_s: float | None = None,
+    ) -> RecordRun:
+        """Run `argv` on the runner in a copy of `files` (the workspace), in folder `cwd` of it, with every
+        Triton launch recorded; launch files come back relative to the workspace."""
+        payload = {"argv": list(argv), "files": files, "cwd": cwd}
+        envelope = self.submit(new_job("record", backend, payload), cancel=cancel, timeout_s=timeout_s)
+        if envelope.get("ok") and isinstance(envelope.get("result"), dict):
+            return RecordRun.from_dict(envelope["result"])
+        run = RecordRun(argv=list(argv), cwd=cwd, backend=backend)
+        run.errors.append(f"the remote runner could not record: {envelope.get('error') or 'unknown error'}")
+        return run
 
     def close(self) -> None:
         """Nothing to release: every call opens its own connection."""

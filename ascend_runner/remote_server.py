@@ -44,7 +44,7 @@ class JobIn(BaseModel):
 
     schema_version: Literal[1] = Field(alias="schema", description="job schema version this runner speaks")
     id: str = Field(pattern=SAFE_ID)
-    kind: Literal["compile", "run", "profile", "verify"]
+    kind: Literal["compile", "run", "profile", "verify", "record"]
     backend: Literal["cuda", "ascend", "npu", "interpret"]
     payload: dict[str, Any]
     timeout_s: float | None = Field(default=None, gt=0, le=3600)
@@ -272,7 +272,10 @@ def dispatch(
     cancel: threading.Event | None = None,
     timeout_s: float | None = None,
 ) -> dict[str, Any]:
-    """Compile jobs go through the runner's compile (and so its result cache); others straight to its workers."""
+    """Compile jobs go through the runner's compile (and so its result cache); record jobs run the user's command
+    in the sandbox (ascend_runner.recording); others go straight to its workers."""
+    if envelope["kind"] == "record":
+        return record_envelope(runner, envelope, cancel=cancel, timeout_s=timeout_s)
     if envelope["kind"] != "compile" or not hasattr(runner, "compile"):
         return runner.submit(envelope, cancel=cancel, timeout_s=timeout_s)
     try:
@@ -293,6 +296,24 @@ def dispatch(
         "kind": "compile",
         "result": dataclasses.asdict(result),
     }
+
+
+def record_envelope(
+    runner: Any, envelope: dict[str, Any], *, cancel: threading.Event | None, timeout_s: float | None
+) -> dict[str, Any]:
+    from .environments import environment_for_backend
+    from .recording import run_record_job
+
+    base = {"schema": SCHEMA_VERSION, "id": envelope["id"], "kind": "record"}
+    try:
+        find = getattr(runner, "environment", None)
+        if find is None:
+            raise ValueError("this runner cannot record launches (it has no runner environments)")
+        python = find(environment_for_backend(envelope["backend"])).python
+        result = run_record_job(envelope["payload"], envelope["backend"], python, cancel, timeout_s or 600.0)
+    except Exception as exc:  # no environment, a bad payload: the client gets the reason
+        return {**base, "ok": False, "error": f"{type(exc).__name__}: {exc}"}
+    return {**base, "ok": True, "result": result}
 
 
 def create_app(config: ServerConfig, runner: Any) -> FastAPI:

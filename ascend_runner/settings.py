@@ -5,7 +5,7 @@
 
 Older shapes are read too: {"cuda": {"python": P}, ...} for local interpreters and {"remote": {NAME: {...}}} for
 named remote runners (the first one is used for jobs). Pure conversion, no I/O: the result feeds
-`client.get_runner`, `client.LocalRunner` and `remote_client.RemoteRunner.from_config`.
+`factory.get_runner`, `client.LocalRunner` and `remote_client.RemoteRunner.from_config`.
 """
 
 from __future__ import annotations

@@ -15,6 +15,8 @@ COMMAND_MODULES = (
     "tritonlens.server.commands.runners",
     "tritonlens.server.commands.ir",
     "tritonlens.server.commands.profile",
+    "tritonlens.server.commands.record",
+    "tritonlens.server.commands.optimize",
 )
 
 
@@ -33,7 +35,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="tritonlens", description="See why a Triton kernel is slow, with the compiler's evidence.")
+    parser = _Parser(
+        prog="tritonlens", description="See why a Triton kernel is slow, with the compiler's evidence."
+    )
     parser.add_argument("--version", action="version", version=f"tritonlens {package_version()}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMAND_MODULES:

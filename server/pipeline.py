@@ -29,6 +29,7 @@ from ..analysis.specialization import (
     specialization_findings,
     specializations,
 )
+from ..analysis.specialization_guess import ASSUMED_TYPICAL
 from ..ascend_runner.protocol import ASCEND_TARGETS, CUDA_TARGETS, CompileRequest, StageError
 
 try:
@@ -353,6 +354,12 @@ def _merge_findings(variants: Sequence[VariantResult]) -> list[Finding]:
             if assumed:
                 message += " [assumed: " + "; ".join(f"{a} {why}" for a, why in assumed.items()) + "]"
                 data["assumptions"] = assumed
+            guesses = {a: g for a, g in variant_guesses(spec).items() if a not in assumed}
+            if guesses:
+                # a compile of guessed values: the finding names them and never passes for an error
+                message += guess_label(guesses)
+                severity = max(severity, Severity.WARNING)
+                data["assumed_values"] = guesses
             if n > 0:
                 message += f" [{spec.label}]"
             out.append(replace(f, message=message, severity=severity, data=data))
@@ -423,6 +430,28 @@ _GUESSES = (
 )
 
 
+def variant_guesses(spec: Specialization) -> dict[str, str]:
+    """Argument -> what was guessed, for every value or type of `spec` that no launch, pragma or source showed
+    (typical constexpr values, pointer dtypes, scalar types); ASSUMED_DIVISIBLE ints are labeled per finding."""
+    out: dict[str, str] = {}
+    for arg, why in spec.provenance.items():
+        if why == ASSUMED_TYPICAL:
+            out[arg] = f"{arg}={spec.constants.get(arg)!r}"
+        elif "element type assumed" in why:
+            out[arg] = f"{arg} as *fp32"
+        elif why.startswith("assumed i32"):
+            out[arg] = f"{arg} as i32"
+    return out
+
+
+def guess_label(guesses: Mapping[str, str]) -> str:
+    return (
+        " [compiled with assumed "
+        + ", ".join(guesses.values())
+        + " (nothing shows them); record real launches with `tritonlens record -- <test or script>`]"
+    )
+
+
 def _assumptions(message: str, spec: Specialization) -> dict[str, str]:
     """Arguments named in `message` (as `name`) whose specialization was a guess, with what was guessed."""
     out: dict[str, str] = {}
@@ -478,6 +507,8 @@ def analyze_kernel(
     sources = _dependency_sources(source, kernel)
     result.code_hash = _code_hash(sources, source)
     table = kernel_overrides(overrides, kernel)
+    if recorded is None:  # launches `tritonlens record` stored for this kernel's current text come first
+        recorded = _stored_launches(path, source, kernel)
     recorded = [r for r in recorded or () if _same_file(r.get("file"), path)]
     try:
         specs = specializations(parsed, kernel, overrides=table, recorded=recorded)
@@ -557,6 +588,7 @@ def _failure_findings(result: KernelAnalysis, platform: str, source: str, kernel
     for variant in failed:
         errors = [e for e in variant.errors if not _not_the_kernels_fault(e)]
         label = variant.specialization.label
+        guesses = variant_guesses(variant.specialization)
         for f in compile_error_findings(errors, platform, source, kernel, fallback, label):
             key = (f.message.split(": ", 1)[-1], f.span.line)
             if key in seen:
@@ -564,6 +596,13 @@ def _failure_findings(result: KernelAnalysis, platform: str, source: str, kernel
             seen.add(key)
             if not all_failed:
                 f = replace(f, severity=Severity.WARNING)
+            if guesses:  # the failure may be the guess's, not the kernel's: say so, no error
+                f = replace(
+                    f,
+                    message=f.message + guess_label(guesses),
+                    severity=max(f.severity, Severity.WARNING),
+                    data={**f.data, "assumed_values": guesses},
+                )
             out.append(f)
         if all_failed:
             break  # one variant's errors say it; the others usually repeat them
@@ -588,7 +627,9 @@ def load_findings(result: KernelAnalysis, source: str) -> list[Finding]:
             col = len(text) - len(text.lstrip())
             message = str(warning.get("message", "")).replace("top-level statement skipped: ", "")
             consequence = (
-                "the kernel compiled without it" if compiled else "the kernel could not be compiled without it"
+                "the kernel compiled without it"
+                if compiled
+                else "the kernel could not be compiled without it"
             )
             out.append(
                 Finding(
@@ -621,6 +662,15 @@ def _not_the_kernels_fault(error: StageError) -> bool:
     or a device (e.g. `configs=get_autotune_config()` asking the driver for its target): an error of the
     analysis, never a compile-error finding on the user's kernel."""
     return error.stage == "worker" or str(error.message).startswith("no @triton.jit function named")
+
+
+def _stored_launches(path: str, source: str, kernel: str | None) -> list[dict[str, Any]]:
+    from .launch_store import recorded_for
+
+    try:
+        return recorded_for(path, source, kernel)
+    except OSError:  # an unreadable store is no reason to stop the analysis
+        return []
 
 
 def _same_file(recorded_file: Any, path: str) -> bool:
@@ -681,6 +731,8 @@ def analyze_document(
     if parsed.error:
         return []
     names = list(kernels) if kernels is not None else launchable_kernels(source, parsed)
+    if recorded is None:
+        recorded = _stored_launches(path, source, None)
     out: list[KernelAnalysis] = []
     for name in names:
         if cancel is not None and cancel.is_set():

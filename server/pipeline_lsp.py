@@ -121,7 +121,7 @@ class PipelineService:
 
     def runner(self, uri: str) -> Any:
         """The runner the settings name (remote when configured); an unusable remote falls back to local."""
-        from ..ascend_runner.client import get_runner
+        from ..ascend_runner.factory import get_runner
 
         config = self.runner_settings(uri).runner_config()
         with self._runner_lock:

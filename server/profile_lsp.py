@@ -131,7 +131,7 @@ class ProfileService:
 
     def choose_runner(self, uri: str) -> RunnerChoice:
         """The remote runner when configured (its token problems are errors), else the pipeline's local one."""
-        from ..ascend_runner.client import get_runner
+        from ..ascend_runner.factory import get_runner
 
         settings = self.server.pipeline.runner_settings(uri)
         remote = settings.remote

@@ -226,7 +226,12 @@ class KernelContext:
         return out
 
     def is_range_loop(self, loop: ast.For) -> bool:
-        return isinstance(loop.iter, ast.Call) and self.resolve(loop.iter.func) in LOOP_ITERATORS
+        if not isinstance(loop.iter, ast.Call):
+            return False
+        func = loop.iter.func
+        # builtins are not in the import aliases: a bare `range` resolves to None
+        name = self.resolve(func) or (func.id if isinstance(func, ast.Name) else None)
+        return name in LOOP_ITERATORS
 
     @cached_property
     def params(self) -> dict[str, Param]:

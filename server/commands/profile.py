@@ -104,8 +104,11 @@ def save_measured(device_name: str, ceilings: dict[str, Any]) -> None:
         print(f"tritonlens profile: could not cache measured ceilings: {exc}", file=sys.stderr)
 
 
-def make_runner(spec: str, token_env: str | None = None, token_file: str | None = None) -> Any:
-    from ...ascend_runner import client
+def make_runner(
+    spec: str, token_env: str | None = None, token_file: str | None = None, *, cache: bool = False, workers: int = 1
+) -> Any:
+    """A runner for --runner SPEC; `cache` keeps compile results, `workers` runs that many jobs at once (local)."""
+    from ...ascend_runner import client, factory
 
     if spec.startswith(("http://", "https://")):
         remote: dict[str, Any] = {"url": spec}
@@ -114,10 +117,15 @@ def make_runner(spec: str, token_env: str | None = None, token_file: str | None 
         if token_file:
             remote["tokenFile"] = token_file
         try:
-            return client.get_runner(remote)
+            return factory.get_runner(remote)
         except Exception as exc:  # the remote client may not exist or may want credentials
             raise RuntimeError(f"cannot use the remote runner {spec}: {exc}") from None
-    config: dict[str, Any] = {"cache": False}
+    if spec.startswith(("ray://", "ray:auto")):
+        try:
+            return factory.get_runner({"address": spec})
+        except Exception as exc:  # Ray missing, no cluster at the address, or no token
+            raise RuntimeError(f"cannot use the Ray runner {spec}: {exc}") from None
+    config: dict[str, Any] = {"cache": cache, "workers": workers}
     if spec.startswith("local:"):
         env = spec.split(":", 1)[1]
         if env in ("cuda", "ascend"):
@@ -127,7 +135,7 @@ def make_runner(spec: str, token_env: str | None = None, token_file: str | None 
         else:
             raise RuntimeError("--runner local:ENV needs an environment name or a python path")
     elif spec != "local":
-        raise RuntimeError(f"--runner must be local, local:ENV or an http(s) URL, not {spec!r}")
+        raise RuntimeError(f"--runner must be local, local:ENV, an http(s) URL, ray://HOST:PORT or ray:auto, not {spec!r}")
     return client.LocalRunner(config)
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tritonlens.analysis.findings import Severity
 from tritonlens.ascend_runner.environments import EnvironmentUnavailable
 from tritonlens.ascend_runner.protocol import CompileRequest, CompileResult, StageError
 from tritonlens.server.pipeline import (
@@ -144,14 +145,16 @@ def test_ascend_compile_error_is_tl400_and_unplaced_errors_go_on_the_kernel_name
     assert finding.span.line == line_of("def needs_block")
 
 
-def test_worker_failure_is_an_error_not_a_finding() -> None:
+def test_worker_failure_is_an_error_not_a_compile_finding() -> None:
     def crash(req: CompileRequest) -> CompileResult:
         return CompileResult(
             ok=False, target=req.target, errors=[StageError("worker", "worker died (SIGSEGV)")]
         )
 
     result = analyze_kernel(SOURCE, "k.py", "six", "sm_90", RecordingRunner(crash))
-    assert result.findings == []
+    # never an empty result after an error: one TL005 on the kernel says why nothing was analyzed
+    assert [(f.code, f.severity) for f in result.findings] == [("TL005", Severity.WARNING)]
+    assert "worker died (SIGSEGV)" in result.findings[0].message
     assert result.error == "worker died (SIGSEGV)"
 
 
@@ -193,11 +196,12 @@ def test_cancel_before_and_during() -> None:
     assert result.cancelled and len(runner.requests) == 1
 
 
-def test_missing_value_gives_tl002_and_no_compile() -> None:
+def test_missing_value_compiles_a_labeled_guess_with_a_tl002_hint() -> None:
     runner = RecordingRunner()
     result = analyze_kernel(SOURCE, "k.py", "needs_block", "sm_90", runner)
-    assert runner.requests == []
-    assert [f.code for f in result.findings] == ["TL002"]
+    (req,) = runner.requests
+    assert req.constants == {"BLOCK": 64}
+    assert [(f.code, f.severity) for f in result.findings] == [("TL002", Severity.HINT)]
     assert '"# tritonlens: BLOCK=<int>"' in result.findings[0].message
 
 
@@ -356,7 +360,8 @@ def test_recorded_launches_of_this_file_only(tmp_path: Path) -> None:
     )
     runner = RecordingRunner()
     analyze_kernel(SOURCE, str(here), "needs_block", "sm_90", runner, recorded=recorded[:1])
-    assert runner.requests == []  # only another file's launch: nothing to compile, TL002 instead
+    (req,) = runner.requests  # only another file's launch: the labeled guess, not its values
+    assert req.constants == {"BLOCK": 64}
 
 
 def test_concurrent_analyses_do_not_interfere() -> None:
@@ -376,7 +381,7 @@ def test_concurrent_analyses_do_not_interfere() -> None:
         assert result.kernel == kernel and result.target == target
         for variant in result.variants:
             assert variant.stages["ttir"].startswith(kernel)
-    assert len(runner.requests) == 3 * (4 + 0 + 4 + 0)
+    assert len(runner.requests) == 3 * (4 + 1 + 4 + 1)  # needs_block and listed compile one labeled guess
 
 
 def test_findings_that_hang_on_an_unseen_value_drop_to_info() -> None:

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import textwrap
 
-from tritonlens.analysis.specialization import ASSUMED_DIVISIBLE, specialization_findings, specializations
+from tritonlens.analysis.findings import Severity
+from tritonlens.analysis.specialization import (
+    ASSUMED_DIVISIBLE,
+    assumed_constexprs,
+    specialization_findings,
+    specializations,
+)
+from tritonlens.analysis.specialization_guess import ASSUMED_TYPICAL
 
 HEADER = "import torch\nimport triton\nimport triton.language as tl\n"
 
@@ -206,7 +213,7 @@ def test_autotune_configs_are_variants_and_heuristics_are_evaluated() -> None:
     assert first.provenance["BLOCK"] == f"autotune config 1 (line {config_line})"
 
 
-def test_heuristic_over_unknown_value_is_missing() -> None:
+def test_heuristic_over_unknown_value_is_a_labeled_guess() -> None:
     source = src(
         """
         @triton.heuristics({"EVEN": lambda args: args["n"] % 64 == 0})
@@ -220,9 +227,11 @@ def test_heuristic_over_unknown_value_is_missing() -> None:
         """
     )
     spec = only(specializations(source, "k"))
-    assert spec.missing == ("EVEN",)
+    assert spec.complete and spec.constants["EVEN"] is False
+    assert spec.provenance["EVEN"] == ASSUMED_TYPICAL
     findings = specialization_findings(source, "k", [spec])
-    assert [f.code for f in findings] == ["TL002"]
+    assert [(f.code, f.severity) for f in findings] == [("TL002", Severity.HINT)]
+    assert "assumed values EVEN=False" in findings[0].message and "tritonlens record" in findings[0].message
     assert '"# tritonlens: EVEN=<bool>"' in findings[0].message
 
 
@@ -300,7 +309,7 @@ def test_recorded_launches_win() -> None:
     assert set(spec.provenance.values()) == {"recorded launch 1"}
 
 
-def test_missing_constexpr_says_exactly_what_to_add() -> None:
+def test_unknown_constexprs_are_guessed_and_the_hint_says_what_to_add() -> None:
     source = src(
         """
         @triton.jit
@@ -311,12 +320,12 @@ def test_missing_constexpr_says_exactly_what_to_add() -> None:
         """
     )
     specs = specializations(source, "k")
-    assert only(specs).missing == ("BLOCK_SIZE", "USE_MASK")
+    assert only(specs).constants == {"BLOCK_SIZE": 64, "USE_MASK": False}
+    assert assumed_constexprs(only(specs)) == {"BLOCK_SIZE": 64, "USE_MASK": False}
     (finding,) = specialization_findings(source, "k", specs)
-    assert finding.code == "TL002"
+    assert finding.code == "TL002" and finding.severity == Severity.HINT
     assert finding.kernel == "k"
     assert '"# tritonlens: BLOCK_SIZE=<int>, USE_MASK=<bool>" above the kernel' in finding.message
-    assert "[tool.tritonlens.kernels.k]" in finding.message
     def_line = line_of(source, "def k(")
     assert (finding.span.line, finding.span.col, finding.span.end_col) == (def_line, 4, 5)
     assert finding.data["insert_line"] == def_line - 1

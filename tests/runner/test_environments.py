@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from tritonlens.ascend_runner import environments as envs
-from tritonlens.ascend_runner.client import LocalRunner, Runner, get_runner
+from tritonlens.ascend_runner.client import LocalRunner, Runner
+from tritonlens.ascend_runner.factory import get_runner
 from tritonlens.ascend_runner.protocol import CompileRequest
 
 

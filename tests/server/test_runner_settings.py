@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tritonlens.ascend_runner.client import LocalRunner, get_runner
+from tritonlens.ascend_runner.client import LocalRunner
+from tritonlens.ascend_runner.factory import get_runner
 from tritonlens.ascend_runner.remote_client import RemoteRunner
 from tritonlens.ascend_runner.settings import RemoteSettings, RunnerSettings, parse_runner_settings
 from tritonlens.server.commands.runners import load_runner_config, survey

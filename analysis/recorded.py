@@ -1,0 +1,44 @@
+"""Recorded launches and the kernel text they belong to: a record is valid while the kernel's source is the
+text it was recorded from (edits invalidate what no longer matches). Pure: text in, digests out."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+
+
+def kernel_source_hash(source: str, kernel: str, tree: ast.Module | None = None) -> str | None:
+    """Digest of the kernel's text (first decorator line through its last line, trailing blanks ignored);
+    None when the source does not parse or defines no function of that name."""
+    try:
+        tree = tree or ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    node = next(
+        (
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == kernel
+        ),
+        None,
+    )
+    if node is None:
+        return None
+    first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+    lines = source.splitlines()[first - 1 : node.end_lineno or node.lineno]
+    text = "\n".join(line.rstrip() for line in lines)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def launch_key(launch: dict) -> str:
+    """What makes two recorded launches different for levels 2-4: types, values, hints, options, shapes."""
+    shapes = [(a.get("dtype"), a.get("shape"), a.get("strides")) for a in launch.get("args") or []]
+    parts = (
+        sorted((launch.get("signature") or {}).items()),
+        sorted((k, repr(v)) for k, v in (launch.get("constants") or {}).items()),
+        sorted(launch.get("divisibility") or []),
+        sorted((k, repr(v)) for k, v in (launch.get("options") or {}).items()),
+        shapes,
+        launch.get("grid"),
+    )
+    return hashlib.sha256(repr(parts).encode("utf-8")).hexdigest()[:16]

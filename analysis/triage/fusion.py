@@ -1,0 +1,215 @@
+"""Kernels launched back to back where an intermediate round-trips through global memory (TL128).
+
+In one host function, launch A writes a tensor (its parameter is the base of a `tl.store`) that launch B, later
+in the same function, reads (the base of a `tl.load`), and the tensor was allocated in that function and is not
+returned: it exists only to carry A's result to B. Fusing B's work into A (or A's into B) saves writing and
+re-reading it. The bytes come from the allocation's shape and dtype when the launch-site machinery resolves them.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from math import prod
+from typing import Any
+
+from ..findings import Finding, Level, Severity
+from ..kernels import LaunchSite
+from ..rules import Rule, register
+from ..specialization_launch import resolve
+from . import references as ref
+from .base import finding, kernel_check
+from .context import ATOMICS, TL, KernelContext
+from .launch_facts import launches
+
+_ALLOCATORS = ("empty", "empty_like", "zeros", "zeros_like", "empty_strided", "ones", "ones_like", "full")
+_BYTES = {
+    "fp8": 1,
+    "i8": 1,
+    "u8": 1,
+    "i1": 1,
+    "fp16": 2,
+    "bf16": 2,
+    "i16": 2,
+    "fp32": 4,
+    "i32": 4,
+    "fp64": 8,
+    "i64": 8,
+}
+
+UNFUSED_CHAIN = register(
+    Rule(
+        code="TL128",
+        name="intermediate-round-trip",
+        title="Back-to-back kernels pass an intermediate through global memory",
+        level=Level.TRIAGE,
+        severity=Severity.INFO,
+        platforms=("cuda", "ascend"),
+        rationale=(
+            "When one launch writes a temporary tensor that the next launch only reads, the intermediate makes a "
+            "round trip through HBM: written once, read once, plus a second launch. For memory-bound kernels "
+            "(elementwise, normalization, activation) the runtime is proportional to bytes moved, so the round "
+            "trip can cost as much as each kernel's own useful traffic. Fusing the consumer's work into the "
+            "producer keeps the intermediate in registers (NVIDIA) or the unified buffer (Ascend).\n\n"
+            "Not reported when the intermediate is returned (it is an output) or was not allocated in the "
+            "launching function.\n\n"
+            "**Fix:** apply the second kernel's operation to the first kernel's result before its `tl.store` "
+            "(e.g. bias + activation in the matmul epilogue, as the matmul tutorial fuses leaky_relu)."
+        ),
+        references=(ref.MATMUL, ref.FUSED_SOFTMAX, ref.ASCEND_PERF),
+    )
+)
+
+
+@kernel_check
+def intermediate_round_trip(ctx: KernelContext) -> Iterator[Finding]:
+    if ctx.kernel.is_helper or not ctx.launches:
+        return
+    by_host: dict[int, tuple[ast.AST, list[LaunchSite]]] = {}
+    for site in ctx.module.launches:
+        host = _host_def(ctx, site) if site.function else None
+        if host is not None:
+            by_host.setdefault(id(host), (host, []))[1].append(site)
+    for host, sites in by_host.values():
+        sites.sort(key=lambda s: (s.span.line, s.span.col))
+        allocated = _allocations(host)
+        returned = _returned_names(host)
+        for i, producer in enumerate(sites):
+            if producer.kernel != ctx.name:
+                continue
+            written = _param_args(ctx, producer, _stored_params(ctx))
+            for consumer in sites[i + 1 :]:
+                other = ctx.module.kernel(consumer.kernel)
+                if other is None:
+                    continue
+                read = _param_args(_context(ctx, other), consumer, _loaded_params(_context(ctx, other)))
+                for name in sorted(set(written) & set(read) & set(allocated) - returned):
+                    nbytes = _bytes(ctx, host, allocated[name], consumer)
+                    cost = (
+                        f"{_fmt(2 * nbytes)} (written once, read once)"
+                        if nbytes
+                        else "unknown bytes (shape not resolved)"
+                    )
+                    message = (
+                        f"`{name}` is written by {producer.kernel} (line {producer.span.line}) and read back by "
+                        f"{consumer.kernel} here: a round trip through global memory costing {cost}; fuse the two"
+                    )
+                    yield finding(
+                        UNFUSED_CHAIN,
+                        ctx,
+                        consumer.span,
+                        message,
+                        data={
+                            "intermediate": name,
+                            "producer": producer.kernel,
+                            "consumer": consumer.kernel,
+                            "bytes": 2 * nbytes if nbytes else None,
+                        },
+                    )
+                written = [w for w in written if w not in read]  # reported once per intermediate
+
+
+def _host_def(ctx: KernelContext, site: LaunchSite) -> ast.AST | None:
+    """The innermost function definition that contains the launch."""
+    tree = ctx.module.tree
+    if tree is None:
+        return None
+    best: ast.AST | None = None
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.name == site.function
+            and node.lineno <= site.span.line <= (node.end_lineno or node.lineno)
+        ):
+            if best is None or node.lineno > best.lineno:
+                best = node
+    return best
+
+
+def _allocations(host: ast.AST) -> dict[str, ast.Call]:
+    """Names assigned from a torch allocation in the function (`t = torch.empty_like(x)`)."""
+    out: dict[str, ast.Call] = {}
+    for node in ast.walk(host):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            value = node.value
+            if (
+                isinstance(value, ast.Call)
+                and isinstance(value.func, ast.Attribute)
+                and value.func.attr in _ALLOCATORS
+            ):
+                out[node.targets[0].id] = value
+    return out
+
+
+def _returned_names(host: ast.AST) -> set[str]:
+    return {
+        n.id
+        for r in ast.walk(host)
+        if isinstance(r, ast.Return) and r.value
+        for n in ast.walk(r.value)
+        if isinstance(n, ast.Name)
+    }
+
+
+def _param_args(ctx: KernelContext, site: LaunchSite, params: set[str]) -> list[str]:
+    """Names the launch passes (as a bare name) to the given parameters."""
+    return [
+        arg.text for name, arg in site.bind(ctx.kernel).items() if name in params and arg.text.isidentifier()
+    ]
+
+
+def _stored_params(ctx: KernelContext) -> set[str]:
+    return _bases(ctx, {TL + "store", *ATOMICS})
+
+
+def _loaded_params(ctx: KernelContext) -> set[str]:
+    return _bases(ctx, {TL + "load"})
+
+
+def _bases(ctx: KernelContext, ops: set[str]) -> set[str]:
+    out: set[str] = set()
+    for call, name in ctx.calls:
+        if name in ops:
+            pointer = ctx.pointer_arg(call)
+            if pointer is not None:
+                out |= ctx.base_pointers(pointer)
+    return out
+
+
+def _context(ctx: KernelContext, kernel: Any) -> KernelContext:
+    if kernel is ctx.kernel:
+        return ctx
+    key = f"fusion.ctx:{kernel.name}"
+    other = ctx.memo.get(key)
+    if other is None:
+        other = KernelContext(module=ctx.module, kernel=kernel, path=ctx.path)
+        ctx.memo[key] = other
+    return other
+
+
+def _bytes(ctx: KernelContext, host: ast.AST, alloc: ast.Call, consumer: LaunchSite) -> int | None:
+    """Size of the intermediate when its allocation's shape and dtype resolve at the consumer's launch."""
+    target = next(
+        (n.targets[0] for n in ast.walk(host) if isinstance(n, ast.Assign) and n.value is alloc), None
+    )
+    if not isinstance(target, ast.Name):
+        return None
+    for launch in launches(ctx.module.tree, consumer.kernel):
+        if launch.line != consumer.span.line:
+            continue
+        fact = resolve(ast.Name(id=target.id, ctx=ast.Load()), launch.scope)
+        if fact.kind != "tensor" or not fact.shape or not fact.dtype:
+            return None
+        dims = list(fact.shape)
+        if not all(isinstance(d, int) for d in dims) or fact.dtype not in _BYTES:
+            return None
+        return prod(dims) * _BYTES[fact.dtype]
+    return None
+
+
+def _fmt(n: int) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    return f"{n} B"

@@ -1,0 +1,29 @@
+"""Launch sites of a file with the scope each runs in (specialization_launch's call index), built once per parsed
+tree and shared by the triage rules that resolve launch arguments (block sizes, num_warps, tensor shapes). No rules
+here."""
+
+from __future__ import annotations
+
+import ast
+import weakref
+
+from ..specialization_launch import CallIndex, Launch, find_launches, index_calls
+
+# One call index per parsed tree, shared by every kernel of the file; dropped with the tree.
+_CALL_INDEX: weakref.WeakKeyDictionary[ast.Module, CallIndex] = weakref.WeakKeyDictionary()
+
+
+def call_index(tree: ast.Module) -> CallIndex:
+    index = _CALL_INDEX.get(tree)
+    if index is None:
+        index = index_calls(tree)
+        _CALL_INDEX[tree] = index
+    return index
+
+
+def launches(tree: ast.Module | None, kernel: str) -> list[Launch]:
+    """Every launch of `kernel` with its scope (empty without a tree)."""
+    return find_launches(call_index(tree), kernel) if tree is not None else []
+
+
+__all__ = ["call_index", "launches"]

@@ -1,0 +1,210 @@
+"""Reductions and scans inside loops: a block reduction per iteration where one after the loop fits (TL125), and
+a prefix sum written as a sequential scalar loop (TL134)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from ..findings import Finding, Level, Severity
+from ..rules import Rule, register
+from . import references as ref
+from .base import finding, header_span, kernel_check, short
+from .context import ATOMICS, TL, KernelContext
+
+REDUCTIONS = {TL + name for name in ("sum", "max", "min", "reduce", "xor_sum")}
+# How an accumulator combines the per-iteration reduction: `acc += r`, `acc = acc + r`, `acc = max(acc, r)`.
+_COMBINERS = {TL + "maximum", TL + "minimum"}
+_SCAN_OPS = {TL + "cumsum", TL + "cumprod", TL + "associative_scan"}
+
+REDUCTION_IN_LOOP = register(
+    Rule(
+        code="TL125",
+        name="block-reduction-in-loop",
+        title="Block reduction on every loop iteration where one after the loop fits",
+        level=Level.TRIAGE,
+        severity=Severity.WARNING,
+        platforms=("cuda", "ascend"),
+        rationale=(
+            "`acc += tl.sum(x)` inside a loop reduces the whole block to a scalar on every iteration: on NVIDIA "
+            "each reduction is a tree of warp shuffles plus a shared-memory exchange and a barrier between "
+            "warps, on Ascend a vector reduction followed by a scalar read-back that stalls the pipeline. When "
+            "only the total is needed after the loop, the reduction can wait: keep a block-shaped accumulator "
+            "(`acc = tl.zeros([BLOCK], tl.float32)`; `acc += x` in the loop) and reduce once after the loop "
+            "(`total = tl.sum(acc)`). Same for `tl.max`/`tl.min` with `tl.maximum`/`tl.minimum`.\n\n"
+            "Not reported when the reduced value is used inside the loop (online softmax rescaling, a running "
+            "prefix, a per-iteration store of a segmented sum): there the per-iteration reduction is the point.\n\n"
+            "**Fix:** a vector accumulator in the loop, one reduction after it."
+        ),
+        references=(ref.LAYER_NORM, ref.FUSED_SOFTMAX, ref.ASCEND_VECTOR_OPS),
+    )
+)
+
+SEQUENTIAL_SCAN = register(
+    Rule(
+        code="TL134",
+        name="sequential-scalar-scan",
+        title="Prefix sum written as a sequential scalar loop",
+        level=Level.TRIAGE,
+        severity=Severity.WARNING,
+        platforms=("cuda", "ascend"),
+        rationale=(
+            "A loop that loads one element, adds it to a running total and stores the total at the same index "
+            "is a prefix sum (scan) executed one element at a time on one lane: n dependent scalar loads, adds "
+            "and stores per program. `tl.cumsum(x, axis=0)` (or `tl.associative_scan` with a custom combine "
+            "function, e.g. for a linear recurrence h = a*h + b) computes the scan of a whole block in log2(BLOCK) "
+            "parallel steps across the lanes; longer rows carry the block's last value into the next block.\n\n"
+            "**Fix:** load a block, `tl.cumsum(x, axis=0) + carry`, store the block, "
+            "`carry += tl.sum(x, axis=0)`."
+        ),
+        references=(
+            f"{ref.TRITON_DOCS}/python-api/generated/triton.language.cumsum.html",
+            f"{ref.TRITON_DOCS}/python-api/generated/triton.language.associative_scan.html",
+        ),
+    )
+)
+
+
+@kernel_check
+def block_reduction_in_loop(ctx: KernelContext) -> Iterator[Finding]:
+    for call, name in ctx.calls:
+        if name not in REDUCTIONS:
+            continue
+        loops = ctx.enclosing_loops(call)
+        if not loops or not ctx.is_range_loop(loops[0]):
+            continue
+        loop = loops[0]
+        acc = _accumulated_into(ctx, call)
+        if acc is None or not _only_accumulated(ctx, loop, acc):
+            continue
+        op = name.rsplit(".", 1)[-1]
+        message = (
+            f"tl.{op}({short(ctx, call.args[0]) if call.args else ''}) runs on every iteration of the loop at "
+            f"line {loop.lineno} only to accumulate `{acc}`: accumulate a block and reduce once after the loop"
+        )
+        yield finding(
+            REDUCTION_IN_LOOP, ctx, call, message, data={"accumulator": acc, "loop_line": loop.lineno}
+        )
+
+
+def _accumulated_into(ctx: KernelContext, call: ast.Call) -> str | None:
+    """The accumulator `call`'s result is folded into: `acc += r`, `acc = acc + r`, `acc = tl.maximum(acc, r)`
+    (directly, or through one local name assigned from the reduction)."""
+    stmt = _statement(ctx, call)
+    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
+        if isinstance(stmt.op, (ast.Add, ast.Sub, ast.Mult, ast.BitOr, ast.BitXor)):
+            return stmt.target.id
+        return None
+    if (
+        not isinstance(stmt, ast.Assign)
+        or len(stmt.targets) != 1
+        or not isinstance(stmt.targets[0], ast.Name)
+    ):
+        return None
+    target = stmt.targets[0].id
+    value = stmt.value
+    if _combines(ctx, value, target):
+        return target
+    if value is call:  # r = tl.sum(x) then acc += r (the one use of r)
+        users = [
+            n for n in ctx.nodes if isinstance(n, ast.Name) and n.id == target and isinstance(n.ctx, ast.Load)
+        ]
+        if len(users) == 1:
+            user_stmt = _statement(ctx, users[0])
+            if isinstance(user_stmt, ast.AugAssign) and isinstance(user_stmt.target, ast.Name):
+                return user_stmt.target.id
+            if (
+                isinstance(user_stmt, ast.Assign)
+                and len(user_stmt.targets) == 1
+                and isinstance(user_stmt.targets[0], ast.Name)
+                and _combines(ctx, user_stmt.value, user_stmt.targets[0].id)
+            ):
+                return user_stmt.targets[0].id
+    return None
+
+
+def _combines(ctx: KernelContext, value: ast.AST, target: str) -> bool:
+    """`target + r`, `r + target`, `tl.maximum(target, r)`: the old value of `target` folded with one more."""
+    if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Sub)):
+        return any(isinstance(side, ast.Name) and side.id == target for side in (value.left, value.right))
+    if isinstance(value, ast.Call) and ctx.resolve(value.func) in _COMBINERS and len(value.args) == 2:
+        return any(isinstance(arg, ast.Name) and arg.id == target for arg in value.args)
+    return False
+
+
+def _only_accumulated(ctx: KernelContext, loop: ast.For, acc: str) -> bool:
+    """Whether, inside the loop, `acc` is read only by its own updates (so its value is needed after the loop
+    only). A read anywhere else in the loop (a store, a rescale, a running prefix) needs the per-iteration total."""
+    for node in ctx.walk(loop):
+        if not (isinstance(node, ast.Name) and node.id == acc and isinstance(node.ctx, ast.Load)):
+            continue
+        stmt = _statement(ctx, node)
+        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == acc:
+            continue
+        if isinstance(stmt, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == acc for t in stmt.targets
+        ):
+            if _combines(ctx, stmt.value, acc):
+                continue
+        return False
+    return True
+
+
+def _statement(ctx: KernelContext, node: ast.AST) -> ast.AST | None:
+    current: ast.AST | None = node
+    while current is not None and not isinstance(current, ast.stmt):
+        current = ctx.parent(current)
+    return current
+
+
+@kernel_check
+def sequential_scan(ctx: KernelContext) -> Iterator[Finding]:
+    if any(True for _ in ctx.calls_to(*_SCAN_OPS)):
+        return
+    for loop in ctx.loops:
+        if not ctx.is_range_loop(loop) or not isinstance(loop.target, ast.Name):
+            continue
+        index = loop.target.id
+        for node in ctx.walk(loop):
+            if not isinstance(node, ast.AugAssign) or not isinstance(node.op, ast.Add):
+                continue
+            if not isinstance(node.target, ast.Name) or ctx.enclosing_loops(node)[:1] != [loop]:
+                continue
+            acc = node.target.id
+            if ctx.is_block_expr(node.value) or not _loaded_in_loop(ctx, loop, node.value):
+                continue
+            store = _stores_running_value(ctx, loop, acc, index)
+            if store is None:
+                continue
+            message = (
+                f"loop at line {loop.lineno} stores the running total `{acc}` one element per iteration: a "
+                "sequential prefix sum; use tl.cumsum on blocks (carry the block total between blocks)"
+            )
+            yield finding(SEQUENTIAL_SCAN, ctx, header_span(ctx, loop), message, data={"accumulator": acc})
+            break
+
+
+def _loaded_in_loop(ctx: KernelContext, loop: ast.For, value: ast.AST) -> bool:
+    """Whether `value` reads a tl.load made in this loop (directly or through a local name)."""
+    if any(isinstance(c, ast.Call) and ctx.load_call(c) is c for c in ctx.walk(value)):
+        return True
+    loaded = set(ctx.load_names) & ctx.assigned_in(loop)
+    return bool(ctx.names_of(value) & ctx.names_closure(loaded)) if loaded else False
+
+
+def _stores_running_value(ctx: KernelContext, loop: ast.For, acc: str, index: str) -> ast.Call | None:
+    """A store in the loop whose value reads `acc` and whose address moves with the loop index."""
+    for sub in ctx.walk(loop):
+        if not isinstance(sub, ast.Call) or ctx.resolve(sub.func) not in {TL + "store", *ATOMICS}:
+            continue
+        value = (
+            sub.args[1]
+            if len(sub.args) > 1
+            else next((k.value for k in sub.keywords if k.arg == "value"), None)
+        )
+        pointer = ctx.pointer_arg(sub)
+        if value is None or pointer is None or ctx.is_block_expr(pointer):
+            continue
+        if acc in ctx.names_of(value) and ctx.names_of(pointer) & ctx.names_closure({index}):
+            return sub
+    return None

@@ -1,0 +1,136 @@
+"""Transcendental functions written by hand (TL129): tanh from several exponentials, sigmoid and SiLU as
+`1 / (1 + exp(-x))`, softplus as `log(1 + exp(x))`, where a library function, one exponential or a stable identity
+does the same work."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from ..findings import Finding, Level, Severity
+from ..rules import Rule, register
+from . import references as ref
+from .base import finding, kernel_check, short
+from .context import TL, KernelContext
+
+_EXP = {
+    TL + "exp",
+    TL + "math.exp",
+    "triton.language.extra.cuda.libdevice.exp",
+    "triton.language.extra.libdevice.exp",
+}
+_LOG = {TL + "log", TL + "math.log"}
+LIBDEVICE = f"{ref.TRITON_DOCS}/python-api/triton.language.extra.cuda.html"
+
+HAND_TRANSCENDENTAL = register(
+    Rule(
+        code="TL129",
+        name="hand-written-transcendental",
+        title="Transcendental written by hand from exp, divisions and clamps",
+        level=Level.TRIAGE,
+        severity=Severity.INFO,
+        platforms=("cuda", "ascend"),
+        rationale=(
+            "Each `tl.exp` is a special-function-unit instruction (NVIDIA MUFU.EX2 after a multiply by log2(e); "
+            "a vector exp on Ascend) and each fp32 `/` an IEEE division of about ten instructions. Writing tanh "
+            "as `(exp(x) - exp(-x)) / (exp(x) + exp(-x))` costs two or more exponentials and a division per "
+            "element, and overflows to inf/inf = NaN for |x| > 44; softplus as `log(1 + exp(x))` overflows for "
+            "x > 88. In elementwise epilogues that are not memory-bound these instructions are the runtime.\n\n"
+            "**Fix:** tanh: `libdevice.tanh(x)` (`triton.language.extra.libdevice`) or the one-exponential "
+            "identity `2 * tl.sigmoid(2 * x) - 1`; sigmoid/SiLU: `tl.sigmoid(x)` (same formula, one place to "
+            "make it fast, e.g. `tl.exp2(-x * 1.4426950408889634)` and `tl.fdiv` for an approximate division); "
+            "softplus: `tl.where(x > 20.0, x, tl.log(1 + tl.exp(x)))` or `libdevice.log1p(tl.exp(x))` below the "
+            "threshold; GELU: `libdevice.erf` / `libdevice.tanh` instead of a hand-written tanh."
+        ),
+        references=(LIBDEVICE, f"{ref.TRITON_DOCS}/python-api/generated/triton.language.sigmoid.html"),
+    )
+)
+
+
+@kernel_check
+def hand_written_transcendental(ctx: KernelContext) -> Iterator[Finding]:
+    reported: set[int] = set()
+    for node in ctx.nodes:
+        if id(node) in reported:
+            continue
+        kind = _classify(ctx, node)
+        if kind is None:
+            continue
+        reported.update(id(sub) for sub in ctx.walk(node))
+        advice = {
+            "tanh": "a hand-written tanh (exponentials and a division): use libdevice.tanh",
+            "sigmoid": "a hand-written sigmoid: use tl.sigmoid (and x * tl.sigmoid(x) for SiLU)",
+            "softplus": "softplus as log(1 + exp(x)) overflows for x > 88: use tl.where(x > 20, x, ...) or log1p",
+        }[kind]
+        yield finding(
+            HAND_TRANSCENDENTAL, ctx, node, f"`{short(ctx, node)}`: {advice}", data={"function": kind}
+        )
+
+
+def _classify(ctx: KernelContext, node: ast.AST) -> str | None:
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        top, bottom = _exp_terms(ctx, node.left), _exp_terms(ctx, node.right)
+        if not bottom:
+            return None
+        if top and _related(top + bottom):
+            return "tanh"  # (e^x - e^-x) / (e^x + e^-x), (e^2x - 1) / (e^2x + 1)
+        if not _one_plus(ctx, node.right):
+            return None
+        if isinstance(node.left, ast.Constant) and node.left.value == 1:
+            return "sigmoid"
+        if isinstance(node.left, ast.Constant) and _combined_with_constant(ctx, node):
+            return "tanh"  # 1 - 2 / (e^2x + 1), 2 / (1 + e^-2x) - 1
+        if any(a.removeprefix("-").strip("()") == ast.unparse(node.left) for a in bottom):
+            return "sigmoid"  # x / (1 + e^-x): SiLU
+    if isinstance(node, ast.Call) and ctx.resolve(node.func) in _LOG and node.args:
+        terms = _exp_terms(ctx, node.args[0])
+        if terms and _one_plus(ctx, node.args[0]):
+            return "softplus"
+    return None
+
+
+def _exp_terms(ctx: KernelContext, node: ast.AST, depth: int = 0) -> list[str] | None:
+    """Arguments of the exponentials of a sum of exponentials and constants (`e^x + 1`, `e^x - e^-x`), following
+    a local name to its exp call; None when `node` is anything else (so a normalizer such as `tl.sum(p)` or an
+    accumulator is never mistaken for part of a hand-written function)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+        return []
+    if isinstance(node, ast.Call) and ctx.resolve(node.func) in _EXP and node.args:
+        return [ast.unparse(node.args[0])]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return _exp_terms(ctx, node.operand, depth)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        left, right = _exp_terms(ctx, node.left, depth), _exp_terms(ctx, node.right, depth)
+        return None if left is None or right is None else left + right
+    if isinstance(node, ast.Name) and depth < 2:
+        values = ctx.reaching(node.id, node)
+        if len(values) == 1 and not ctx.load_call(values[0]):
+            return _exp_terms(ctx, values[0], depth + 1)
+    return None
+
+
+def _related(args: list[str]) -> bool:
+    """Several exponentials of the same argument or of an argument and its negation (x, -x, 2*x, -2*x), or one
+    exponential of a doubled argument against a constant ((e^2x - 1) / (e^2x + 1))."""
+    bare = {a.removeprefix("-").strip("()") for a in args}
+    return len(bare) == 1 and len(args) >= 2
+
+
+def _one_plus(ctx: KernelContext, node: ast.AST) -> bool:
+    """`1 + e`, `e + 1`, `1.0 + e` (through one local name)."""
+    if isinstance(node, ast.Name):
+        values = ctx.reaching(node.id, node)
+        return len(values) == 1 and _one_plus(ctx, values[0])
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add)):
+        return False
+    return any(isinstance(side, ast.Constant) and side.value == 1 for side in (node.left, node.right))
+
+
+def _combined_with_constant(ctx: KernelContext, node: ast.AST) -> bool:
+    """`c / (1 + e)` inside `k - c / (1 + e)` or `c / (1 + e) - k`: the one-exponential tanh identity."""
+    parent = ctx.parent(node)
+    return (
+        isinstance(parent, ast.BinOp)
+        and isinstance(parent.op, (ast.Add, ast.Sub))
+        and any(isinstance(side, ast.Constant) for side in (parent.left, parent.right))
+    )

@@ -1,0 +1,114 @@
+"""Nothing recorded, nothing shown: levels 3-4 compile the most likely variant and every finding of that compile
+names the guess and stays at most a warning; TL002 is a hint that offers to record real launches."""
+
+from __future__ import annotations
+
+import textwrap
+
+from tritonlens.analysis.findings import Finding, Level, Severity, Span
+from tritonlens.analysis.specialization import specializations
+from tritonlens.analysis.specialization_guess import typical_value
+from tritonlens.ascend_runner.protocol import CompileRequest, CompileResult, StageError
+from tritonlens.server import pipeline
+from tritonlens.server.pipeline import analyze_kernel
+
+SOURCE = textwrap.dedent(
+    """
+    import triton
+    import triton.language as tl
+
+
+    @triton.jit
+    def act_kernel(x_ptr, y_ptr, n, BLOCK_SIZE: tl.constexpr, ACTIVATION: tl.constexpr,
+                   HAS_BIAS: tl.constexpr, OUT_DTYPE: tl.constexpr, GROUP_SIZE_M: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+        x = tl.load(x_ptr + offs, mask=offs < n)
+        if ACTIVATION == "leaky_relu":
+            x = tl.where(x > 0, x, 0.01 * x)
+        if HAS_BIAS:
+            x += 1
+        tl.store(y_ptr + offs, x.to(OUT_DTYPE), mask=offs < n)
+    """
+)
+
+
+class Runner:
+    def __init__(self, make) -> None:
+        self.make = make
+        self.requests: list[CompileRequest] = []
+
+    def compile(self, req: CompileRequest, *, cancel=None, timeout_s=None) -> CompileResult:
+        self.requests.append(req)
+        return self.make(req)
+
+    def close(self) -> None:
+        pass
+
+
+def test_typical_values_follow_how_the_body_uses_each_name() -> None:
+    (spec,) = specializations(SOURCE, "act_kernel")
+    assert spec.constants == {
+        "BLOCK_SIZE": 64,
+        "ACTIVATION": "leaky_relu",
+        "HAS_BIAS": False,
+        "OUT_DTYPE": "tl.float32",
+        "GROUP_SIZE_M": 8,
+    }
+    assert spec.signature["x_ptr"] == "*fp32" and "element type assumed fp32" in spec.provenance["x_ptr"]
+
+
+def test_a_compile_error_of_a_guessed_variant_is_a_labeled_warning() -> None:
+    def fail(req: CompileRequest) -> CompileResult:
+        return CompileResult(ok=False, target=req.target, errors=[StageError("frontend", "boom", 12, 4)])
+
+    result = analyze_kernel(SOURCE, "k.py", "act_kernel", "sm_90", Runner(fail))
+    by_code = {f.code: f for f in result.findings}
+    assert by_code["TL002"].severity == Severity.HINT and "tritonlens record" in by_code["TL002"].message
+    error = by_code["TL300"]
+    assert error.severity == Severity.WARNING  # never an error that hides the guess
+    assert "BLOCK_SIZE=64" in error.message and "x_ptr as *fp32" in error.message
+    assert error.data["assumed_values"]["OUT_DTYPE"] == "OUT_DTYPE='tl.float32'"
+
+
+def test_every_finding_of_a_guessed_compile_names_the_guess(monkeypatch) -> None:
+    def fake_analyze(variant, target, source, kernel, path) -> None:
+        variant.findings = [
+            Finding(
+                "TL305", "an error-level compiler finding", Span(9, 4, 9, 10), Severity.ERROR, Level.COMPILER
+            )
+        ]
+
+    monkeypatch.setattr(pipeline, "_analyze_output", fake_analyze)
+    ok = Runner(lambda req: CompileResult(ok=True, target=req.target, stages={"ttir": "module {}"}))
+    result = analyze_kernel(SOURCE, "k.py", "act_kernel", "sm_90", ok)
+    (finding,) = [f for f in result.findings if f.code == "TL305"]
+    assert finding.severity == Severity.WARNING
+    assert "compiled with assumed" in finding.message and "ACTIVATION='leaky_relu'" in finding.message
+    # a recorded launch is a fact: the same finding keeps its severity and carries no label
+    recorded = [
+        {
+            "kernel": "act_kernel",
+            "signature": {"x_ptr": "*fp16", "y_ptr": "*fp16", "n": "i32"},
+            "constants": {
+                "BLOCK_SIZE": 128,
+                "ACTIVATION": "",
+                "HAS_BIAS": True,
+                "OUT_DTYPE": "tl.float16",
+                "GROUP_SIZE_M": 8,
+            },
+            "divisibility": ["x_ptr", "y_ptr"],
+        }
+    ]
+    result = analyze_kernel(SOURCE, "k.py", "act_kernel", "sm_90", ok, recorded=recorded)
+    (finding,) = [f for f in result.findings if f.code == "TL305"]
+    assert finding.severity == Severity.ERROR and "assumed" not in finding.message
+    assert not [f for f in result.findings if f.code == "TL002"]
+
+
+def test_flags_by_name_and_plain_ints() -> None:
+    import ast
+
+    fn = ast.parse("def k(EVEN_K, N_COLS, num_stages):\n    pass\n").body[0]
+    assert typical_value(fn, "EVEN_K") is False
+    assert typical_value(fn, "N_COLS") == 64
+    assert typical_value(fn, "num_stages") == 2

@@ -1,0 +1,37 @@
+"""TL133: matrix products as rank-1 updates over K without tl.dot."""
+
+from __future__ import annotations
+
+from triage_helpers import locate, of
+
+RANK1 = """
+import triton
+import triton.language as tl
+
+@triton.jit
+def mm(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(K):
+        a = tl.load(a_ptr + rm * K + k, mask=rm < M, other=0.0)
+        b = tl.load(b_ptr + k * N + rn, mask=rn < N, other=0.0)
+        acc += a[:, None] * b[None, :]
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+"""
+
+
+def test_tl133_fires_on_outer_product_accumulation() -> None:
+    (f,) = of(RANK1, "TL133")
+    assert f.span.line == locate(RANK1, "for k in range(K):").line
+
+
+def test_tl133_silent_for_dot_kernels_rescales_and_index_products() -> None:
+    with_dot = RANK1.replace("acc += a[:, None] * b[None, :]", "acc += tl.dot(a[:, None], b[None, :])")
+    assert not of(with_dot, "TL133")
+    rescale = RANK1.replace("acc += a[:, None] * b[None, :]", "acc = acc * a[:, None] + b[None, :]")
+    assert not of(rescale, "TL133")
+    index = RANK1.replace(
+        "acc += a[:, None] * b[None, :]", "acc += (rm[:, None] * rn[None, :]).to(tl.float32)"
+    )
+    assert not of(index, "TL133")

@@ -1,0 +1,46 @@
+"""TL129: hand-written tanh, sigmoid/SiLU and softplus; library calls and softmax look-alikes stay silent."""
+
+from __future__ import annotations
+
+from triage_helpers import of
+
+TEMPLATE = """
+import triton
+import triton.language as tl
+
+@triton.jit
+def act(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+    BODY
+    tl.store(out_ptr + offs, y, mask=offs < n)
+"""
+
+
+def body(text: str) -> str:
+    return TEMPLATE.replace("BODY", text.replace("\n", "\n    "))
+
+
+def test_tl129_fires_on_tanh_from_exponentials() -> None:
+    (f,) = of(body("y = (tl.exp(x) - tl.exp(-x)) / (tl.exp(x) + tl.exp(-x))"), "TL129")
+    assert f.data["function"] == "tanh"
+    (g,) = of(body("e = tl.exp(2 * x)\ny = (e - 1) / (e + 1)"), "TL129")
+    assert g.data["function"] == "tanh"
+    # One exponential and a full division is still a hand-written tanh (the bench's GELU writes it this way).
+    (h,) = of(body("t = tl.exp(2.0 * x)\ny = 1.0 - 2.0 / (t + 1.0)"), "TL129")
+    assert h.data["function"] == "tanh"
+
+
+def test_tl129_fires_on_sigmoid_silu_and_softplus() -> None:
+    assert of(body("y = 1.0 / (1.0 + tl.exp(-x))"), "TL129")[0].data["function"] == "sigmoid"
+    assert of(body("y = x / (1 + tl.exp(-x))"), "TL129")[0].data["function"] == "sigmoid"
+    assert of(body("y = tl.log(1 + tl.exp(x))"), "TL129")[0].data["function"] == "softplus"
+
+
+def test_tl129_silent_for_library_calls_identities_and_softmax() -> None:
+    assert not of(body("y = x * tl.sigmoid(x)"), "TL129")
+    assert not of(body("e = tl.exp(x - tl.max(x, axis=0))\ny = e / tl.sum(e, axis=0)"), "TL129")
+    assert not of(body("y = tl.exp(x) / (1 + x * x)"), "TL129")
+    # An attention epilogue: accumulator over normalizer, both built from exponentials in a loop.
+    attention = "p = tl.exp(x - 1.0)\nl = tl.sum(p, axis=0)\nacc = p * 2.0\ny = acc / l"
+    assert not of(body(attention), "TL129")
