@@ -238,7 +238,10 @@ def finish(
     """Apply the edits and check the result; raises Decline when the rewrite would not be valid Python."""
     if not edits:
         raise Decline("nothing to change")
-    new_source = apply_edits(ctx.source, edits)
+    try:
+        new_source = apply_edits(ctx.source, edits)
+    except ValueError as exc:  # overlapping edits: a recipe bug must decline, never half-apply
+        raise Decline(f"the rewrite's edits conflict ({exc})") from None
     try:
         tree = ast.parse(new_source)
     except SyntaxError as exc:  # a bug in the recipe must never reach the user

@@ -27,6 +27,7 @@ from harness_load import (  # noqa: E402
     HarnessError,
     captured_output,
     find_kernel,
+    job_imports,
     load_module,
     resolve_entry,
     run_script,
@@ -54,8 +55,12 @@ def handle(kind: str, payload: dict[str, Any], backend: str | None = None) -> di
         return {**base, "errors": [f"run_job handles {', '.join(RUN_KINDS)}, not {kind!r}"]}
     if _triton_mode_mismatch(backend == "interpret"):
         return _in_fresh_process(kind, payload, backend)
+    harness = payload.get("harness") if isinstance(payload.get("harness"), dict) else {}
     try:
-        with interpret_mode(backend == "interpret"):
+        with (
+            interpret_mode(backend == "interpret"),
+            job_imports(str(harness.get("path", "")), payload.get("workdir")),
+        ):
             be = make_backend(backend)
             if kind == "verify":
                 out = verify_job(be, payload)
@@ -206,7 +211,8 @@ def replay_launch(
     """Launch one recorded kernel alone from its snapshot: same arguments, grid and options."""
     torch = be.torch
     try:
-        snap = torch.load(replay["snapshot"], map_location="cpu", weights_only=False)
+        # weights_only: a snapshot is tensors, numbers and strings; never let a file run code on load.
+        snap = torch.load(replay["snapshot"], map_location="cpu", weights_only=True)
     except Exception as exc:
         raise HarnessError(f"cannot read snapshot {replay['snapshot']}: {exc}") from None
     rec = snap["record"]

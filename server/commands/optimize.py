@@ -123,6 +123,8 @@ def run(args: argparse.Namespace) -> int:
         status = 130
     finally:
         runner.close()
+    if len(results) > 1:
+        markdown[2:2] = ["## Summary", "", reporting.summary_markdown(results)]
     text = "\n".join(markdown)
     if args.report:
         out = Path(args.report)

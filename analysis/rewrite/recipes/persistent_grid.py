@@ -76,7 +76,10 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
     old = ks.text.source[start:end]
     for call in sorted(program_ids, key=lambda c: ks.text.start(c), reverse=True):
         lo, hi = ks.text.start(call) - start, ks.text.end(call) - start
-        old = old[:lo] + tile + old[hi:]
+        # a method call on the id (`.to(...)`) needs a tensor; the interpreter iterates Python ints
+        method = isinstance(ks.parent(call), ast.Attribute)
+        new = f"({tile} + 0 * {ks.tl('program_id')}(0))" if method else tile
+        old = old[:lo] + new + old[hi:]
     try:
         inner = reindent(old, indent, indent + unit)
     except ValueError:
