@@ -17,6 +17,7 @@ from typing import Any
 from .devices import DeviceSpec
 from .findings import Evidence, Finding, Level, Severity, Span
 from .profiling_ncu import NcuSourceView
+from .source_lines import source_lines as split_source_lines
 
 NEAR_ROOFLINE = 0.70  # fraction of the ceiling above which we call a launch done
 LOW_FRACTION = 0.50  # below this a memory- or compute-bound launch gets a warning
@@ -483,7 +484,7 @@ def analyze_run(
     `source`/`path`: the user's text and file name, for spans and to select ncu lines of that file."""
     meaningful = bool(result.get("timing_meaningful", True))
     launches = [analyze_launch(rec, device, meaningful) for rec in result.get("launches") or []]
-    source_lines = source.splitlines() if source is not None else None
+    source_lines = split_source_lines(source) if source is not None else None
     for la in launches:
         la.line = _def_line(la.line, source_lines)
     findings: list[Finding] = []
