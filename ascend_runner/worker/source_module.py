@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import importlib
 import importlib.machinery
+import importlib.util
 import itertools
 import linecache
 import os
@@ -27,6 +28,8 @@ import sys
 import types
 from dataclasses import dataclass, field
 from typing import Any
+
+from stand_ins import standing_in
 
 # Packages that are slow to import and rarely needed to *compile* a kernel: bound lazily, imported for real
 # on first attribute access (so a kernel file's top-level `import torch` costs nothing unless used).
@@ -75,6 +78,8 @@ def _lazy_bindings(stmt: ast.stmt) -> dict[str, types.ModuleType] | None:
     for alias in stmt.names:
         if alias.name not in LAZY_PACKAGES or alias.name in sys.modules:
             return None
+        if importlib.util.find_spec(alias.name) is None:
+            return None  # not installed here: the import runs, and a stand-in takes its place
         bound[alias.asname or alias.name] = _LazyModule(alias.name)
     return bound
 
@@ -196,6 +201,19 @@ def _installed(file: str) -> bool:
     return real.startswith(tuple(prefixes)) or "site-packages" in parts or "dist-packages" in parts
 
 
+def _report_stand_ins(loaded: LoadedSource, stood: list[str], seen: int, line: int) -> None:
+    for name in stood[seen:]:
+        loaded.warnings.append(
+            {
+                "line": line,
+                "message": f"module {name} is not installed in this runner environment: a stand-in took its "
+                "place so the file could load (a kernel that uses it will not compile)",
+                "import": True,
+                "stand_in": name,
+            }
+        )
+
+
 def _is_import(stmt: ast.stmt) -> bool:
     return any(isinstance(node, (ast.Import, ast.ImportFrom)) for node in ast.walk(stmt))
 
@@ -217,8 +235,11 @@ def load_source(source: str, path: str) -> LoadedSource:
     added = [p for p in import_roots(path) if os.path.isdir(p) and p not in sys.path]
     sys.path[:0] = added
     before = set(sys.modules)
+    stand_ins = standing_in()
+    stood = stand_ins.__enter__()
     root, package = package_of(path)
     package_error = _enter_package(package, root, loaded.stub_packages) if package and root else None
+    _report_stand_ins(loaded, stood, 0, 1)
     if package and root and package_error is None or loaded.stub_packages:
         module.__package__ = package
     elif os.path.isdir(folder):
@@ -242,9 +263,12 @@ def load_source(source: str, path: str) -> LoadedSource:
                 module.__dict__.update(lazy)
                 continue
             code = compile(ast.Module(body=[stmt], type_ignores=[]), path, "exec")
+            seen = len(stood)
             try:
                 exec(code, module.__dict__)
+                _report_stand_ins(loaded, stood, seen, stmt.lineno)
             except (Exception, SystemExit) as exc:
+                _report_stand_ins(loaded, stood, seen, stmt.lineno)
                 loaded.warnings.append(
                     {
                         "line": stmt.lineno,
@@ -253,6 +277,7 @@ def load_source(source: str, path: str) -> LoadedSource:
                     }
                 )
     finally:
+        stand_ins.__exit__(None, None, None)
         sys.dont_write_bytecode = saved_bytecode_flag
         for entry in added:
             if entry in sys.path:
