@@ -25,7 +25,11 @@ from .lsp_server import TritonLensServer
 log = logging.getLogger("tritonlens.lsp")
 
 # Modules with `install(server: TritonLensServer) -> None`; a missing one is skipped with a log line.
-EXTENSION_MODULES: list[str] = ["tritonlens.server.pipeline_lsp", "tritonlens.server.profile_lsp"]
+EXTENSION_MODULES: list[str] = [
+    "tritonlens.server.pipeline_lsp",
+    "tritonlens.server.profile_lsp",
+    "tritonlens.server.record_lsp",
+]
 
 
 def _version() -> str:

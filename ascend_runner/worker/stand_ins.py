@@ -16,6 +16,7 @@ import ast
 import importlib.abc
 import importlib.machinery
 import linecache
+import os
 import sys
 import types
 from collections.abc import Iterator
@@ -63,16 +64,28 @@ _GUARDS = ("ImportError", "ModuleNotFoundError", "Exception", "BaseException")
 _trees: dict[str, ast.Module | None] = {}
 
 
+_WORKER = os.path.dirname(os.path.abspath(__file__))
+
+
 def _guarded_import() -> bool:
-    """Whether the import being resolved sits in a `try` whose handlers catch its failure (or a bare except)."""
+    """Whether a caller of the import being resolved handles its failure: some frame of the user's code on the
+    stack sits in a `try` whose handlers catch ImportError (or Exception, or all). The walk stops at the worker's
+    own frames (its statement loop catches everything, and that must not count)."""
     frame = sys._getframe(2)
-    while frame is not None and (
-        frame.f_code.co_filename.startswith("<frozen") or "importlib" in frame.f_code.co_filename
-    ):
+    depth = 0
+    while frame is not None and depth < 24:
+        filename = frame.f_code.co_filename
+        if os.path.dirname(os.path.abspath(filename)) == _WORKER:
+            return False
+        if not filename.startswith("<frozen") and "importlib" not in filename:
+            depth += 1
+            if _inside_handled_try(filename, frame.f_lineno):
+                return True
         frame = frame.f_back
-    if frame is None:
-        return False
-    filename, line = frame.f_code.co_filename, frame.f_lineno
+    return False
+
+
+def _inside_handled_try(filename: str, line: int) -> bool:
     if filename not in _trees:
         try:
             _trees[filename] = ast.parse("".join(linecache.getlines(filename)))

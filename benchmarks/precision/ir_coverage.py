@@ -23,6 +23,7 @@ import json
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -34,6 +35,7 @@ sys.path.insert(0, str(HERE))
 from corpus import DEFAULT_CACHE, DEFAULT_MIRROR, Entry, git_dir, read_manifest  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "results" / "ir_coverage.json"
+_DEVICE = re.compile(r"[Nn]o device were detected|no (NVIDIA|CUDA|NPU) (GPU|device)|Found no NVIDIA driver")
 _MISSING_MODULE = re.compile(r"No module named '([A-Za-z0-9_.]+)'")
 _NO_ATTR = re.compile(
     r"module '(triton[\w.]*)' has no attribute '(\w+)'|cannot import name '(\w+)' from '(triton[\w.]*)'"
@@ -101,17 +103,22 @@ def classify(analysis: Any, tree: Path) -> tuple[str, str]:
     """(class, reason) for a kernel that did not compile."""
     texts = [f.message for f in analysis.findings if f.code in ("TL004", "TL005", "TL300", "TL400")]
     texts += [e.message for v in analysis.variants for e in v.errors]
+    warnings = [w for v in analysis.variants for w in (v.metadata or {}).get("module_warnings") or []]
+    texts += [str(w.get("message", "")) for w in warnings]
     if analysis.error:
         texts.append(analysis.error)
     blob = "\n".join(texts)
-    for name in _MISSING_MODULE.findall(blob):
+    first = (blob.splitlines() or ["no message"])[0][:300]
+    if _DEVICE.search(blob):
+        return "needs-absent", "the package needs a device (or its driver) at import: " + first
+    for name in _MISSING_MODULE.findall(blob) + [str(w["stand_in"]) for w in warnings if w.get("stand_in")]:
         top = name.split(".")[0]
-        if not (tree / top).exists() and not any(tree.glob(f"*/{top}")) and top not in ("triton",):
-            return "needs-absent", f"module {name} is not in the repository nor installed here"
+        if not (tree / top).exists() and not any(tree.glob(f"*/{top}")):
+            return "needs-absent", f"module {name} is neither in the repository nor installed here: {first}"
     attr = _NO_ATTR.search(blob)
     if attr:
-        return "needs-absent", f"this Triton lacks {attr.group(2) or attr.group(3)}"
-    return "tool", (blob.splitlines() or ["no message"])[0][:300]
+        return "needs-absent", f"this Triton lacks {attr.group(2) or attr.group(3)}: {first}"
+    return "tool", first
 
 
 def provenance(analysis: Any) -> str:
@@ -130,7 +137,8 @@ def run(args: argparse.Namespace) -> int:
 
     entries = read_manifest()
     picked = sample(entries, args.cache, None if args.all else args.per_group)
-    runner = LocalRunner({"workers": 1, "timeout_s": args.timeout})
+    cache = tempfile.mkdtemp(prefix="tritonlens-coverage-cache-")  # measure compiles, not an older run's cache
+    runner = LocalRunner({"workers": 1, "timeout_s": args.timeout, "cache_dir": cache})
     rows: list[dict[str, Any]] = []
     started = time.perf_counter()
     try:
