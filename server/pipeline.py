@@ -629,6 +629,13 @@ def load_findings(result: KernelAnalysis, source: str) -> list[Finding]:
             text = lines[line - 1] if 0 < line <= len(lines) else ""
             col = len(text) - len(text.lstrip())
             message = str(warning.get("message", "")).replace("top-level statement skipped: ", "")
+            where = variant.compiler or "runner"
+            headline = f"this import failed in the runner environment ({where}): {message}"
+            if warning.get("stand_in"):
+                headline = (
+                    f"`{warning['stand_in']}` is not installed in the runner environment ({where}): a stand-in "
+                    "took its place so the file could load"
+                )
             consequence = (
                 "the kernel compiled without it"
                 if compiled
@@ -637,8 +644,7 @@ def load_findings(result: KernelAnalysis, source: str) -> list[Finding]:
             out.append(
                 Finding(
                     code="TL004",
-                    message=f"this import failed in the runner environment ({variant.compiler or 'runner'}): "
-                    f"{message}; {consequence}",
+                    message=f"{headline}; {consequence}",
                     span=Span(line, col, line, len(text)),
                     severity=Severity.INFO if compiled else Severity.WARNING,
                     level=Level.IR,

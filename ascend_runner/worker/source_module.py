@@ -35,6 +35,8 @@ from stand_ins import standing_in
 # on first attribute access (so a kernel file's top-level `import torch` costs nothing unless used).
 LAZY_PACKAGES = ("torch",)
 _counter = itertools.count()
+# Decided once, before any stand-in finder is on sys.meta_path (it would answer for a missing package too).
+_LAZY_INSTALLED = frozenset(p for p in LAZY_PACKAGES if importlib.util.find_spec(p) is not None)
 
 
 class SourceError(Exception):
@@ -53,6 +55,30 @@ class LoadedSource:
     warnings: list[dict[str, Any]] = field(default_factory=list)  # {"line", "message"} per skipped statement
     local_modules: list[str] = field(default_factory=list)  # the user's own modules it imported
     stub_packages: list[str] = field(default_factory=list)  # bare packages standing in for unimportable ones
+    tree: ast.Module | None = None
+    path: str = ""
+
+    def define_nested(self, name: str) -> bool:
+        """A kernel defined inside a function (a test, a launcher) is defined again at module level, with its
+        decorators, so it can be compiled on its own; its globals are the module's. False when absent."""
+        if self.tree is None:
+            return False
+        nested = [
+            node
+            for top in self.tree.body
+            if isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            for node in ast.walk(top)
+            if isinstance(node, ast.FunctionDef) and node.name == name and node is not top
+        ]
+        if not nested:
+            return False
+        code = compile(ast.Module(body=[nested[0]], type_ignores=[]), self.path, "exec")
+        try:
+            exec(code, self.module.__dict__)
+        except Exception as exc:  # noqa: BLE001 - its decorators need something the module lacks
+            self.warnings.append({"line": nested[0].lineno, "message": f"nested kernel not defined: {exc}"})
+            return False
+        return True
 
     def close(self) -> None:
         # Forget the buffer and the user's sibling modules, so the next job sees their current text.
@@ -78,7 +104,7 @@ def _lazy_bindings(stmt: ast.stmt) -> dict[str, types.ModuleType] | None:
     for alias in stmt.names:
         if alias.name not in LAZY_PACKAGES or alias.name in sys.modules:
             return None
-        if importlib.util.find_spec(alias.name) is None:
+        if alias.name not in _LAZY_INSTALLED:
             return None  # not installed here: the import runs, and a stand-in takes its place
         bound[alias.asname or alias.name] = _LazyModule(alias.name)
     return bound
@@ -229,7 +255,7 @@ def load_source(source: str, path: str) -> LoadedSource:
     module = types.ModuleType(name)
     module.__file__ = path
     sys.modules[name] = module  # dataclasses, inspect.getmodule and pickling look modules up here
-    loaded = LoadedSource(module)
+    loaded = LoadedSource(module, tree=tree, path=path)
     folder = os.path.dirname(os.path.abspath(path))
     # Sibling imports (`from utils import helper`), package and workspace imports resolve as for the user.
     added = [p for p in import_roots(path) if os.path.isdir(p) and p not in sys.path]
@@ -296,9 +322,12 @@ def find_jit(namespace: dict[str, Any], name: str, jit_class: type) -> Any:
 
     def unwrap(obj: Any) -> Any:
         for _ in range(8):  # Autotuner / Heuristics keep the wrapped function in .fn
-            if obj is None or isinstance(obj, jit_class) or not hasattr(obj, "fn"):
-                break
-            obj = obj.fn
+            try:
+                if obj is None or isinstance(obj, jit_class) or not hasattr(obj, "fn"):
+                    break
+                obj = obj.fn
+            except Exception:  # noqa: BLE001 - a lazy module that cannot import, an odd object: not a kernel
+                return None
         return obj if isinstance(obj, jit_class) else None
 
     found = unwrap(namespace.get(name))

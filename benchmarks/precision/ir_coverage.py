@@ -36,6 +36,7 @@ from corpus import DEFAULT_CACHE, DEFAULT_MIRROR, Entry, git_dir, read_manifest 
 
 OUT = ROOT / "benchmarks" / "results" / "ir_coverage.json"
 _DEVICE = re.compile(r"[Nn]o device were detected|no (NVIDIA|CUDA|NPU) (GPU|device)|Found no NVIDIA driver")
+_TRITON_SUBMODULE = re.compile(r"No module named '(triton\.[\w.]+)'")
 _MISSING_MODULE = re.compile(r"No module named '([A-Za-z0-9_.]+)'")
 _NO_ATTR = re.compile(
     r"module '(triton[\w.]*)' has no attribute '(\w+)'|cannot import name '(\w+)' from '(triton[\w.]*)'"
@@ -111,6 +112,9 @@ def classify(analysis: Any, tree: Path) -> tuple[str, str]:
     first = (blob.splitlines() or ["no message"])[0][:300]
     if _DEVICE.search(blob):
         return "needs-absent", "the package needs a device (or its driver) at import: " + first
+    newer = _TRITON_SUBMODULE.search(blob)
+    if newer:
+        return "needs-absent", f"this Triton has no {newer.group(1)}: {first}"
     for name in _MISSING_MODULE.findall(blob) + [str(w["stand_in"]) for w in warnings if w.get("stand_in")]:
         top = name.split(".")[0]
         if not (tree / top).exists() and not any(tree.glob(f"*/{top}")):
