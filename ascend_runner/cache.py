@@ -154,13 +154,30 @@ def sibling_digests(source: str, path: str) -> dict[str, str]:
     against the importing file's folder; only regular .py files inside that folder are considered, at most
     SIBLING_MAX_FILES. Empty when `path` names no folder on this machine (an unsaved or remote buffer).
     """
+    return {name: digest for name, (digest, _file) in _siblings(source, path).items()}
+
+
+def sibling_files(source: str, path: str) -> dict[str, str]:
+    """The text of every local module the buffer imports (relative path -> text), as sibling_digests finds
+    them: what a remote runner needs to import them. Files over SIBLING_MAX_BYTES are left out."""
+    out: dict[str, str] = {}
+    for name, (_digest, file) in _siblings(source, path).items():
+        try:
+            if file.stat().st_size <= SIBLING_MAX_BYTES:
+                out[name] = file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+    return out
+
+
+def _siblings(source: str, path: str) -> dict[str, tuple[str, Path]]:
     try:
         root = Path(os.path.abspath(path)).parent.resolve()
         if not root.is_dir():
             return {}
     except (OSError, ValueError):
         return {}
-    out: dict[str, str] = {}
+    out: dict[str, tuple[str, Path]] = {}
     todo: list[tuple[Path, tuple[tuple[int, str], ...]]] = [(root, _imported_names(source))]
     while todo and len(out) < SIBLING_MAX_FILES:
         package_dir, imports = todo.pop(0)
@@ -180,7 +197,7 @@ def sibling_digests(source: str, path: str) -> dict[str, str]:
                 recent = time.time_ns() - info.st_mtime_ns < _RECENT_NS
                 digest_of = _file_digest.__wrapped__ if recent else _file_digest
                 digest, nested = digest_of(str(file), info.st_mtime_ns, info.st_size)
-                out[name] = digest
+                out[name] = (digest, file)
                 todo.append((file.parent, nested))
     return out
 
@@ -208,7 +225,12 @@ def compile_key(req: CompileRequest, compiler: str, function_sources: Mapping[st
         "options": req.options,
         "compiler": compiler,
     }
-    siblings = sibling_digests(req.source, req.path)
+    # Uploaded modules (a remote client's) are what the worker imports; else the files beside the path.
+    siblings = (
+        {name: hashlib.sha256(text.encode("utf-8")).hexdigest() for name, text in req.files.items()}
+        if req.files
+        else sibling_digests(req.source, req.path)
+    )
     if siblings:
         parts["siblings"] = siblings  # an edit in an imported helper file must miss the cache
     blob = json.dumps(parts, sort_keys=True, default=repr, ensure_ascii=False)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import json
+import os
+import stat
 import sys
 from pathlib import Path
 
@@ -22,6 +24,13 @@ def is_loopback(host: str) -> bool:
 
 def read_token(path: str) -> str:
     try:
+        mode = os.stat(path).st_mode
+        if mode & (stat.S_IRWXG | stat.S_IRWXO):
+            print(
+                f"tritonlens-runner: warning: token file {path} is readable by other users "
+                f"(mode {stat.filemode(mode)}): chmod 600 {path}",
+                file=sys.stderr,
+            )
         token = Path(path).read_text(encoding="utf-8").strip()
     except OSError as exc:
         raise SystemExit(f"tritonlens-runner: cannot read token file {path}: {exc.strerror}") from None
@@ -36,16 +45,33 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="serve jobs over HTTP (bearer token required)")
     serve.add_argument("--host", default="127.0.0.1", help="bind address (default: loopback only)")
     serve.add_argument("--port", type=int, default=8642)
-    serve.add_argument("--token-file", required=True, help="file holding the bearer token (>= 16 characters)")
+    serve.add_argument(
+        "--token-file", help="file holding the bearer token (>= 16 characters); required unless --openapi"
+    )
     serve.add_argument(
         "--allow-non-loopback", action="store_true", help="permit binding a non-loopback address"
     )
     serve.add_argument("--max-concurrency", type=int, default=2)
     serve.add_argument("--max-queue", type=int, default=16)
     serve.add_argument("--max-body-mb", type=float, default=8.0)
-    serve.add_argument("--sandbox-root", help="where each job's sandbox directory is made")
+    serve.add_argument(
+        "--sandbox-root",
+        help="folder (yours, not writable by others) for the jobs' private folders (default: a fresh one)",
+    )
+    serve.add_argument(
+        "--allow-path",
+        action="append",
+        default=[],
+        metavar="FOLDER",
+        help="a folder payload paths (artifacts_dir, replay.snapshot, harness.path) may name besides the "
+        "job's own folder; repeat for more",
+    )
+    serve.add_argument("--ssl-certfile", help="serve HTTPS with this certificate (PEM)")
+    serve.add_argument("--ssl-keyfile", help="the certificate's private key (PEM)")
     serve.add_argument("--config", help='JSON file: runner environments, e.g. {"cuda": {"python": PATH}}')
-    serve.add_argument("--openapi", action="store_true", help="print the OpenAPI spec and exit")
+    serve.add_argument(
+        "--openapi", action="store_true", help="print the OpenAPI spec and exit (no token file needed)"
+    )
     ray_local = sub.add_parser(
         "ray-local",
         help="run a command against a private local Ray cluster (own network and PID namespace, token auth)",
@@ -71,16 +97,10 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "ray-local":
         return _ray_local(args)
-    if not is_loopback(args.host) and not args.allow_non_loopback:
-        print(
-            f"tritonlens-runner: refusing to bind {args.host}: pass --allow-non-loopback (and put TLS in front)",
-            file=sys.stderr,
-        )
-        return 2
     try:
-        import uvicorn
-
         from .client import LocalRunner
+        from .remote_gate import uvicorn_server
+        from .remote_sandbox import SandboxError
         from .remote_server import ServerConfig, create_app
     except ImportError as exc:
         print(
@@ -88,21 +108,68 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.openapi:  # the spec holds no secret: no token, no runner environments needed
+        app = create_app(ServerConfig(token="spec-only-" + "x" * 16), _NoRunner())
+        print(json.dumps(app.openapi(), indent=2))
+        return 0
+    if not args.token_file:
+        print("tritonlens-runner: serve needs --token-file FILE (a token of >= 16 characters)", file=sys.stderr)
+        return 2
+    tls = bool(args.ssl_certfile and args.ssl_keyfile)
+    if bool(args.ssl_certfile) != bool(args.ssl_keyfile):
+        print("tritonlens-runner: --ssl-certfile and --ssl-keyfile go together", file=sys.stderr)
+        return 2
+    if not is_loopback(args.host):
+        if not args.allow_non_loopback:
+            print(
+                f"tritonlens-runner: refusing to bind {args.host}: pass --allow-non-loopback "
+                "(with --ssl-certfile/--ssl-keyfile, or TLS in front)",
+                file=sys.stderr,
+            )
+            return 2
+        if not tls:
+            print(
+                f"tritonlens-runner: warning: serving {args.host} without TLS: the bearer token and your "
+                "kernels cross the network in clear text unless a TLS proxy is in front "
+                "(--ssl-certfile/--ssl-keyfile)",
+                file=sys.stderr,
+            )
     config = ServerConfig(
         token=read_token(args.token_file),
         max_concurrency=max(1, args.max_concurrency),
         max_queue=max(0, args.max_queue),
         max_body_bytes=int(args.max_body_mb * 1024 * 1024),
+        sandbox_root=Path(args.sandbox_root) if args.sandbox_root else None,
+        allowed_paths=[Path(p).resolve() for p in args.allow_path],
     )
-    if args.sandbox_root:
-        config.sandbox_root = Path(args.sandbox_root)
-    runner_config = json.loads(Path(args.config).read_text()) if args.config else None
-    app = create_app(config, LocalRunner(runner_config))
-    if args.openapi:
-        print(json.dumps(app.openapi(), indent=2))
-        return 0
-    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+    try:
+        runner_config = json.loads(Path(args.config).read_text()) if args.config else None
+    except (OSError, ValueError) as exc:
+        print(f"tritonlens-runner: cannot read --config {args.config}: {exc}", file=sys.stderr)
+        return 2
+    # One worker per job the service runs at once: a job never waits for a worker while shown as running.
+    runner_config = {"workers": config.max_concurrency, **(runner_config or {})}
+    try:
+        app = create_app(config, LocalRunner(runner_config))
+    except SandboxError as exc:
+        print(f"tritonlens-runner: {exc}", file=sys.stderr)
+        return 2
+    ssl = {"ssl_certfile": args.ssl_certfile, "ssl_keyfile": args.ssl_keyfile} if tls else {}
+    uvicorn_server(app, token=config.token, host=args.host, port=args.port, **ssl).run()
     return 0
+
+
+class _NoRunner:
+    """Stands in for a runner where only the app's routes are needed (printing the spec)."""
+
+    def submit(self, job: dict, **_kw: object) -> dict:
+        raise RuntimeError("no runner")
+
+    def health(self) -> dict:
+        return {}
+
+    def close(self) -> None:
+        pass
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .cache import ResultCache, compile_key
@@ -68,6 +68,7 @@ class LocalRunner(JobMethods):
         self._pools: dict[str, WorkerPool] = {}
         self._envs: dict[str, Environment] = {}
         self._compilers: dict[str, str] = {}
+        self._last_health: dict[str, Any] = {}  # per environment: what its worker last said
         self._lock = threading.Lock()
         self._closed = False
         use_cache = self.config.get("cache", True)
@@ -131,6 +132,7 @@ class LocalRunner(JobMethods):
         cancel: threading.Event | None = None,
         timeout_s: float | None = None,
         function_sources: Mapping[str, str] | None = None,
+        on_start: Callable[[], None] | None = None,
     ) -> CompileResult:
         """Compile through the cache; function_sources ("name@line" -> text of the kernel and the helpers it
         calls, as cache.dependency_sources computes) keys the cache, defaulting to the server-side helper."""
@@ -145,6 +147,8 @@ class LocalRunner(JobMethods):
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
+                if on_start is not None:
+                    on_start()
                 # Shallow copies: a caller that edits its result must not edit the cached entry.
                 copied = {k: dict(v) if isinstance(v, dict) else v for k, v in hit.items()}
                 result = compile_result_from(copied)
@@ -152,7 +156,9 @@ class LocalRunner(JobMethods):
                 result.elapsed_s = time.perf_counter() - started
                 return result
         backend = "cuda" if name == "cuda" else "ascend"
-        reply = self.submit(new_job("compile", backend, req), cancel=cancel, timeout_s=timeout_s)
+        reply = self.submit(
+            new_job("compile", backend, req), cancel=cancel, timeout_s=timeout_s, on_start=on_start
+        )
         if not reply.get("ok"):
             error = reply.get("error") or {}
             stage = str(error.get("stage", "worker"))
@@ -174,9 +180,15 @@ class LocalRunner(JobMethods):
         return result
 
     def submit(
-        self, job: dict[str, Any], *, cancel: threading.Event | None = None, timeout_s: float | None = None
+        self,
+        job: dict[str, Any],
+        *,
+        cancel: threading.Event | None = None,
+        timeout_s: float | None = None,
+        on_start: Callable[[], None] | None = None,
     ) -> dict[str, Any]:
-        """Validate the envelope, route it to its environment's pool, return the result envelope."""
+        """Validate the envelope, route it to its environment's pool, return the result envelope.
+        on_start: called when a worker takes the job (it is queued until then)."""
         check_job(job)
         if job["kind"] == "compile":
             compile_request_from(job["payload"])  # fail here, with the field's name, not in the worker
@@ -186,7 +198,7 @@ class LocalRunner(JobMethods):
         except EnvironmentUnavailable as exc:
             return failure(job, str(exc), "unavailable")
         try:
-            return pool.submit(job, cancel=cancel, timeout_s=timeout_s)
+            return pool.submit(job, cancel=cancel, timeout_s=timeout_s, on_start=on_start)
         except RuntimeError as exc:  # closed while waiting
             return failure(job, str(exc), "closed")
 
@@ -205,7 +217,15 @@ class LocalRunner(JobMethods):
                 "found_by": env.found_by,
                 "compiler": self._compilers.get(name, ""),
             }
-            reply = self._pool(name).submit(
+            pool = self._pool(name)
+            if pool.saturated():
+                # Every worker holds a job: waiting for one would report a busy backend as unavailable.
+                last = self._last_health.get(name) or {}
+                entry.update(worker=last, busy=True, devices=last.get("devices", {}))
+                entry["pool"] = pool.stats()
+                backends[name] = entry
+                continue
+            reply = pool.submit(
                 {
                     "schema": SCHEMA_VERSION,
                     "id": f"health-{name}",
@@ -216,8 +236,12 @@ class LocalRunner(JobMethods):
                 timeout_s=30,
             )
             if reply.get("ok"):
+                self._last_health[name] = reply.get("result")
                 entry["worker"] = reply.get("result")
                 entry["devices"] = (reply.get("result") or {}).get("devices", {})
+            elif (reply.get("error") or {}).get("reason") == "timeout" and pool.saturated():
+                entry["busy"] = True  # no worker came free: busy, not broken
+                entry["message"] = "every worker is busy with a job"
             else:
                 entry["available"] = False
                 entry["message"] = (reply.get("error") or {}).get("message", "the worker did not answer")

@@ -20,11 +20,13 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+import uuid
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .proctree import TAG_ENV, kill_tree, spawn
 from .protocol import SCHEMA_VERSION
 
 log = logging.getLogger("tritonlens.runner")
@@ -103,6 +105,12 @@ class Worker:
         env = dict(os.environ)
         env.update(config.env)
         env["PYTHONUNBUFFERED"] = "1"
+        env["PYTHONDONTWRITEBYTECODE"] = "1"  # a job never leaves __pycache__ in the user's folders
+        # Everything the worker starts inherits the tag, so a child that left its session is still found;
+        # the parent's pid lets the worker notice it was orphaned (see worker/main.py, _die_with_parent).
+        self.tag = uuid.uuid4().hex
+        env[TAG_ENV] = self.tag
+        env["TRITONLENS_PARENT_PID"] = str(os.getpid())
         env.pop("PYTHONPATH", None)  # the environment's own packages only, never the server's
         # Triton's own on-disk cache goes to a directory private to this worker, removed with it, instead
         # of growing ~/.triton/cache with every keystroke's compile.
@@ -117,23 +125,26 @@ class Worker:
         self.config = config
         self.started = time.monotonic()
         try:
-            self.proc = subprocess.Popen(
-                [config.python, "-u", str(WORKER_SCRIPT)],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=env,
-                start_new_session=True,  # own process group: killing it also kills ptxas & co
-                text=True,
-                encoding="utf-8",
-                errors="replace",
-                bufsize=1,
+            self.proc = spawn(
+                lambda: subprocess.Popen(
+                    [config.python, "-u", str(WORKER_SCRIPT)],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    env=env,
+                    start_new_session=True,  # own process group: killing it also kills ptxas & co
+                    text=True,
+                    encoding="utf-8",
+                    errors="replace",
+                    bufsize=1,
+                )
             )
         except OSError:
             if self.scratch:
                 shutil.rmtree(self.scratch, ignore_errors=True)
             raise
         self.jobs_done = 0
+        self._killed = False
         self.replies: queue.Queue[Any] = queue.Queue()
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=40)
         self.stderr_lines = 0  # lines read so far; a job's own log starts at its mark
@@ -154,6 +165,7 @@ class Worker:
         for line in self.proc.stdout:
             self.replies.put(line)
         self.replies.put(_EOF)
+        self.proc.stdout.close()  # closed by its reader only: a close from another thread would block
 
     def _read_stderr(self) -> None:
         assert self.proc.stderr is not None
@@ -161,23 +173,25 @@ class Worker:
             self.stderr_tail.append(line.rstrip("\n"))
             self.stderr_lines += 1
             log.debug("[%s %d] %s", self.config.name, self.proc.pid, line.rstrip("\n"))
+        self.proc.stderr.close()
 
     def kill(self) -> None:
-        """Kill the whole process group (the worker and anything it started) and reap it."""
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        """Kill the worker and everything it started (its group, its session, detached grandchildren), reap
+        it, and return without waiting on its pipes: a grandchild that escaped may still hold them, and the
+        reader threads close them when they reach their end."""
+        if self._killed:  # once only: after the reap below its pid may belong to another process
+            return
+        self._killed = True
+        kill_tree(self.proc.pid, self.tag)
         try:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             log.warning("worker %d did not die after SIGKILL", self.proc.pid)
-        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            try:
-                if stream is not None:
-                    stream.close()
-            except OSError:
-                pass
+        try:
+            if self.proc.stdin is not None:
+                self.proc.stdin.close()
+        except (OSError, ValueError):
+            pass
         if self.scratch:
             shutil.rmtree(self.scratch, ignore_errors=True)
 
@@ -319,9 +333,16 @@ class WorkerPool:
             self._lock.notify_all()
 
     def submit(
-        self, job: Mapping[str, Any], *, cancel: threading.Event | None = None, timeout_s: float | None = None
+        self,
+        job: Mapping[str, Any],
+        *,
+        cancel: threading.Event | None = None,
+        timeout_s: float | None = None,
+        on_start: Callable[[], None] | None = None,
     ) -> dict[str, Any]:
-        """Run one job envelope on a worker; always returns a result envelope."""
+        """Run one job envelope on a worker; always returns a result envelope.
+
+        on_start is called once a worker has taken the job (until then the job is queued, not running)."""
         timeout = self.config.default_timeout_s if timeout_s is None else float(timeout_s)
         deadline = time.monotonic() + timeout
         try:
@@ -333,6 +354,8 @@ class WorkerPool:
                 return failure(job, "the job was cancelled before a worker was free", "cancelled")
             return failure(job, f"no runner worker became free within {timeout:g} s", "timeout")
         try:
+            if on_start is not None:
+                on_start()
             return worker.run(job, max(0.0, deadline - time.monotonic()), cancel, limit_s=timeout)
         finally:
             self._release(worker)
@@ -355,6 +378,11 @@ class WorkerPool:
                 return
             self._idle.append(worker)
             self._lock.notify_all()
+
+    def saturated(self) -> bool:
+        """Every worker the pool may have is busy (or starting): a new job would wait."""
+        with self._lock:
+            return not self._idle and len(self._busy) + self._starting >= max(1, self.config.size)
 
     def stats(self) -> dict[str, Any]:
         with self._lock:

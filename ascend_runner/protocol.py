@@ -8,6 +8,7 @@ below; they round-trip through to_dict/from_dict and are validated on entry to a
 from __future__ import annotations
 
 import dataclasses
+import math
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,8 +44,13 @@ class CompileRequest:
     divisibility: list[str] = field(default_factory=list)  # args known divisible by 16 (pointers: aligned)
     target: str = "sm_90"
     options: dict[str, Any] = field(default_factory=dict)  # num_warps, num_stages, ...
+    # The user's own modules the buffer imports ({path relative to its folder: text}), for a runner that cannot
+    # see the user's disk; a runner service writes them into the job's folder.
+    files: dict[str, str] = field(default_factory=dict)
+    workdir: str = ""  # runner-side folder the buffer's imports resolve in (set by the runner service only)
 
     def validate(self) -> None:
+        check_files(self.files)
         if not self.kernel.isidentifier():
             raise ProtocolError(f"kernel {self.kernel!r} is not an identifier")
         if self.target not in CUDA_TARGETS and self.target not in ASCEND_TARGETS:
@@ -73,6 +79,25 @@ class CompileResult:
     compiler: str = ""  # e.g. "triton 3.6.0" / "triton-ascend 3.2.0"
     elapsed_s: float = 0.0
     cached: bool = False
+
+
+def check_files(files: Any) -> None:
+    if not isinstance(files, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
+        raise ProtocolError("files must map relative file names to text")
+
+
+def check_numbers(obj: Any, what: str) -> None:
+    """Every float/int field of a payload dataclass has a finite number of the right type."""
+    for f in dataclasses.fields(obj):
+        value = getattr(obj, f.name)
+        kind = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "")
+        if kind.startswith("float"):
+            if value is None and "None" in kind:
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise ProtocolError(f"{what}.{f.name} must be a finite number, not {value!r}")
+        elif kind == "int" and (isinstance(value, bool) or not isinstance(value, int)):
+            raise ProtocolError(f"{what}.{f.name} must be an integer, not {value!r}")
 
 
 def new_job(kind: str, backend: str, payload: Any) -> dict[str, Any]:
@@ -110,7 +135,17 @@ def compile_request_from(raw: dict[str, Any]) -> CompileRequest:
         req = CompileRequest(**raw)
     except TypeError as exc:
         raise ProtocolError(f"bad compile payload: {exc}") from None
-    for key, kind in (("source", str), ("path", str), ("kernel", str), ("signature", dict), ("target", str)):
+    for key, kind in (
+        ("source", str),
+        ("path", str),
+        ("kernel", str),
+        ("signature", dict),
+        ("target", str),
+        ("constants", dict),
+        ("divisibility", list),
+        ("options", dict),
+        ("workdir", str),
+    ):
         if not isinstance(getattr(req, key), kind):
             raise ProtocolError(f"field {key!r} must be {kind.__name__}")
     req.validate()
@@ -144,10 +179,14 @@ class HarnessSpec:
     argv: list[str] = field(default_factory=list)
 
     def validate(self) -> None:
-        if self.mode not in HARNESS_MODES:
+        if not isinstance(self.mode, str) or self.mode not in HARNESS_MODES:
             raise ProtocolError(f"unknown harness mode {self.mode!r}; use one of {', '.join(HARNESS_MODES)}")
         if not isinstance(self.path, str) or not self.path:
             raise ProtocolError("harness needs a path")
+        if self.source is not None and not isinstance(self.source, str):
+            raise ProtocolError("harness.source must be text")
+        if not isinstance(self.entry, str):
+            raise ProtocolError("harness.entry must be text")
         if self.mode == "entry" and not self.entry:
             raise ProtocolError("harness mode 'entry' needs entry='module:function'")
 
@@ -178,9 +217,14 @@ class RunRequest:
     timing: TimingSpec = field(default_factory=TimingSpec)
     replay: ReplaySpec | None = None
     backend: str | None = None  # filled from the envelope by worker/main.py; run_job reads it from here
+    files: dict[str, str] = field(default_factory=dict)  # as in CompileRequest: the user's imported modules
+    workdir: str = ""  # as in CompileRequest: set by the runner service
 
     def validate(self) -> None:
         self.harness.validate()
+        check_files(self.files)
+        check_numbers(self, "payload")
+        check_numbers(self.timing, "timing")
         if self.max_launches < 1:
             raise ProtocolError("max_launches must be at least 1")
 
@@ -207,13 +251,36 @@ class VerifyRequest:
     time: bool = True
     timing: TimingSpec = field(default_factory=TimingSpec)
     backend: str | None = None  # as in RunRequest
+    # Level-5 gate (all optional; see ascend_runner/worker/verify_job.py):
+    shapes: list[dict[str, Any]] = field(default_factory=list)  # [{"label", "overrides", "held_out"}]
+    baseline_source: str | None = None  # the original file: reference Model/inputs and the timed baseline
+    baseline_class: str = "ModelNew"
+    interleave: dict[str, Any] | None = None  # {"repeats", "overrides", "label"}: baseline vs candidate
+    files: dict[str, str] = field(default_factory=dict)
+    workdir: str = ""
 
     def validate(self) -> None:
         self.harness.validate()
+        check_files(self.files)
+        check_numbers(self, "payload")
+        check_numbers(self.timing, "timing")
+        if not isinstance(self.seeds, list) or not all(
+            isinstance(s, int) and not isinstance(s, bool) for s in self.seeds
+        ):
+            raise ProtocolError("seeds must be a list of integers")
         if self.harness.mode != "kernelbench":
             raise ProtocolError("verify needs a kernelbench harness (Model, ModelNew, get_inputs, ...)")
         if not self.seeds:
             raise ProtocolError("verify needs at least one seed")
+        for shape in self.shapes:
+            if not isinstance(shape, dict) or not isinstance(shape.get("overrides", {}), dict):
+                raise ProtocolError("each verify shape must be {'label', 'overrides': {GLOBAL: value}}")
+        if self.interleave is not None:
+            repeats = self.interleave.get("repeats", 5) if isinstance(self.interleave, dict) else None
+            if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 2:
+                raise ProtocolError("interleave must be {'repeats': an integer >= 2, ...}")
+        if self.baseline_source is not None and not isinstance(self.baseline_source, str):
+            raise ProtocolError("baseline_source must be text")
 
 
 @dataclass
@@ -296,6 +363,8 @@ class SeedCheck:
     max_rel: float | None = None
     norm_rel: float | None = None  # ||out - ref|| / ||ref||
     reason: str = ""
+    shape: str = ""  # the label of the shape checked
+    held_out: bool = False  # a shape the search never used
 
 
 @dataclass
@@ -311,6 +380,7 @@ class VerifyResult:
     timing_meaningful: bool = True
     errors: list[str] = field(default_factory=list)
     elapsed_s: float = 0.0
+    timing: dict[str, Any] = field(default_factory=dict)  # interleaved samples (verify_job._interleaved)
 
 
 def _build(cls: type, raw: Any, what: str) -> Any:
@@ -342,6 +412,10 @@ def run_request_from(raw: Any, cls: type = RunRequest) -> RunRequest:
     body["timing"] = _build(TimingSpec, body.get("timing", {}), "timing")
     if body.get("replay") is not None:
         body["replay"] = _build(ReplaySpec, body["replay"], "replay")
+        if not isinstance(body["replay"].snapshot, str):
+            raise ProtocolError("replay.snapshot must be a path")
+    if not isinstance(body.get("artifacts_dir", ""), str):
+        raise ProtocolError("artifacts_dir must be a path")
     req = _build(cls, body, "payload")
     req.validate()
     return req

@@ -17,10 +17,13 @@ import subprocess
 import tempfile
 import threading
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from .proctree import TAG_ENV, kill_tree
 
 RECORD_SITE = Path(__file__).resolve().parent / "worker" / "record_site"
 _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
@@ -112,15 +115,19 @@ def record_command(
         if full[0] == argv[0] and shutil.which(full[0]) is None and not os.path.exists(full[0]):
             run.errors.append(f"cannot run {argv[0]!r}: not found on PATH")
             return run
+        # Its own session and a tag every child inherits: at the time limit (or when it exits) the whole tree
+        # is killed, also children that detached and would keep the output pipe open (see proctree).
+        tag = uuid.uuid4().hex
         try:
             proc = subprocess.Popen(
                 full,
                 cwd=cwd,
-                env=record_env(python, backend, out_dir),
+                env={**record_env(python, backend, out_dir), TAG_ENV: tag},
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 text=True,
                 errors="replace",
+                start_new_session=True,
             )
         except OSError as exc:
             run.errors.append(f"cannot run {' '.join(argv)}: {exc}")
@@ -128,7 +135,7 @@ def record_command(
         tail: list[str] = []
         size = 0
         deadline = time.monotonic() + timeout_s
-        watchdog = threading.Thread(target=_watch, args=(proc, deadline, cancel, run), daemon=True)
+        watchdog = threading.Thread(target=_watch, args=(proc, tag, deadline, cancel, run), daemon=True)
         watchdog.start()
         assert proc.stdout is not None
         for line in proc.stdout:
@@ -151,15 +158,18 @@ def record_command(
         shutil.rmtree(out_dir, ignore_errors=True)
 
 
-def _watch(proc: subprocess.Popen, deadline: float, cancel: threading.Event | None, run: RecordRun) -> None:
+def _watch(
+    proc: subprocess.Popen, tag: str, deadline: float, cancel: threading.Event | None, run: RecordRun
+) -> None:
     while proc.poll() is None:
         if (cancel is not None and cancel.is_set()) or time.monotonic() > deadline:
             run.cancelled = cancel is not None and cancel.is_set()
             if not run.cancelled:
                 run.errors.append("the command ran past its time limit and was stopped")
-            proc.kill()
+            kill_tree(proc.pid, tag)
             return
         time.sleep(0.2)
+    kill_tree(proc.pid, tag, reaped=True)  # what it left running would hold the output pipe open
 
 
 def _collect(out_dir: str, run: RecordRun) -> None:

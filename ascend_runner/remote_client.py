@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from .cache import sibling_files
 from .protocol import (
     CompileRequest,
     CompileResult,
@@ -47,6 +48,29 @@ def resolve_token(config: Mapping[str, Any]) -> str:
                 f"cannot read runner token file {config['tokenFile']}: {exc.strerror}"
             ) from None
     raise RemoteRunnerError("a remote runner needs token, tokenEnv or tokenFile in its settings")
+
+
+def with_local_files(job: dict[str, Any]) -> dict[str, Any]:
+    """The job with what a remote runner cannot read from this machine: the buffer's text (when only its
+    path was given) and the user's own modules it imports (`files`), found as the compile cache finds them."""
+    payload = dict(job.get("payload") or {})
+    if job.get("kind") == "compile":
+        source, path = payload.get("source"), payload.get("path")
+    else:
+        harness = dict(payload.get("harness") or {})
+        path = harness.get("path")
+        if harness.get("source") is None and isinstance(path, str):
+            try:
+                harness["source"] = Path(path).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                pass  # the runner's own message says the file is missing
+            payload["harness"] = harness
+        source = harness.get("source")
+    if not payload.get("files") and isinstance(source, str) and isinstance(path, str):
+        files = sibling_files(source, path)
+        if files:
+            payload["files"] = files
+    return {**job, "payload": payload}
 
 
 class RemoteRunner(JobMethods):
@@ -88,6 +112,7 @@ class RemoteRunner(JobMethods):
     ) -> dict[str, Any]:
         """Send a job envelope and wait for its result envelope; cancel or timeout cancels it on the server."""
         deadline = time.monotonic() + (timeout_s or DEFAULT_TIMEOUT_S)
+        job = with_local_files(job)
         body = {**job, "timeout_s": timeout_s} if timeout_s else dict(job)
         state = self._request("POST", f"/v1/jobs?wait_s={POLL_S}", body, timeout_s=POLL_S + 30)
         while state["state"] in ("queued", "running"):

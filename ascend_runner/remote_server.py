@@ -1,38 +1,54 @@
 """The remote runner: an HTTP service (FastAPI + uvicorn) in front of a LocalRunner on an accelerator host.
 
-Security model: a bearer token on every /v1 route (constant-time compare), loopback bind unless the operator
-asks otherwise, request bodies capped, job ids and uploaded file names restricted to safe characters, each job
-in its own sandbox directory, a bounded number of running + queued jobs (429 past that).
+Security model: a bearer token on every route, /openapi.json included, checked from the headers before any
+body is read (remote_gate.Gate; /docs and /redoc are not served: `tritonlens-runner serve --openapi` prints the
+spec without a token), loopback bind unless the operator asks otherwise, request bodies capped in size and
+read time, header deadlines and a cap on connections that have not sent a request (remote_gate), job ids and
+uploaded file names restricted to safe characters, each job in its own private folder with every payload path
+confined to it (remote_sandbox), numbers finite, a bounded number of running + queued jobs (429 past that).
+Waiting (long polls, progress streams) is async: open streams never hold a thread, so they cannot starve
+health or other requests.
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import functools
-import hmac
+import inspect
 import json
-import re
+import math
 import shutil
-import tempfile
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any, Literal
 
-from fastapi import Depends, FastAPI, HTTPException, Query, status
+from fastapi import Depends, FastAPI, HTTPException, Query, Request, status
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.security import HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+from starlette.concurrency import run_in_threadpool
 
 from .protocol import SCHEMA_VERSION, ProtocolError, compile_request_from
+from .remote_gate import Gate
+from .remote_sandbox import (
+    SandboxError,
+    confine_payload,
+    make_job_dir,
+    private_root,
+    safe_relative_path,
+    write_files,
+)
 
 SAFE_ID = r"^[A-Za-z0-9_-]{1,64}$"
-SAFE_FILE_PART = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 FINISHED = ("done", "failed", "cancelled")
 NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"description": "no such job (or it expired)"}}
 
@@ -40,7 +56,7 @@ NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"description": "no such job 
 class JobIn(BaseModel):
     """The job envelope of ascend_runner.protocol, as the HTTP API accepts it."""
 
-    model_config = ConfigDict(populate_by_name=True, extra="forbid")
+    model_config = ConfigDict(populate_by_name=True, extra="forbid", allow_inf_nan=False)
 
     schema_version: Literal[1] = Field(alias="schema", description="job schema version this runner speaks")
     id: str = Field(pattern=SAFE_ID)
@@ -51,16 +67,38 @@ class JobIn(BaseModel):
 
     @field_validator("payload")
     @classmethod
-    def _safe_files(cls, payload: dict[str, Any]) -> dict[str, Any]:
+    def _safe_payload(cls, payload: dict[str, Any]) -> dict[str, Any]:
+        bad = non_finite(payload)
+        if bad:
+            raise ValueError(f"payload.{bad} must be a finite number")
         files = payload.get("files")
         if files is not None:
             if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
                 raise ValueError("payload.files must map relative file names to text")
             for name in files:
                 safe_relative_path(name)
-        if "workdir" in payload:
+        if payload.get("workdir"):
             raise ValueError("payload.workdir is set by the runner, not the client")
         return payload
+
+
+def non_finite(value: Any, where: str = "", depth: int = 0) -> str | None:
+    """The dotted location of the first NaN or infinity in a JSON value (None when all numbers are finite)."""
+    if isinstance(value, float):
+        return where or "value" if not math.isfinite(value) else None
+    if depth > 32:
+        return where or "value"  # deeper than any payload: refuse rather than recurse without end
+    if isinstance(value, dict):
+        items: Any = value.items()
+    elif isinstance(value, list):
+        items = enumerate(value)
+    else:
+        return None
+    for key, item in items:
+        found = non_finite(item, f"{where}.{key}" if where else str(key), depth + 1)
+        if found:
+            return found
+    return None
 
 
 class JobOut(BaseModel):
@@ -85,7 +123,12 @@ class ServerConfig:
     max_concurrency: int = 2
     max_queue: int = 16
     max_body_bytes: int = 8 * 1024 * 1024
-    sandbox_root: Path = field(default_factory=lambda: Path(tempfile.gettempdir()) / "tritonlens-runner")
+    body_timeout_s: float = 30.0  # the whole body must arrive within this
+    header_timeout_s: float = 10.0  # a request head must arrive within this (see remote_gate)
+    max_pending_connections: int = 64  # connections that have not sent a request head yet
+    # Where job folders are made; None: a fresh private folder (mkdtemp). An operator's folder is checked.
+    sandbox_root: Path | None = None
+    allowed_paths: list[Path] = field(default_factory=list)  # folders payload paths may name besides the job's
     keep_finished: int = 256
 
 
@@ -108,6 +151,11 @@ class JobBoard:
         self._jobs: OrderedDict[str, _Job] = OrderedDict()
         self._lock = threading.Condition()
         self._pool = ThreadPoolExecutor(max_workers=config.max_concurrency, thread_name_prefix="job")
+        # An operator's root is checked now (a bad one stops the service at start); a private one is made
+        # with the first job, so building the app (e.g. to print its spec) leaves nothing behind.
+        self._root: Path | None = private_root(config.sandbox_root) if config.sandbox_root else None
+        self._owns_root = config.sandbox_root is None
+        self._waiters: set[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = set()
 
     def counts(self) -> tuple[int, int]:
         with self._lock:
@@ -144,44 +192,72 @@ class JobBoard:
                 self._event(entry, "cancelled")
         return entry
 
-    def wait(self, entry: _Job, timeout_s: float) -> None:
-        deadline = time.monotonic() + timeout_s
+    async def _changed(self, timeout_s: float) -> None:
+        """Wait (without holding a thread) until some job's state changes or timeout_s passes."""
+        event = asyncio.Event()
+        key = (asyncio.get_running_loop(), event)
         with self._lock:
-            while entry.state not in FINISHED and time.monotonic() < deadline:
-                self._lock.wait(timeout=max(0.0, deadline - time.monotonic()))
+            self._waiters.add(key)
+        try:
+            await asyncio.wait_for(event.wait(), max(0.0, timeout_s))
+        except TimeoutError:
+            pass
+        finally:
+            with self._lock:
+                self._waiters.discard(key)
 
-    def stream(self, entry: _Job, poll_s: float = 15.0) -> Iterator[bytes]:
+    async def wait(self, entry: _Job, timeout_s: float) -> None:
+        deadline = time.monotonic() + timeout_s
+        while entry.state not in FINISHED and time.monotonic() < deadline:
+            await self._changed(deadline - time.monotonic())
+
+    async def stream(self, entry: _Job, poll_s: float = 15.0) -> AsyncIterator[bytes]:
         """NDJSON progress events until the job finishes (a blank keep-alive line every poll_s)."""
         sent = 0
         while True:
             with self._lock:
-                if sent >= len(entry.events) and entry.state not in FINISHED:
-                    self._lock.wait(timeout=poll_s)
                 pending = entry.events[sent:]
                 done = entry.state in FINISHED
             sent += len(pending)
-            if not pending and not done:
-                yield b"\n"
             for event in pending:
                 yield (json.dumps(event) + "\n").encode()
-            if done and sent >= len(entry.events):
+            if done:
                 return
+            if not pending:
+                before = len(entry.events)
+                await self._changed(poll_s)
+                if len(entry.events) == before:
+                    yield b"\n"
 
     def shutdown(self) -> None:
         with self._lock:
             for entry in self._jobs.values():
                 entry.cancel.set()
         self._pool.shutdown(wait=False, cancel_futures=True)
+        if self._owns_root and self._root is not None:
+            shutil.rmtree(self._root, ignore_errors=True)
+
+    def _job_root(self) -> Path:
+        with self._lock:
+            if self._root is None:
+                self._root = private_root(None)
+            return self._root
 
     def _run(self, entry: _Job, job: JobIn) -> None:
         with self._lock:
             if entry.state == "cancelled":
                 return
-            entry.state = "running"
-            self._event(entry, "running")
-        sandbox = self._config.sandbox_root / job.id
+        job_dir: Path | None = None
+
+        def started() -> None:  # a worker took the job: until then it is queued
+            with self._lock:
+                if entry.state == "queued":
+                    entry.state = "running"
+                    self._event(entry, "running")
+
         try:
-            payload = prepare_sandbox(job.payload, sandbox)
+            job_dir = make_job_dir(self._job_root(), job.id)
+            payload = prepare_job(job.kind, job.payload, job_dir, self._config.allowed_paths)
             envelope = {
                 "schema": job.schema_version,
                 "id": job.id,
@@ -189,12 +265,15 @@ class JobBoard:
                 "backend": job.backend,
                 "payload": payload,
             }
-            result = self._submit(envelope, cancel=entry.cancel, timeout_s=job.timeout_s)
+            result = self._submit(envelope, cancel=entry.cancel, timeout_s=job.timeout_s, on_start=started)
             state, error = ("cancelled", "cancelled") if entry.cancel.is_set() else ("done", None)
+        except SandboxError as exc:
+            result, state, error = None, "failed", str(exc)
         except Exception as exc:  # the runner's own failure; the service keeps serving
             result, state, error = None, "failed", f"{type(exc).__name__}: {exc}"
         finally:
-            shutil.rmtree(sandbox, ignore_errors=True)
+            if job_dir is not None:
+                shutil.rmtree(job_dir, ignore_errors=True)
         with self._lock:
             entry.result, entry.error, entry.state = result, error, state
             self._event(entry, state)
@@ -202,6 +281,11 @@ class JobBoard:
     def _event(self, entry: _Job, state: str) -> None:
         entry.events.append({"id": entry.id, "state": state, "time": time.time()})
         self._lock.notify_all()
+        for loop, event in list(self._waiters):
+            try:
+                loop.call_soon_threadsafe(event.set)
+            except RuntimeError:  # that loop has closed
+                self._waiters.discard((loop, event))
 
     def _trim(self) -> None:
         finished = [k for k, j in self._jobs.items() if j.state in FINISHED]
@@ -209,60 +293,23 @@ class JobBoard:
             del self._jobs[key]
 
 
-def safe_relative_path(name: str) -> PurePosixPath:
-    """A file name a client may upload: relative, no '..', no hidden parts, plain characters."""
-    path = PurePosixPath(name)
-    if path.is_absolute() or not path.parts or len(path.parts) > 8:
-        raise ValueError(f"file name {name!r} must be a short relative path")
-    for part in path.parts:
-        if part in (".", "..") or part.startswith(".") or not SAFE_FILE_PART.match(part):
-            raise ValueError(f"file name {name!r} has an unsafe part {part!r}")
-    return path
-
-
-def prepare_sandbox(payload: dict[str, Any], sandbox: Path) -> dict[str, Any]:
-    """Write uploaded `files` ({relative name: text}) into the job's sandbox; the worker runs there."""
+def prepare_job(
+    kind: str, payload: dict[str, Any], job_dir: Path, allowed: list[Path]
+) -> dict[str, Any]:
+    """Write uploaded `files` into the job's private folder and confine every path the payload names to it."""
     files = payload.get("files")
-    if files is None:
-        return payload
-    if not isinstance(files, dict):
-        raise ValueError("payload.files must map relative file names to text")
-    sandbox.mkdir(parents=True, exist_ok=True)
-    for name, text in files.items():
-        if not isinstance(name, str) or not isinstance(text, str):
-            raise ValueError("payload.files must map relative file names to text")
-        target = sandbox / safe_relative_path(name)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-    return {**payload, "workdir": str(sandbox)}
+    if files is not None:
+        if not isinstance(files, dict):
+            raise SandboxError("payload.files must map relative file names to text")
+        write_files(job_dir, files)
+    return confine_payload(kind, payload, job_dir, allowed)
 
 
-class BodyLimit:
-    """ASGI middleware: reject bodies over the limit (declared or streamed) with 413."""
-
-    def __init__(self, app: Any, max_bytes: int) -> None:
-        self.app = app
-        self.max_bytes = max_bytes
-
-    async def __call__(self, scope: dict[str, Any], receive: Callable, send: Callable) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        declared = dict(scope.get("headers") or []).get(b"content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
-            await JSONResponse({"detail": "request body too large"}, status_code=413)(scope, receive, send)
-            return
-        seen = 0
-
-        async def limited_receive() -> dict[str, Any]:
-            nonlocal seen
-            message = await receive()
-            seen += len(message.get("body", b""))
-            if seen > self.max_bytes:
-                raise HTTPException(status.HTTP_413_REQUEST_ENTITY_TOO_LARGE, "request body too large")
-            return message
-
-        await self.app(scope, limited_receive, send)
+def _accepts_on_start(method: Any) -> bool:
+    try:
+        return "on_start" in inspect.signature(method).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def dispatch(
@@ -271,13 +318,25 @@ def dispatch(
     *,
     cancel: threading.Event | None = None,
     timeout_s: float | None = None,
+    on_start: Callable[[], None] | None = None,
 ) -> dict[str, Any]:
     """Compile jobs go through the runner's compile (and so its result cache); record jobs run the user's command
-    in the sandbox (ascend_runner.recording); others go straight to its workers."""
+    in the sandbox (ascend_runner.recording); others go straight to its workers.
+    on_start reaches runners that can say when a worker took the job; for others the job starts now."""
     if envelope["kind"] == "record":
+        if on_start is not None:
+            on_start()
         return record_envelope(runner, envelope, cancel=cancel, timeout_s=timeout_s)
-    if envelope["kind"] != "compile" or not hasattr(runner, "compile"):
-        return runner.submit(envelope, cancel=cancel, timeout_s=timeout_s)
+    compile_job = envelope["kind"] == "compile" and hasattr(runner, "compile")
+    method = runner.compile if compile_job else runner.submit
+    extra: dict[str, Any] = {}
+    if on_start is not None:
+        if _accepts_on_start(method):
+            extra["on_start"] = on_start
+        else:
+            on_start()
+    if not compile_job:
+        return runner.submit(envelope, cancel=cancel, timeout_s=timeout_s, **extra)
     try:
         req = compile_request_from(envelope["payload"])
     except ProtocolError as exc:
@@ -288,7 +347,7 @@ def dispatch(
             "kind": "compile",
             "error": str(exc),
         }
-    result = runner.compile(req, cancel=cancel, timeout_s=timeout_s)
+    result = runner.compile(req, cancel=cancel, timeout_s=timeout_s, **extra)
     return {
         "schema": SCHEMA_VERSION,
         "id": envelope["id"],
@@ -321,17 +380,6 @@ def create_app(config: ServerConfig, runner: Any) -> FastAPI:
     if not config.token:
         raise ValueError("the runner service needs a non-empty token")
     board = JobBoard(config, functools.partial(dispatch, runner))
-    bearer = HTTPBearer(auto_error=False)
-    expected = config.token.encode()
-
-    def authorize(creds: HTTPAuthorizationCredentials | None = Depends(bearer)) -> None:
-        given = (creds.credentials if creds else "").encode()
-        if not hmac.compare_digest(given, expected):
-            raise HTTPException(
-                status.HTTP_401_UNAUTHORIZED,
-                "missing or wrong bearer token",
-                headers={"WWW-Authenticate": "Bearer"},
-            )
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -342,18 +390,30 @@ def create_app(config: ServerConfig, runner: Any) -> FastAPI:
     app = FastAPI(
         title="tritonlens runner",
         version=str(SCHEMA_VERSION),
-        dependencies=[Depends(authorize)],
+        # The Gate checks the token on every route; declared here so the spec says so.
+        dependencies=[Depends(HTTPBearer(auto_error=False))],
         responses={
             400: {"description": "body is not JSON"},
             401: {"description": "missing or wrong bearer token"},
+            408: {"description": "the body took too long to arrive"},
         },
         lifespan=lifespan,
+        docs_url=None,  # browsers cannot send the bearer token to /docs or /redoc; the spec is at /openapi.json
+        redoc_url=None,
     )
-    app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
+    app.add_middleware(
+        Gate, token=config.token, max_bytes=config.max_body_bytes, body_timeout_s=config.body_timeout_s
+    )
     app.state.board = board
 
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        # The offending input may hold NaN or infinity, which JSON cannot carry: describe it instead.
+        errors = [{k: v for k, v in e.items() if k not in ("input", "ctx")} for e in exc.errors()]
+        return JSONResponse({"detail": jsonable_encoder(errors)}, status_code=422)
+
     @app.get("/v1/health", response_model=Health)
-    def health() -> Health:
+    async def health() -> Health:
         running, queued = board.counts()
         return Health(
             status="ok",
@@ -361,7 +421,7 @@ def create_app(config: ServerConfig, runner: Any) -> FastAPI:
             running=running,
             queued=queued,
             max_concurrency=config.max_concurrency,
-            runner=runner.health(),
+            runner=await run_in_threadpool(runner.health),
         )
 
     @app.post(
@@ -374,18 +434,22 @@ def create_app(config: ServerConfig, runner: Any) -> FastAPI:
             429: {"description": "queue full"},
         },
     )
-    def submit(job: JobIn, wait_s: float = Query(0.0, ge=0, le=600)) -> JobOut:
+    async def submit(job: JobIn, wait_s: float = Query(0.0, ge=0, le=600, allow_inf_nan=False)) -> JobOut:
         """Queue a job; with wait_s > 0 wait up to that long (max 600 s) for it to finish."""
+        try:
+            confine_payload(job.kind, job.payload, None, config.allowed_paths)  # refuse bad paths now: 422
+        except SandboxError as exc:
+            raise HTTPException(422, str(exc)) from None
         entry = board.add(job)
         if wait_s:
-            board.wait(entry, wait_s)
+            await board.wait(entry, wait_s)
         return _out(entry)
 
     @app.get("/v1/jobs/{job_id}", response_model=JobOut, responses=NOT_FOUND)
-    def get_job(job_id: str, wait_s: float = Query(0.0, ge=0, le=600)) -> JobOut:
+    async def get_job(job_id: str, wait_s: float = Query(0.0, ge=0, le=600, allow_inf_nan=False)) -> JobOut:
         entry = board.get(job_id)
         if wait_s:
-            board.wait(entry, wait_s)
+            await board.wait(entry, wait_s)
         return _out(entry)
 
     @app.get(
@@ -393,11 +457,11 @@ def create_app(config: ServerConfig, runner: Any) -> FastAPI:
         response_class=StreamingResponse,
         responses={200: {"content": {"application/x-ndjson": {}}}, **NOT_FOUND},
     )
-    def job_events(job_id: str) -> StreamingResponse:
+    async def job_events(job_id: str) -> StreamingResponse:
         return StreamingResponse(board.stream(board.get(job_id)), media_type="application/x-ndjson")
 
     @app.delete("/v1/jobs/{job_id}", response_model=JobOut, responses=NOT_FOUND)
-    def cancel_job(job_id: str) -> JobOut:
+    async def cancel_job(job_id: str) -> JobOut:
         return _out(board.cancel(job_id))
 
     return app

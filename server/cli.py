@@ -16,6 +16,7 @@ COMMAND_MODULES = (
     "tritonlens.server.commands.ir",
     "tritonlens.server.commands.profile",
     "tritonlens.server.commands.record",
+    "tritonlens.server.commands.optimize",
 )
 
 

@@ -29,6 +29,7 @@ EXTENSION_MODULES: list[str] = [
     "tritonlens.server.pipeline_lsp",
     "tritonlens.server.profile_lsp",
     "tritonlens.server.record_lsp",
+    "tritonlens.server.optimize_lsp",
 ]
 
 
@@ -124,7 +125,10 @@ def _register_features(server: TritonLensServer) -> None:
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
-        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix], resolve_provider=True),
+        types.CodeActionOptions(
+            code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.RefactorRewrite],
+            resolve_provider=True,
+        ),
     )
     def on_code_action(ls: TritonLensServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
         # Listed from the last analysis without waiting: resolve checks the version again.

@@ -78,6 +78,11 @@ def code_actions(server: TritonLensServer, doc: DocState, rng: types.Range) -> l
         if not lazy:
             action.edit = workspace_edit(doc, f, lines)
         out.append(action)
+    for provider in server.action_providers:
+        try:
+            out.extend(provider(server, doc, rng))
+        except Exception:  # one provider's bug must not hide the quick fixes
+            log.exception("code action provider failed")
     return out
 
 
@@ -93,6 +98,9 @@ def workspace_edit(doc: DocState, f: Finding, lines: LineText) -> types.Workspac
 async def resolve_code_action(server: TritonLensServer, action: types.CodeAction) -> types.CodeAction:
     """Attach the edit for the doc's *current* version, or none if that finding is gone after an edit."""
     data = action.data if isinstance(action.data, dict) else {}
+    resolver = server.action_resolvers.get(str(data.get("provider")))
+    if resolver is not None:
+        return await resolver(server, action)  # type: ignore[no-any-return]
     uri, key = data.get("uri"), data.get("key")
     if not isinstance(uri, str) or not isinstance(key, str):
         return action

@@ -92,6 +92,10 @@ class TritonLensServer(LanguageServer):
         self.close_hooks: list[CloseHook] = []
         self.hover_providers: list[HoverProvider] = []
         self.kernel_fields: list[KernelFields] = []
+        # Extra code actions (ls, doc, range) -> actions whose data carries {"provider": NAME}; resolved by
+        # action_resolvers[NAME](ls, action) (e.g. server/optimize_lsp.py's verified rewrites).
+        self.action_providers: list[Any] = []
+        self.action_resolvers: dict[str, Any] = {}
         self.pull_mode = False
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="tritonlens-triage")
         self._timers: dict[str, asyncio.TimerHandle] = {}

@@ -238,7 +238,10 @@ def finish(
     """Apply the edits and check the result; raises Decline when the rewrite would not be valid Python."""
     if not edits:
         raise Decline("nothing to change")
-    new_source = apply_edits(ctx.source, edits)
+    try:
+        new_source = apply_edits(ctx.source, edits)
+    except ValueError as exc:  # overlapping edits: a recipe bug must decline, never half-apply
+        raise Decline(f"the rewrite's edits conflict ({exc})") from None
     try:
         tree = ast.parse(new_source)
     except SyntaxError as exc:  # a bug in the recipe must never reach the user
@@ -378,3 +381,20 @@ def load_parts(ks: KernelSource, call: ast.Call) -> tuple[ast.AST, ast.AST | Non
 
 def is_zero(node: ast.AST | None) -> bool:
     return isinstance(node, ast.Constant) and node.value in (0, 0.0) and not isinstance(node.value, bool)
+
+
+def grid_node(ks: KernelSource, call: ast.Call) -> ast.AST:
+    """The grid expression of `kernel[grid](...)`, following a name assigned once in the same function."""
+    grid = call.func.slice
+    if isinstance(grid, ast.Name):
+        scope = ks.enclosing_statement(call)
+        while scope is not None and not isinstance(scope, ast.FunctionDef | ast.Module):
+            scope = ks.parent(scope)
+        assigns = [
+            n for n in ast.walk(scope or ks.tree)
+            if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == grid.id for t in n.targets)
+        ]
+        if len(assigns) != 1:
+            raise Decline(f"the grid {grid.id} is not assigned exactly once")
+        return assigns[0].value
+    return grid

@@ -86,28 +86,49 @@ def flat_index_divmod(ctx: KernelContext) -> Iterator[Finding]:
         groups.setdefault((ast.unparse(node.left), ast.unparse(node.right)), []).append(node)
     for (_, divisor), nodes in groups.items():
         divs = [n for n in nodes if isinstance(n.op, ast.FloorDiv)]
-        if not divs:
-            continue  # `offs % M` alone wraps offsets into range: intentional
         mods = [n for n in nodes if isinstance(n.op, ast.Mod)]
-        pair = f" and `{short(ctx, mods[0])}`" if mods else ""
+        if not divs and not _flat_index(ctx, mods[0].left, divisor):
+            continue  # `offs % M` on offsets bounded by M wraps them into range: intentional
+        first = (divs or mods)[0]
+        pair = f" and `{short(ctx, mods[0])}`" if divs and mods else ""
         message = (
-            f"`{short(ctx, divs[0])}`{pair} recover 2-D indices with a per-element division by the runtime "
-            f"`{divisor}`: use a 2-D grid or block instead"
+            f"`{short(ctx, first)}`{pair} recover{'s' if not pair else ''} 2-D indices with a per-element "
+            f"division by the runtime `{divisor}`: use a 2-D grid or block instead"
         )
-        yield finding(FLAT_DIVMOD, ctx, divs[0], message, data={"divisor": divisor, "modulo": bool(mods)})
+        yield finding(FLAT_DIVMOD, ctx, first, message, data={"divisor": divisor, "modulo": bool(mods)})
+
+
+def _flat_index(ctx: KernelContext, index: ast.AST, divisor: str) -> bool:
+    """Whether `index` is a flat offset over the whole tensor: compared (a mask) with a bound other than the
+    divisor, e.g. `offs < n_elements` next to `offs % n_cols`."""
+    names = ctx.names_of(index)
+    for node in ctx.nodes:
+        if not isinstance(node, ast.Compare):
+            continue
+        sides = [node.left, *node.comparators]
+        if any(ctx.names_of(side) & names and ctx.is_index_expr(side) for side in sides):
+            bounds = {ast.unparse(side) for side in sides if not ctx.is_index_expr(side)}
+            if bounds and divisor not in bounds:
+                return True
+    return False
 
 
 @kernel_check
 def column_access(ctx: KernelContext) -> Iterator[Finding]:
-    lengths = row_lengths(ctx)
+    lengths = row_lengths(ctx) | row_strides(ctx)
     if not lengths:
         return
     exprs: dict[int, ast.AST] = {}
+    flat: set[int] = set()  # address expressions of 1-D accesses (no `[:, None]` on the way)
     for call in ctx.calls_to(TL + "load", TL + "store", *ATOMICS):
         pointer = ctx.pointer_arg(call)
         if pointer is not None:
-            for expr in ctx.address_exprs(pointer):
+            parts = ctx.address_exprs(pointer)
+            one_d = not any(_is_broadcast(n) for e in parts for n in ctx.walk(e))
+            for expr in parts:
                 exprs.setdefault(id(expr), expr)
+                if one_d:
+                    flat.add(id(expr))
     seen: set[int] = set()
     for expr in exprs.values():
         for node in ctx.walk(expr):
@@ -116,7 +137,7 @@ def column_access(ctx: KernelContext) -> Iterator[Finding]:
             seen.add(id(node))
             for index, scale in ((node.left, node.right), (node.right, node.left)):
                 length = _length_name(ctx, scale, lengths)
-                if length is None or not innermost_lanes(ctx, index):
+                if length is None or not innermost_lanes(ctx, index, id(expr) in flat):
                     continue
                 message = (
                     f"`{short(ctx, node)}`: neighbouring lanes are `{length}` elements apart (a column): "
@@ -151,10 +172,51 @@ def _length_name(ctx: KernelContext, node: ast.AST, lengths: set[str]) -> str | 
     return None
 
 
-def innermost_lanes(ctx: KernelContext, node: ast.AST) -> bool:
-    """A 1-D index block in a kernel without 2-D blocks, or an index broadcast along the last axis (`x[None, :]`)."""
+def row_strides(ctx: KernelContext) -> set[str]:
+    """Stride parameters every launch fills with the stride of a dimension that is not the innermost one
+    (`x.stride(0)` next to `x.stride(1)` or `x.shape[1]`): a row length, never 1 for a 2-D tensor."""
+    out: set[str] = set()
+    for name in ctx.params:
+        if not _STRIDE_NAME.search(name) or ctx.params[name].is_constexpr:
+            continue
+        dims = []
+        for site in ctx.launches:
+            arg = site.bind(ctx.kernel).get(name)
+            dims.append(_outer_stride(site, arg.text) if arg is not None else False)
+        if dims and all(dims):
+            out.add(name)
+    return out
+
+
+def _outer_stride(site: object, text: str) -> bool:
+    """`t.stride(d)` where the same launch also passes `t.stride(e)` or `t.shape[e]` with e > d."""
+    m = re.fullmatch(r"\s*([A-Za-z_][\w.]*)\.stride\((\d+)\)\s*", text)
+    if not m:
+        return False
+    owner, dim = m.group(1), int(m.group(2))
+    others = [a.text for a in (*site.args, *site.kwargs)]  # type: ignore[attr-defined]
+    inner = re.compile(rf"{re.escape(owner)}\.(?:stride\((\d+)\)|shape\[(\d+)\])")
+    for other in others:
+        for m2 in inner.finditer(other):
+            if int(m2.group(1) or m2.group(2)) > dim:
+                return True
+    return False
+
+
+def _is_broadcast(node: ast.AST) -> bool:
+    if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple)):
+        return False
+    elts = node.slice.elts
+    return any(isinstance(e, ast.Constant) and e.value is None for e in elts) and any(
+        isinstance(e, ast.Slice) for e in elts
+    )
+
+
+def innermost_lanes(ctx: KernelContext, node: ast.AST, one_d_access: bool = False) -> bool:
+    """A 1-D index block (in a 1-D access, or in a kernel without 2-D blocks), or an index broadcast along the
+    last axis (`x[None, :]`)."""
     if isinstance(node, ast.Name):
-        return node.id in ctx.one_d_index_names and not ctx.has_broadcast
+        return node.id in ctx.one_d_index_names and (one_d_access or not ctx.has_broadcast)
     if isinstance(node, ast.Call):
         parent = ctx.parent(node)
         return ctx.resolve(node.func) == TL + "arange" and not (

@@ -65,15 +65,13 @@ UNFUSED_CHAIN = register(
 def intermediate_round_trip(ctx: KernelContext) -> Iterator[Finding]:
     if ctx.kernel.is_helper or not ctx.launches:
         return
-    by_function: dict[str, list[LaunchSite]] = {}
+    by_host: dict[int, tuple[ast.AST, list[LaunchSite]]] = {}
     for site in ctx.module.launches:
-        if site.function:
-            by_function.setdefault(site.function, []).append(site)
-    for function, sites in by_function.items():
+        host = _host_def(ctx, site) if site.function else None
+        if host is not None:
+            by_host.setdefault(id(host), (host, []))[1].append(site)
+    for host, sites in by_host.values():
         sites.sort(key=lambda s: (s.span.line, s.span.col))
-        host = _host_def(ctx, function)
-        if host is None:
-            continue
         allocated = _allocations(host)
         returned = _returned_names(host)
         for i, producer in enumerate(sites):
@@ -111,14 +109,21 @@ def intermediate_round_trip(ctx: KernelContext) -> Iterator[Finding]:
                 written = [w for w in written if w not in read]  # reported once per intermediate
 
 
-def _host_def(ctx: KernelContext, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+def _host_def(ctx: KernelContext, site: LaunchSite) -> ast.AST | None:
+    """The innermost function definition that contains the launch."""
     tree = ctx.module.tree
     if tree is None:
         return None
+    best: ast.AST | None = None
     for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
-            return node
-    return None
+        if (
+            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.name == site.function
+            and node.lineno <= site.span.line <= (node.end_lineno or node.lineno)
+        ):
+            if best is None or node.lineno > best.lineno:
+                best = node
+    return best
 
 
 def _allocations(host: ast.AST) -> dict[str, ast.Call]:

@@ -20,7 +20,6 @@ _EXP = {
     "triton.language.extra.libdevice.exp",
 }
 _LOG = {TL + "log", TL + "math.log"}
-_REDUCTIONS = {TL + "sum", TL + "max", TL + "min", TL + "reduce"}
 LIBDEVICE = f"{ref.TRITON_DOCS}/python-api/triton.language.extra.cuda.html"
 
 HAND_TRANSCENDENTAL = register(
@@ -59,7 +58,7 @@ def hand_written_transcendental(ctx: KernelContext) -> Iterator[Finding]:
             continue
         reported.update(id(sub) for sub in ctx.walk(node))
         advice = {
-            "tanh": "tanh from several exponentials and a division: use libdevice.tanh or 2*tl.sigmoid(2*x)-1",
+            "tanh": "a hand-written tanh (exponentials and a division): use libdevice.tanh",
             "sigmoid": "a hand-written sigmoid: use tl.sigmoid (and x * tl.sigmoid(x) for SiLU)",
             "softplus": "softplus as log(1 + exp(x)) overflows for x > 88: use tl.where(x > 20, x, ...) or log1p",
         }[kind]
@@ -70,38 +69,51 @@ def hand_written_transcendental(ctx: KernelContext) -> Iterator[Finding]:
 
 def _classify(ctx: KernelContext, node: ast.AST) -> str | None:
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
-        if any(ctx.resolve(c.func) in _REDUCTIONS for c in ctx.walk(node.right) if isinstance(c, ast.Call)):
-            return None  # softmax-like normalization, not a transcendental
-        top, bottom = _exp_args(ctx, node.left), _exp_args(ctx, node.right)
-        if top and bottom and _related(top + bottom):
-            return "tanh"
-        if bottom and _one_plus(ctx, node.right) and _unit_numerator(ctx, node.left, bottom):
+        top, bottom = _exp_terms(ctx, node.left), _exp_terms(ctx, node.right)
+        if not bottom:
+            return None
+        if top and _related(top + bottom):
+            return "tanh"  # (e^x - e^-x) / (e^x + e^-x), (e^2x - 1) / (e^2x + 1)
+        if not _one_plus(ctx, node.right):
+            return None
+        if isinstance(node.left, ast.Constant) and node.left.value == 1:
             return "sigmoid"
+        if isinstance(node.left, ast.Constant) and _combined_with_constant(ctx, node):
+            return "tanh"  # 1 - 2 / (e^2x + 1), 2 / (1 + e^-2x) - 1
+        if any(a.removeprefix("-").strip("()") == ast.unparse(node.left) for a in bottom):
+            return "sigmoid"  # x / (1 + e^-x): SiLU
     if isinstance(node, ast.Call) and ctx.resolve(node.func) in _LOG and node.args:
-        if _one_plus(ctx, node.args[0]) and _exp_args(ctx, node.args[0]):
+        terms = _exp_terms(ctx, node.args[0])
+        if terms and _one_plus(ctx, node.args[0]):
             return "softplus"
     return None
 
 
-def _exp_args(ctx: KernelContext, node: ast.AST, depth: int = 0) -> list[str]:
-    """Canonical text of the arguments of exp calls in `node`, following local names one assignment deep."""
-    out: list[str] = []
-    for sub in ctx.walk(node):
-        if isinstance(sub, ast.Call) and ctx.resolve(sub.func) in _EXP and sub.args:
-            out.append(ast.unparse(sub.args[0]))
-        elif isinstance(sub, ast.Name) and depth < 2:
-            for value in ctx.reaching(sub.id, sub):
-                if isinstance(value, ast.AST) and not ctx.load_call(value):
-                    out.extend(_exp_args(ctx, value, depth + 1))
-    return out
+def _exp_terms(ctx: KernelContext, node: ast.AST, depth: int = 0) -> list[str] | None:
+    """Arguments of the exponentials of a sum of exponentials and constants (`e^x + 1`, `e^x - e^-x`), following
+    a local name to its exp call; None when `node` is anything else (so a normalizer such as `tl.sum(p)` or an
+    accumulator is never mistaken for part of a hand-written function)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+        return []
+    if isinstance(node, ast.Call) and ctx.resolve(node.func) in _EXP and node.args:
+        return [ast.unparse(node.args[0])]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return _exp_terms(ctx, node.operand, depth)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        left, right = _exp_terms(ctx, node.left, depth), _exp_terms(ctx, node.right, depth)
+        return None if left is None or right is None else left + right
+    if isinstance(node, ast.Name) and depth < 2:
+        values = ctx.reaching(node.id, node)
+        if len(values) == 1 and not ctx.load_call(values[0]):
+            return _exp_terms(ctx, values[0], depth + 1)
+    return None
 
 
 def _related(args: list[str]) -> bool:
-    """Several exponentials of the same argument or of an argument and its negation (x, -x, 2*x, -2*x)."""
-    if len(args) < 2:
-        return False
+    """Several exponentials of the same argument or of an argument and its negation (x, -x, 2*x, -2*x), or one
+    exponential of a doubled argument against a constant ((e^2x - 1) / (e^2x + 1))."""
     bare = {a.removeprefix("-").strip("()") for a in args}
-    return len(bare) == 1
+    return len(bare) == 1 and len(args) >= 2
 
 
 def _one_plus(ctx: KernelContext, node: ast.AST) -> bool:
@@ -114,9 +126,11 @@ def _one_plus(ctx: KernelContext, node: ast.AST) -> bool:
     return any(isinstance(side, ast.Constant) and side.value == 1 for side in (node.left, node.right))
 
 
-def _unit_numerator(ctx: KernelContext, node: ast.AST, exps: list[str]) -> bool:
-    """`1 / (1 + exp(-x))` (sigmoid) or `x / (1 + exp(-x))` (SiLU); not `2 / (1 + exp(-2x))` (a tanh identity)."""
-    if isinstance(node, ast.Constant):
-        return node.value == 1
-    text = ast.unparse(node)
-    return any(a.removeprefix("-").strip("()") == text for a in exps)
+def _combined_with_constant(ctx: KernelContext, node: ast.AST) -> bool:
+    """`c / (1 + e)` inside `k - c / (1 + e)` or `c / (1 + e) - k`: the one-exponential tanh identity."""
+    parent = ctx.parent(node)
+    return (
+        isinstance(parent, ast.BinOp)
+        and isinstance(parent.op, (ast.Add, ast.Sub))
+        and any(isinstance(side, ast.Constant) for side in (parent.left, parent.right))
+    )

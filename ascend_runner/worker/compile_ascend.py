@@ -240,7 +240,7 @@ def _compile_into(req: dict[str, Any], result: dict[str, Any]) -> None:
         result.setdefault("metadata_notes", {})["driver"] = f"no compile-only driver: {exc}"
     source_module = _sibling_source_module()
     try:
-        loaded = source_module.load_source(source, path)
+        loaded = source_module.load_source(source, path, req.get("workdir") or None)
     except source_module.SourceError as exc:
         result["errors"].append(_error("frontend", exc.message, exc.line, exc.col))
         return

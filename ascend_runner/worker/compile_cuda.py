@@ -326,7 +326,7 @@ def compile_kernel(req: dict[str, Any]) -> dict[str, Any]:
     # the compile (tl.target_info, TMA support): on a machine without a GPU a stand-in answers for `target`.
     with compile_only(target) as standing_in:
         try:
-            loaded = load_source(str(req.get("source", "")), path)
+            loaded = load_source(str(req.get("source", "")), path, req.get("workdir") or None)
         except SourceError as exc:
             return _failed(req, [_error("frontend", exc.message, exc.line, exc.col)], started)
         try:

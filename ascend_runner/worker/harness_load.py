@@ -42,9 +42,14 @@ def _register_lines(path: str, text: str) -> None:
     linecache.cache[path] = (len(text), None, lines, path)
 
 
+# The folder a job's imports resolve in: a runner service's job folder (its uploaded modules), set by run_job
+# for the job's duration; None: the folder of the harness's path, as `python path` would.
+import_folder: str | None = None
+
+
 @contextlib.contextmanager
 def _import_context(path: str, argv: list[str] | None = None) -> Iterator[None]:
-    folder = os.path.dirname(os.path.abspath(path))
+    folder = os.path.abspath(import_folder) if import_folder else os.path.dirname(os.path.abspath(path))
     old_path, old_argv = list(sys.path), list(sys.argv)
     sys.path.insert(0, folder)
     if argv is not None:
@@ -53,6 +58,25 @@ def _import_context(path: str, argv: list[str] | None = None) -> Iterator[None]:
         yield
     finally:
         sys.path[:], sys.argv[:] = old_path, old_argv
+
+
+@contextlib.contextmanager
+def job_imports(path: str, folder: str | None) -> Iterator[None]:
+    """For one job: imports resolve in `folder` (else the folder of `path`); the user's own modules it
+    imported are forgotten afterwards, so the next job reads them again (they may have changed, and a job
+    folder is deleted with its job)."""
+    global import_folder
+    import_folder = folder or None
+    root = os.path.abspath(folder) if folder else os.path.dirname(os.path.abspath(path))
+    before = set(sys.modules)
+    try:
+        yield
+    finally:
+        import_folder = None
+        for name in set(sys.modules) - before:
+            file = getattr(sys.modules.get(name), "__file__", None) or ""
+            if file.startswith(root + os.sep):
+                sys.modules.pop(name, None)
 
 
 def _compile(path: str, text: str) -> types.CodeType:

@@ -14,6 +14,7 @@ import json
 import os
 import select
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -114,6 +115,55 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
+def _die_with_parent() -> None:
+    """Never outlive the process that started this worker (a CLI killed by SIGTERM/SIGKILL included), and
+    take everything this worker started along (compilers, job processes: its process group).
+
+    Two guards: PR_SET_PDEATHSIG asks Linux to send SIGTERM when the parent goes (the pool starts workers
+    from a long-lived thread, which that signal is tied to), and its handler kills the group; a watchdog
+    thread wakes when stdin (the pipe only the parent writes) hangs up and, once the parent is gone, does the
+    same, also while a job keeps the main thread busy. A parent that closes stdin but lives (a test feeding
+    a fixed list of jobs) gets every answer.
+    """
+    import signal
+
+    parent = os.environ.get("TRITONLENS_PARENT_PID", "")
+    parent_pid = int(parent) if parent.isdigit() else os.getppid()
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            signal.signal(signal.SIGTERM, lambda *_: _kill_own_group())
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGTERM), 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+        except (OSError, AttributeError, ValueError):
+            pass
+    if os.getppid() != parent_pid:
+        _kill_own_group()  # orphaned before the guards were in place
+    threading.Thread(target=_watch_parent, args=(parent_pid,), name="parent-watchdog", daemon=True).start()
+
+
+def _watch_parent(parent_pid: int) -> None:
+    poller = select.poll()
+    poller.register(sys.stdin.fileno(), 0)  # no events asked: poll reports only hang-up and errors
+    while not poller.poll():
+        pass
+    while os.getppid() == parent_pid:  # hung up, but the parent may still be reading our answers
+        time.sleep(0.25)
+    _kill_own_group()
+
+
+def _kill_own_group() -> None:
+    import signal
+
+    _remove_private_cache()
+    try:
+        if os.getpgrp() == os.getpid():  # the pool makes each worker lead its own group
+            os.killpg(os.getpgrp(), signal.SIGKILL)
+    finally:
+        os._exit(5)
+
+
 def _warm_up() -> None:
     """Load the compiler before the first job arrives; jobs sent meanwhile wait in the pipe."""
     for name in filter(None, os.environ.get(WARM_UP_ENV, "").split(",")):
@@ -209,6 +259,8 @@ def main() -> None:
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     faulthandler.enable(sys.stderr)  # a segfault in a compiler pass leaves a Python stack in the log
+    sys.dont_write_bytecode = True  # the user's modules are imported from their folder: no __pycache__ there
+    _die_with_parent()
     _limit_memory()
     _install_test_hooks()
     # Warm up only when idle: a worker started for a waiting job would just make that job wait longer.

@@ -18,7 +18,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # sibling modules, however we were started
@@ -28,13 +27,19 @@ from harness_load import (  # noqa: E402
     HarnessError,
     captured_output,
     find_kernel,
+    job_imports,
     load_module,
     resolve_entry,
     run_script,
     tail,
 )
+from harness_models import describe_exception as _describe_exception  # noqa: E402
+from harness_models import inputs as _inputs  # noqa: E402
+from harness_models import kernelbench as _kernelbench  # noqa: E402
+from harness_models import make_model as _make_model  # noqa: E402
 from harness_record import LaunchRecorder, recording  # noqa: E402
-from harness_verify import compare, poisoned_allocations  # noqa: E402
+from harness_verify import compare  # noqa: E402
+from verify_job import verify_job  # noqa: E402
 
 RUN_KINDS = ("run", "profile", "verify")
 
@@ -50,8 +55,12 @@ def handle(kind: str, payload: dict[str, Any], backend: str | None = None) -> di
         return {**base, "errors": [f"run_job handles {', '.join(RUN_KINDS)}, not {kind!r}"]}
     if _triton_mode_mismatch(backend == "interpret"):
         return _in_fresh_process(kind, payload, backend)
+    harness = payload.get("harness") if isinstance(payload.get("harness"), dict) else {}
     try:
-        with interpret_mode(backend == "interpret"):
+        with (
+            interpret_mode(backend == "interpret"),
+            job_imports(str(harness.get("path", "")), payload.get("workdir")),
+        ):
             be = make_backend(backend)
             if kind == "verify":
                 out = verify_job(be, payload)
@@ -97,13 +106,6 @@ def _in_fresh_process(kind: str, payload: dict[str, Any], backend: str) -> dict[
         return {"ok": False, "backend": backend, "errors": [f"job process failed: {tail(proc.stderr, 1500)}"]}
 
 
-def _describe_exception(exc: BaseException) -> str:
-    frames = traceback.extract_tb(exc.__traceback__)
-    user = [f for f in frames if "ascend_runner/worker" not in f.filename.replace(os.sep, "/")]
-    where = f" ({user[-1].filename}:{user[-1].lineno})" if user else ""
-    return f"{type(exc).__name__}: {exc}{where}"
-
-
 def _versions() -> dict[str, str]:
     out = {"python": platform.python_version()}
     for name in ("torch", "triton", "numpy", "torch_npu"):
@@ -116,32 +118,6 @@ def _versions() -> dict[str, str]:
 def _timing(payload: dict[str, Any]) -> tuple[float, float]:
     timing = payload.get("timing") or {}
     return float(timing.get("warmup_ms", 25.0)), float(timing.get("rep_ms", 100.0))
-
-
-def _seed(be: Backend, seed: int) -> None:
-    be.torch.manual_seed(seed)
-    if be.name == "cuda":
-        be.torch.cuda.manual_seed_all(seed)
-
-
-def _kernelbench(module: Any, names: tuple[str, ...] = ("Model", "ModelNew")) -> None:
-    missing = [n for n in (*names, "get_inputs", "get_init_inputs") if not hasattr(module, n)]
-    if missing:
-        raise HarnessError(
-            f"not a KernelBench-format module: missing {', '.join(missing)} "
-            "(needs Model, ModelNew, get_inputs(), get_init_inputs())"
-        )
-
-
-def _make_model(be: Backend, module: Any, cls_name: str, init: list[Any], seed: int) -> Any:
-    _seed(be, seed)  # same seed for both models: their parameters start equal, as KernelBench does
-    model = getattr(module, cls_name)(*init)
-    return model.to(be.device) if hasattr(model, "to") else model
-
-
-def _inputs(be: Backend, module: Any, seed: int) -> list[Any]:
-    _seed(be, seed)
-    return [be.to_device(x) for x in module.get_inputs()]
 
 
 def run_job(be: Backend, payload: dict[str, Any], profile: bool) -> dict[str, Any]:
@@ -235,7 +211,8 @@ def replay_launch(
     """Launch one recorded kernel alone from its snapshot: same arguments, grid and options."""
     torch = be.torch
     try:
-        snap = torch.load(replay["snapshot"], map_location="cpu", weights_only=False)
+        # weights_only: a snapshot is tensors, numbers and strings; never let a file run code on load.
+        snap = torch.load(replay["snapshot"], map_location="cpu", weights_only=True)
     except Exception as exc:
         raise HarnessError(f"cannot read snapshot {replay['snapshot']}: {exc}") from None
     rec = snap["record"]
@@ -267,65 +244,6 @@ def replay_launch(
         )
     result["launches"] = [rec]
     result["replay"] = outcome
-
-
-def verify_job(be: Backend, payload: dict[str, Any]) -> dict[str, Any]:
-    harness = payload["harness"]
-    cand_name, ref_name = payload.get("candidate", "ModelNew"), payload.get("reference", "Model")
-    atol, rtol = payload.get("atol"), payload.get("rtol")
-    warmup_ms, rep_ms = _timing(payload)
-    result: dict[str, Any] = {
-        "ok": True,
-        "passed": True,
-        "backend": be.name,
-        "checks": [],
-        "tolerance": {},
-        "timing_meaningful": be.timing_meaningful,
-        "errors": [],
-    }
-    with captured_output():
-        module = load_module(harness["path"], harness.get("source"))
-        _kernelbench(module, (ref_name, cand_name))
-        init = list(module.get_init_inputs())
-        recorder = LaunchRecorder(max_launches=16)
-        reference = _make_model(be, module, ref_name, init, 0)
-        candidate = _make_model(be, module, cand_name, init, 0)
-        inputs: list[Any] = []
-        for seed in payload.get("seeds") or [0]:
-            inputs = _inputs(be, module, int(seed))  # fresh random inputs for every seed
-            check: dict[str, Any] = {"seed": int(seed)}
-            try:
-                with be.torch.no_grad():
-                    expected = reference(*[_clone(x) for x in inputs])
-                    with recording(recorder):
-                        if payload.get("poison", True):
-                            with poisoned_allocations():
-                                got = candidate(*[_clone(x) for x in inputs])
-                        else:
-                            got = candidate(*[_clone(x) for x in inputs])
-                    be.synchronize()
-                uses_dot = any(r.get("uses_dot") for r in recorder.launches)
-                outcome = compare(got, expected, atol, rtol, uses_dot)
-                result["tolerance"] = {"atol": outcome.pop("atol", 0.0), "rtol": outcome.pop("rtol", 0.0)}
-                check.update(outcome)
-            except Exception as exc:
-                check.update(
-                    passed=False, reason=f"candidate or reference failed: {_describe_exception(exc)}"
-                )
-            result["checks"].append(check)
-            result["passed"] = result["passed"] and bool(check["passed"])
-        if not recorder.launches:
-            result["errors"].append(f"{cand_name} launched no Triton kernel")
-        if payload.get("time", True) and be.timing_meaningful and result["passed"]:
-            with be.torch.no_grad():
-                c = be.time_ms(lambda: candidate(*inputs), warmup_ms, rep_ms)["median"]
-                r = be.time_ms(lambda: reference(*inputs), warmup_ms, rep_ms)["median"]
-            result.update(candidate_ms=c, reference_ms=r, speedup=r / c if c > 0 else None)
-    return result
-
-
-def _clone(x: Any) -> Any:
-    return x.clone() if hasattr(x, "clone") else x
 
 
 def run_ncu(be: Backend, harness: dict[str, Any], launches: list[dict[str, Any]], timeout_s: float) -> dict:

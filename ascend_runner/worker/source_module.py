@@ -244,8 +244,11 @@ def _is_import(stmt: ast.stmt) -> bool:
     return any(isinstance(node, (ast.Import, ast.ImportFrom)) for node in ast.walk(stmt))
 
 
-def load_source(source: str, path: str) -> LoadedSource:
-    """Execute `source` as a fresh module whose code claims to come from `path`."""
+def load_source(source: str, path: str, job_folder: str | None = None) -> LoadedSource:
+    """Execute `source` as a fresh module whose code claims to come from `path`.
+
+    job_folder: a runner service's job folder holding the modules the client uploaded; the buffer's imports
+    then resolve there only (never in folders of the runner host that `path` happens to name)."""
     try:
         tree = ast.parse(source, filename=path)
     except SyntaxError as exc:
@@ -256,14 +259,15 @@ def load_source(source: str, path: str) -> LoadedSource:
     module.__file__ = path
     sys.modules[name] = module  # dataclasses, inspect.getmodule and pickling look modules up here
     loaded = LoadedSource(module, tree=tree, path=path)
-    folder = os.path.dirname(os.path.abspath(path))
+    folder = os.path.abspath(job_folder) if job_folder else os.path.dirname(os.path.abspath(path))
     # Sibling imports (`from utils import helper`), package and workspace imports resolve as for the user.
-    added = [p for p in import_roots(path) if os.path.isdir(p) and p not in sys.path]
+    roots = [folder] if job_folder else import_roots(path)
+    added = [p for p in roots if os.path.isdir(p) and p not in sys.path]
     sys.path[:0] = added
     before = set(sys.modules)
     stand_ins = standing_in()
     stood = stand_ins.__enter__()
-    root, package = package_of(path)
+    root, package = (None, None) if job_folder else package_of(path)
     package_error = _enter_package(package, root, loaded.stub_packages) if package and root else None
     _report_stand_ins(loaded, stood, 0, 1)
     if package and root and package_error is None or loaded.stub_packages:

@@ -11,6 +11,8 @@ import os
 import time
 from typing import Any
 
+_SLEEPER = "import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(120)"
+
 
 def handle_fault(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
     if os.environ.get("TRITONLENS_WORKER_TEST_HOOKS") != "1":
@@ -26,6 +28,20 @@ def handle_fault(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
         time.sleep(float(payload.get("seconds", 0)))
         return {"slept": payload.get("seconds"), "pid": os.getpid()}
     if action == "hang":
+        while True:
+            time.sleep(1)
+    if action == "detach":
+        # A grandchild in its own session that keeps the worker's stderr open (optionally re-parented to
+        # init by a double fork), then hang: the pool must still end the job at its timeout.
+        import subprocess
+        import sys
+
+        if payload.get("double_fork"):
+            code = "import os, subprocess, sys; subprocess.Popen([sys.executable, '-c', sys.argv[2], sys.argv[1]], start_new_session=True); os._exit(0)"
+            argv = [sys.executable, "-c", code, str(payload["pid_file"]), _SLEEPER]
+        else:
+            argv = [sys.executable, "-c", _SLEEPER, str(payload["pid_file"])]
+        subprocess.Popen(argv, start_new_session=True)
         while True:
             time.sleep(1)
     if action == "segfault":

@@ -104,7 +104,10 @@ def save_measured(device_name: str, ceilings: dict[str, Any]) -> None:
         print(f"tritonlens profile: could not cache measured ceilings: {exc}", file=sys.stderr)
 
 
-def make_runner(spec: str, token_env: str | None = None, token_file: str | None = None) -> Any:
+def make_runner(
+    spec: str, token_env: str | None = None, token_file: str | None = None, *, cache: bool = False, workers: int = 1
+) -> Any:
+    """A runner for --runner SPEC; `cache` keeps compile results, `workers` runs that many jobs at once (local)."""
     from ...ascend_runner import client, factory
 
     if spec.startswith(("http://", "https://")):
@@ -122,7 +125,7 @@ def make_runner(spec: str, token_env: str | None = None, token_file: str | None 
             return factory.get_runner({"address": spec})
         except Exception as exc:  # Ray missing, no cluster at the address, or no token
             raise RuntimeError(f"cannot use the Ray runner {spec}: {exc}") from None
-    config: dict[str, Any] = {"cache": False}
+    config: dict[str, Any] = {"cache": cache, "workers": workers}
     if spec.startswith("local:"):
         env = spec.split(":", 1)[1]
         if env in ("cuda", "ascend"):

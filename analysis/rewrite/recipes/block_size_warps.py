@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
+from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish, grid_node
 from ..source_edit import Edit
 
 # block size -> num_warps: about 8-16 elements per thread for a 1D block
@@ -27,23 +27,6 @@ def _block_param(ks: KernelSource) -> str:
     if len(blocks) != 1:
         raise Decline(f"{len(blocks)} block-size constexprs used by tl.arange; this recipe handles exactly one")
     return blocks[0]
-
-
-def _grid_node(ks: KernelSource, call: ast.Call) -> ast.AST:
-    """The grid expression of `kernel[grid](...)`, following a name assigned once in the same function."""
-    grid = call.func.slice
-    if isinstance(grid, ast.Name):
-        scope = ks.enclosing_statement(call)
-        while scope is not None and not isinstance(scope, ast.FunctionDef | ast.Module):
-            scope = ks.parent(scope)
-        assigns = [
-            n for n in ast.walk(scope or ks.tree)
-            if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == grid.id for t in n.targets)
-        ]
-        if len(assigns) != 1:
-            raise Decline(f"the grid {grid.id} is not assigned exactly once")
-        return assigns[0].value
-    return grid
 
 
 def _literal_node(ks: KernelSource, call: ast.Call, block: str) -> ast.Constant:
@@ -72,7 +55,7 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
             raise Decline(f"the launch at line {site.span.line} does not pass {block} as an int literal")
         call = ks.node_at(site)
         literal = _literal_node(ks, call, block)
-        grid = _grid_node(ks, call)
+        grid = grid_node(ks, call)
         if isinstance(grid, ast.Lambda):
             grid_literals = []  # reads the block from meta
         else:

@@ -67,6 +67,10 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
             continue
         groups.setdefault(name, []).append(node)
 
+    # a division nested in another's numerator (`(x / t) / d`) is left for a second application
+    chosen = [d for ds in groups.values() for d in ds]
+    inner = {id(n) for d in chosen for n in ast.walk(d.left) if n is not d}
+    groups = {k: kept for k, v in groups.items() if (kept := [d for d in v if id(d) not in inner])}
     bodies = _bodies(ks)
     edits: list[Edit] = []
     done: list[str] = []

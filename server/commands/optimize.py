@@ -1,0 +1,152 @@
+"""`tritonlens optimize FILE|DIR`: evidence -> candidates (recipes, config search, LLM) -> verification gate ->
+apply the fastest verified one -> again, within a budget; writes a Markdown + JSON report. `--apply` writes the
+verified final text into the files (only the command line ever writes user files). Same engine as the editor:
+server/engine/optimize.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..engine.optimize import report as reporting
+from ..engine.optimize.config_search import ConfigSearch
+from ..engine.optimize.gate import GateConfig
+from ..engine.optimize.loop import Budget, OptimizeOptions, optimize_source
+from ..engine.optimize.proposers import RecipeProposer, llm_proposer
+from .profile import BACKEND_CHOICES, detect_harness, make_runner
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("optimize", help="find, verify and report faster versions of KernelBench-form kernels")
+    p.add_argument("paths", nargs="+", metavar="FILE|DIR", help="KernelBench-form files, or folders of them")
+    p.add_argument("--target", default="sm_90", help="compile target for the compile check (sm_90, ascend910b3...)")
+    p.add_argument("--runner", default="local", help="local, local:ENV or an http(s) URL (as `profile`)")
+    p.add_argument("--token-env", metavar="VAR", help="environment variable holding a remote runner's token")
+    p.add_argument("--token-file", metavar="PATH", help="file holding a remote runner's token")
+    p.add_argument("--backend", choices=BACKEND_CHOICES, default="cuda", help="where candidates run (default cuda)")
+    p.add_argument("--budget", default="", metavar="SPEC", help="candidates=N,rounds=N,seconds=S (default 24,3,1800)")
+    p.add_argument("--repeats", type=int, default=5, help="interleaved timing repeats per candidate (default 5)")
+    p.add_argument("--no-config-search", action="store_true", help="recipes (and the LLM) only")
+    p.add_argument("--llm-base-url", metavar="URL", help="OpenAI-compatible endpoint for the LLM proposer")
+    p.add_argument("--llm-model", metavar="M", help="model name for the LLM proposer")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--report", metavar="DIR", help="write optimize-report.md and optimize-report.json there")
+    p.add_argument("--apply", action="store_true", help="write each file's verified faster final text into it")
+    p.set_defaults(func=run)
+
+
+def _files(paths: list[str]) -> tuple[list[Path], list[str]]:
+    files: list[Path] = []
+    problems: list[str] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            files.extend(sorted(f for f in p.rglob("*.py") if f.is_file()))
+        elif p.is_file():
+            files.append(p)
+        else:
+            problems.append(f"{raw}: no such file or folder")
+    return files, problems
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        budget = Budget.parse(args.budget)
+    except ValueError as exc:
+        print(f"tritonlens optimize: {exc}", file=sys.stderr)
+        return 2
+    files, problems = _files(args.paths)
+    for problem in problems:
+        print(f"tritonlens optimize: {problem}", file=sys.stderr)
+    if not files:
+        return 2
+    try:
+        runner = make_runner(args.runner, args.token_env, args.token_file, cache=True, workers=2)
+    except RuntimeError as exc:
+        print(f"tritonlens optimize: {exc}", file=sys.stderr)
+        return 2
+    notes: list[str] = []
+    llm = llm_proposer(args.llm_base_url, args.llm_model)
+    if (args.llm_base_url or args.llm_model) and llm is None:
+        notes.append(
+            "the LLM proposer is not part of this build (or needs both --llm-base-url and --llm-model): "
+            "recipes and config search only"
+        )
+        print(f"tritonlens optimize: {notes[-1]}", file=sys.stderr)
+    options = OptimizeOptions(
+        target=args.target,
+        backend=args.backend,
+        budget=budget,
+        gate=GateConfig(backend=args.backend, target=args.target, repeats=args.repeats),
+    )
+    results: list[dict[str, Any]] = []
+    markdown: list[str] = ["# tritonlens optimize report", ""] + [f"- {n}" for n in notes]
+    status = 0
+    try:
+        for path in files:
+            try:
+                source = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                print(f"tritonlens optimize: cannot read {path}: {exc}", file=sys.stderr)
+                status = 1
+                continue
+            if detect_harness(source) != "kernelbench":
+                if len(files) == 1:
+                    print(f"tritonlens optimize: {path} is not in KernelBench form (Model, ModelNew, get_inputs, "
+                          "get_init_inputs): the gate needs a reference to compare with", file=sys.stderr)
+                    status = 1
+                continue
+            proposers: list[Any] = [RecipeProposer()]
+            if not args.no_config_search:
+                proposers.append(ConfigSearch(runner, args.target, backend=args.backend))
+            if llm is not None:
+                proposers.append(llm)
+            print(f"tritonlens optimize: {path} ...", file=sys.stderr)
+            result = optimize_source(
+                source, str(path), runner, options, proposers,
+                progress=lambda message, _fraction: print(f"  {message}", file=sys.stderr),
+            )
+            if result.error:
+                status = 1
+            data = reporting.to_dict(result)
+            data["notes"] = notes + data["notes"]
+            results.append(data)
+            markdown.append(reporting.to_markdown(result))
+            if args.apply:
+                _apply(path, result)
+    except KeyboardInterrupt:
+        print("tritonlens optimize: interrupted; reporting what was done", file=sys.stderr)
+        status = 130
+    finally:
+        runner.close()
+    if len(results) > 1:
+        markdown[2:2] = ["## Summary", "", reporting.summary_markdown(results)]
+    text = "\n".join(markdown)
+    if args.report:
+        out = Path(args.report)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "optimize-report.md").write_text(text, encoding="utf-8")
+        (out / "optimize-report.json").write_text(json.dumps({"files": results}, indent=1, default=repr))
+        print(f"tritonlens optimize: report written to {out}/optimize-report.md and .json", file=sys.stderr)
+    if args.format == "json":
+        print(json.dumps({"files": results}, indent=1, default=repr))
+    else:
+        print(text)
+    return status
+
+
+def _apply(path: Path, result: Any) -> None:
+    overall = result.overall
+    if overall is None or not overall.accepted or result.final == result.original:
+        why = "nothing verified faster" if result.timing_meaningful else "no timing on this backend"
+        print(f"tritonlens optimize: {path} left unchanged ({why})", file=sys.stderr)
+        return
+    if path.read_text(encoding="utf-8") != result.original:
+        print(f"tritonlens optimize: {path} changed while optimizing; not overwritten", file=sys.stderr)
+        return
+    path.write_text(result.final, encoding="utf-8")
+    print(f"tritonlens optimize: wrote {path} ({overall.speedup:.2f}x, verified)", file=sys.stderr)

@@ -1,0 +1,1 @@
+"""Engines shared by the command line and the language server (no LSP types here)."""

@@ -1,0 +1,213 @@
+"""Config search: move block sizes, num_warps and num_stages (CUDA) or multibuffer (Ascend) one step at a time
+from the current text (a pattern search across the loop's rounds: each round starts from the config the last
+round applied), prune every move by compiling it first, and hand only the survivors to the gate, which times
+them interleaved against the current text.
+
+Like Triton's `autotune` the candidates are concrete configs benchmarked on the device; unlike it, configs are
+pruned before timing by what the compiler reports (spilled registers, shared memory beyond the target's per-block
+limit, new error-level compiler findings such as an Ascend UB overflow) and the winner is written into the
+source, verified. Like Helion's pattern search, each round explores the neighbours of the best config so far.
+
+Ascend: `FEASIBILITY[platform]` is the hook for a UB-feasibility function `(facts, knobs, target) -> reason |
+None` that analysis may register (e.g. from analysis/compiler_ascend_checks.ub_estimate); until it does, Ascend
+moves are pruned by the compile and its TL4xx error findings only.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from ....analysis.findings import Severity
+from ....analysis.rewrite.model import Candidate, RecipeContext, Verdict
+from .knobs import Knob, apply_edits, find_knobs
+from .proposers import Declined
+
+BLOCK_RANGE = (16, 8192)
+WARPS = (1, 2, 4, 8, 16)
+STAGES = (1, 2, 3, 4, 5)
+Feasibility = Callable[[dict[str, Any], dict[str, Any], str], "str | None"]
+FEASIBILITY: dict[str, Feasibility] = {}  # platform -> check; see the module docstring
+
+
+def _platform(target: str) -> str:
+    return "ascend" if target.startswith("ascend") else "cuda"
+
+
+@dataclass(frozen=True)
+class Move:
+    changes: tuple[tuple[Knob, Any], ...]
+
+    @property
+    def label(self) -> str:
+        return ", ".join(f"{k.label}: {k.value} -> {v}" for k, v in self.changes)
+
+    def config(self) -> dict[str, Any]:
+        return {k.label: v for k, v in self.changes}
+
+
+def moves(knobs: Sequence[Knob]) -> list[Move]:
+    """One-step moves, in the order they are timed when the round's budget is short: larger blocks first (first
+    drafts tend to use small ones), block x2 with warps x2 together (a bigger tile usually wants more warps), warps
+    up and down, smaller blocks, then pipeline stages (only for kernels with a loop)."""
+    blocks = [k for k in knobs if k.kind == "block"]
+
+    def block_moves(factors: tuple[float, ...]) -> list[Move]:
+        out = []
+        for factor in factors:
+            for k in blocks:
+                v = int(k.value * factor)
+                if BLOCK_RANGE[0] <= v <= BLOCK_RANGE[1] and v != k.value:
+                    out.append(Move(((k, v),)))
+        return out
+
+    def neighbours(k: Knob, values: tuple[int, ...]) -> list[Move]:
+        i = values.index(k.value) if k.value in values else 2
+        return [Move(((k, values[j]),)) for j in (i + 1, i - 1) if 0 <= j < len(values)]
+
+    warps = {w.label.split(".")[0]: w for w in knobs if w.kind == "num_warps"}
+    joint = []
+    for k in blocks:
+        w = next((warps[n] for n in sorted(k.kernels) if n in warps), None)
+        if w is not None and k.value * 2 <= BLOCK_RANGE[1] and w.value * 2 in WARPS:
+            joint.append(Move(((k, k.value * 2), (w, w.value * 2))))
+    out = block_moves((2, 4)) + joint
+    out += [m for k in knobs if k.kind == "num_warps" for m in neighbours(k, WARPS)]
+    out += block_moves((0.5, 0.25))
+    out += [m for k in knobs if k.kind == "num_stages" and k.has_loop for m in neighbours(k, STAGES)]
+    out += [Move(((k, not k.value),)) for k in knobs if k.kind == "multibuffer"]
+    return out
+
+
+@dataclass
+class Pruned:
+    move: str
+    reason: str
+
+
+@dataclass
+class ConfigSearch:
+    runner: Any
+    target: str
+    backend: str = "cuda"
+    max_survivors: int = 8  # moves handed to the gate per round (the rest are compiled but not timed)
+    workers: int = 2  # parallel compiles (the runner's pool decides how many really run at once)
+    name: str = "config-search"
+    declined: list[Declined] = field(default_factory=list)
+    pruned: list[Pruned] = field(default_factory=list)
+    cancel: threading.Event | None = None
+
+    def propose(self, ctx: RecipeContext, feedback: Sequence[Verdict]) -> list[Candidate]:
+        if self.backend == "interpret":
+            if not any(d.proposer == self.name for d in self.declined):
+                self.declined.append(Declined(self.name, ctx.kernel, "needs a backend whose timings mean something"))
+            return []
+        survivors, _ = self.search(ctx)
+        return survivors
+
+    def search(self, ctx: RecipeContext) -> tuple[list[Candidate], list[Pruned]]:
+        """Every one-step move of ctx.kernel's launches, compiled; (survivors as candidates, pruned moves)."""
+        params = {k.name: [(p.name, p.is_constexpr) for p in k.params] for k in ctx.module.kernels}
+        try:
+            knobs = [k for k in find_knobs(ctx.source, params, _platform(self.target)) if ctx.kernel in k.kernels]
+        except SyntaxError:
+            return [], []
+        if not knobs:
+            self.declined.append(Declined(self.name, ctx.kernel, "no literal block size or launch option to move"))
+            return [], []
+        kinfo = next((k for k in ctx.module.kernels if k.name == ctx.kernel), None)
+        if kinfo is not None and kinfo.autotune is not None:
+            self.declined.append(Declined(self.name, ctx.kernel, "the kernel is autotuned: its configs are the search"))
+            return [], []
+        base = self._compile(ctx, ctx.source, sorted({n for k in knobs for n in k.kernels}))
+        if base.get("error"):
+            self.declined.append(Declined(self.name, ctx.kernel, f"the current text does not compile: {base['error']}"))
+            return [], []
+        candidates: list[tuple[Move, str]] = []
+        for move in moves(knobs):
+            edits = [e for knob, value in move.changes for e in knob.edits(value, ctx.source)]
+            if edits:
+                candidates.append((move, apply_edits(ctx.source, edits)))
+        with ThreadPoolExecutor(max_workers=max(1, self.workers)) as pool:
+            facts = list(pool.map(
+                lambda mc: self._compile(ctx, mc[1], sorted({n for k, _ in mc[0].changes for n in k.kernels})),
+                candidates,
+            ))
+        survivors: list[Candidate] = []
+        pruned: list[Pruned] = []
+        for (move, text), fact in zip(candidates, facts, strict=True):
+            reason = self._prune_reason(fact, base, move)
+            if reason:
+                pruned.append(Pruned(move.label, reason))
+                continue
+            if len(survivors) >= self.max_survivors:
+                pruned.append(Pruned(move.label, "compiled fine; beyond this round's timing budget"))
+                continue
+            survivors.append(self._candidate(ctx, move, text, fact))
+        self.pruned.extend(pruned)
+        return survivors, pruned
+
+    def _compile(self, ctx: RecipeContext, source: str, kernels: list[str]) -> dict[str, Any]:
+        """Registers, spills, shared memory and error findings per kernel, from the pipeline's compile."""
+        from ...pipeline import analyze_document
+        from .gate import compile_facts
+
+        out: dict[str, Any] = {"kernels": {}}
+        for analysis in analyze_document(source, ctx.path, self.target, self.runner, kernels=kernels,
+                                         cancel=self.cancel, max_variants=1):
+            facts = compile_facts(analysis)
+            facts["errors"] = sorted(
+                {f.code for f in analysis.findings if f.severity == Severity.ERROR and f.code[:3] in ("TL3", "TL4")}
+            )
+            failed = [e for v in analysis.variants if not v.ok for e in v.errors]
+            if analysis.runner_unavailable or (analysis.error and not analysis.variants):
+                out["error"] = analysis.error or "not compiled"
+            elif failed:
+                out["error"] = f"{failed[0].stage}: {failed[0].message.strip()[:300]}"
+            out["kernels"][analysis.kernel] = facts
+        return out
+
+    def _prune_reason(self, fact: dict[str, Any], base: dict[str, Any], move: Move) -> str | None:
+        from ....analysis.compiler_cuda_limits import limits_for
+
+        if fact.get("error"):
+            return f"does not compile: {fact['error']}"
+        limits = limits_for(self.target) if _platform(self.target) == "cuda" else None
+        for kernel, facts in fact["kernels"].items():
+            before = base["kernels"].get(kernel, {})
+            spills = int(facts.get("spill_stores") or 0)
+            if spills > int(before.get("spill_stores") or 0):
+                return f"{kernel} spills {spills} bytes of registers (compile result)"
+            shared = int(facts.get("shared") or 0)
+            if limits is not None and shared > limits.shared_per_block:
+                return f"{kernel} needs {shared} bytes of shared memory; {limits.name} allows {limits.shared_per_block}"
+            new_errors = set(facts.get("errors") or []) - set(before.get("errors") or [])
+            if new_errors:
+                return f"{kernel}: new compiler error finding(s) {', '.join(sorted(new_errors))}"
+            check = FEASIBILITY.get(_platform(self.target))
+            if check is not None:
+                why = check(facts, move.config(), self.target)
+                if why:
+                    return why
+        return None
+
+    def _candidate(self, ctx: RecipeContext, move: Move, text: str, fact: dict[str, Any]) -> Candidate:
+        resources = "; ".join(
+            f"{k}: {f.get('registers')} registers, {f.get('spill_stores') or 0} spilled, {f.get('shared')} B shared"
+            for k, f in fact["kernels"].items()
+        )
+        return Candidate(
+            source=text,
+            origin="config",
+            producer=self.name,
+            kernel=ctx.kernel,
+            title=f"config: {move.label}",
+            rationale=f"A one-step move of the launch configuration, compiled for {self.target} first ({resources}); "
+            "kept only if the gate measures it faster.",
+            evidence=(),
+            level=4,
+            config=move.config(),
+        )

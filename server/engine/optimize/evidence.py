@@ -1,0 +1,78 @@
+"""Everything the proposers are told about the current text of a file: level 1 (triage), levels 3-4 (compile for
+the target through server.pipeline) and level 2 (a profile on the runner, only where timing means something).
+The same calls the editor and `tritonlens check`/`profile` make: one code path."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from ....analysis.findings import Finding
+
+
+@dataclass
+class Evidence:
+    findings: list[Finding] = field(default_factory=list)
+    compile: dict[str, Any] = field(default_factory=dict)  # kernel -> registers/spills/shared (gate.compile_facts)
+    profile: dict[str, Any] | None = None  # the runner's RunResult dict
+    roofline: list[dict[str, Any]] = field(default_factory=list)  # per launch: kernel, time, bound, fraction
+    notes: list[str] = field(default_factory=list)
+
+    def codes(self) -> set[str]:
+        return {f.code for f in self.findings}
+
+
+def collect(
+    source: str,
+    path: str,
+    target: str,
+    runner: Any,
+    *,
+    backend: str,
+    cancel: threading.Event | None = None,
+    profile: bool = True,
+) -> Evidence:
+    from ....analysis.triage import triage
+    from ...pipeline import analyze_document, find_pyproject_overrides
+    from .gate import compile_facts
+
+    ev = Evidence()
+    ev.findings.extend(triage(source, path).findings)
+    for analysis in analyze_document(
+        source, path, target, runner, overrides=find_pyproject_overrides(path), cancel=cancel
+    ):
+        ev.findings.extend(analysis.findings)
+        ev.compile[analysis.kernel] = compile_facts(analysis)
+        if analysis.error:
+            ev.notes.append(f"{analysis.kernel}: levels 3-4 incomplete: {analysis.error}")
+    if profile and backend != "interpret" and not (cancel is not None and cancel.is_set()):
+        _profile(source, path, runner, backend, ev)
+    elif backend == "interpret":
+        ev.notes.append("no level-2 profile: the interpret backend's timings say nothing about hardware")
+    return ev
+
+
+def _profile(source: str, path: str, runner: Any, backend: str, ev: Evidence) -> None:
+    from ....analysis import devices, profiling
+
+    payload = {"harness": {"mode": "kernelbench", "path": path, "source": source}, "backend": backend}
+    try:
+        reply = runner.profile(backend, payload, timeout_s=600)
+    except Exception as exc:
+        ev.notes.append(f"profile failed: {type(exc).__name__}: {exc}")
+        return
+    if not reply.get("ok"):
+        error = reply.get("error") or {}
+        ev.notes.append(f"profile failed: {error.get('message') if isinstance(error, dict) else error}")
+        return
+    result = dict(reply.get("result") or {})
+    ev.profile = result
+    report = profiling.analyze_run(result, devices.from_runner(result.get("device") or {}), source=source, path=path)
+    ev.findings.extend(report.findings)
+    ev.notes.extend(report.notes)
+    for la in report.launches:
+        fraction = max((x for x in (la.bandwidth_fraction, la.compute_fraction) if x is not None), default=None)
+        ev.roofline.append(
+            {"kernel": la.kernel, "time_ms": la.time_ms, "bound": la.bound, "roofline_fraction": fraction}
+        )

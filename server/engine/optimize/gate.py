@@ -1,0 +1,203 @@
+"""The verification gate: every candidate passes it before anyone sees it.
+
+1. It parses and compiles for the target (levels 3-4 through server.pipeline: the same compile the editor uses,
+   which also re-diagnoses the candidate for the next round).
+2. On the runner's `verify` job: fresh random inputs (several seeds) at every planned shape, the search shapes
+   and at least one held-out shape, against the reference `Model` of the ORIGINAL file (a candidate cannot change
+   what it is compared with), dtype-aware tolerances, fresh allocations poisoned, NaN never passing.
+3. Where timing means something, baseline and candidate timed alternately at the benchmark shape; a gain inside
+   run-to-run noise is no gain (timing.judge). Under `interpret` nothing is accepted as faster.
+Rejections are Verdicts with the stage and the reason; nothing is thrown away.
+"""
+
+from __future__ import annotations
+
+import ast
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from ....analysis.findings import Finding
+from ....analysis.rewrite.model import Candidate, Verdict
+from .shapes import ShapePlan
+from .timing import MIN_GAIN, judge
+
+WORKER_STAGES = ("worker", "unavailable", "closed", "timeout", "cancelled")
+
+
+@dataclass
+class GateConfig:
+    backend: str = "interpret"  # runner backend that executes: cuda | npu | interpret
+    target: str = "sm_90"  # compile target for the compile check
+    seeds: tuple[int, ...] = (0, 1)
+    repeats: int = 5  # interleaved timing repeats
+    min_gain: float = MIN_GAIN
+    warmup_ms: float = 25.0
+    rep_ms: float = 100.0
+    timeout_s: float = 600.0
+    compile_check: bool = True
+
+    @property
+    def timing_meaningful(self) -> bool:
+        return self.backend != "interpret"
+
+
+@dataclass
+class GateResult:
+    verdict: Verdict
+    findings: list[Finding] = field(default_factory=list)  # levels 3-4 of the candidate (re-diagnosis)
+    compile_summary: dict[str, Any] = field(default_factory=dict)
+
+
+def compile_facts(analysis: Any) -> dict[str, Any]:
+    """Registers, spills and shared memory of the first variant that compiled (what config search prunes on)."""
+    primary = analysis.primary
+    res = dict(primary.resources) if primary else {}
+    facts: dict[str, Any] = {k: res.get(k) for k in ("registers", "spill_stores", "spill_loads", "shared")}
+    facts["variant"] = primary.specialization.label if primary else None
+    if analysis.error:
+        facts["error"] = analysis.error
+    return facts
+
+
+def _reject(candidate: Candidate, stage: str, reason: str, **details: Any) -> Verdict:
+    return Verdict(candidate.id, False, reason, stage=stage, details=details)
+
+
+class Gate:
+    def __init__(self, runner: Any, config: GateConfig, shapes: ShapePlan, path: str) -> None:
+        self.runner, self.config, self.shapes, self.path = runner, config, shapes, path
+
+    # -- 1. compile --------------------------------------------------------------------------------------
+    def compile_check(self, source: str, cancel: threading.Event | None) -> tuple[str | None, GateResult]:
+        """(error or None, partial result with the candidate's level 3-4 findings)."""
+        from ...pipeline import analyze_document, find_pyproject_overrides
+
+        out = GateResult(Verdict("", True, ""))
+        analyses = analyze_document(
+            source,
+            self.path,
+            self.config.target,
+            self.runner,
+            overrides=find_pyproject_overrides(self.path),
+            cancel=cancel,
+        )
+        for analysis in analyses:
+            out.findings.extend(analysis.findings)
+            out.compile_summary[analysis.kernel] = compile_facts(analysis)
+            if analysis.runner_unavailable:
+                out.compile_summary[analysis.kernel]["not_compiled"] = analysis.error
+                continue
+            for variant in analysis.variants:
+                errors = [e for e in variant.errors if e.stage not in WORKER_STAGES]
+                if not variant.ok and errors:
+                    first = errors[0]
+                    where = f" (line {first.line})" if first.line else ""
+                    return (
+                        f"does not compile for {self.config.target}: {analysis.kernel} "
+                        f"[{variant.specialization.label}] {first.stage}: {first.message.strip()[:400]}{where}",
+                        out,
+                    )
+        return None, out
+
+    # -- 2 + 3. verify and time --------------------------------------------------------------------------
+    def payload(self, baseline_source: str, candidate_source: str) -> dict[str, Any]:
+        cfg = self.config
+        payload: dict[str, Any] = {
+            "harness": {"mode": "kernelbench", "path": self.path, "source": candidate_source},
+            "seeds": list(cfg.seeds),
+            "shapes": [s.to_payload() for s in self.shapes.all],
+            "baseline_source": baseline_source,
+            "poison": True,
+            "time": cfg.timing_meaningful,
+            "timing": {"warmup_ms": cfg.warmup_ms, "rep_ms": cfg.rep_ms},
+        }
+        if cfg.timing_meaningful:
+            t = self.shapes.timing
+            payload["interleave"] = {"repeats": cfg.repeats, "overrides": dict(t.overrides), "label": t.label}
+        return payload
+
+    def check(
+        self, baseline_source: str, candidate: Candidate, cancel: threading.Event | None = None
+    ) -> GateResult:
+        try:
+            ast.parse(candidate.source)
+        except SyntaxError as exc:
+            return GateResult(_reject(candidate, "compile", f"syntax error on line {exc.lineno}: {exc.msg}"))
+        result = GateResult(Verdict(candidate.id, False, ""))
+        if self.config.compile_check:
+            error, result = self.compile_check(candidate.source, cancel)
+            if error:
+                result.verdict = _reject(candidate, "compile", error, compile=result.compile_summary)
+                return result
+        if cancel is not None and cancel.is_set():
+            result.verdict = _reject(candidate, "cancelled", "cancelled before verification")
+            return result
+        reply = self.runner.verify(
+            self.config.backend,
+            self.payload(baseline_source, candidate.source),
+            cancel=cancel,
+            timeout_s=self.config.timeout_s,
+        )
+        result.verdict = self.judge_reply(candidate, reply, result.compile_summary)
+        return result
+
+    def judge_reply(self, candidate: Candidate, reply: dict[str, Any], compiled: dict[str, Any]) -> Verdict:
+        """Turn the runner's verify reply into a Verdict (pure: unit-testable on recorded replies)."""
+        details: dict[str, Any] = {"compile": compiled, "backend": self.config.backend}
+        if not reply.get("ok"):
+            error = reply.get("error") or {}
+            message = error.get("message") if isinstance(error, dict) else str(error)
+            return Verdict(candidate.id, False, f"the runner failed: {message}", stage="runner", details=details)
+        res = dict(reply.get("result") or {})
+        checks = list(res.get("checks") or [])
+        details.update(
+            checks=checks,
+            tolerance=res.get("tolerance"),
+            shapes=[s.to_payload() for s in self.shapes.all],
+            shapes_note=self.shapes.source_note,
+            seeds=list(self.config.seeds),
+            errors=res.get("errors") or [],
+        )
+        errs = [abs(c["max_abs"]) for c in checks if c.get("max_abs") is not None]
+        max_error = max(errs) if errs else None
+        if not res.get("ok", False):
+            why = "; ".join(res.get("errors") or ["the verify job failed"])
+            return Verdict(candidate.id, False, f"could not run: {why}", stage="compile", details=details)
+        failed = [c for c in checks if not c.get("passed")]
+        if failed:
+            first = next((c for c in failed if not c.get("held_out")), failed[0])
+            stage = "unseen-shape" if first.get("held_out") else "correctness"
+            if "CompilationError" in str(first.get("reason")):
+                stage = "compile"
+            where = f"shape {first.get('shape')} seed {first.get('seed')}"
+            if stage == "unseen-shape":
+                where += " (held out: never used while searching)"
+            return Verdict(
+                candidate.id, False, f"{where}: {first.get('reason')}", stage=stage,
+                max_error=max_error, details=details,
+            )
+        if not res.get("passed", False) or not checks:
+            return Verdict(candidate.id, False, "the verify job checked nothing", stage="correctness", details=details)
+        n_shapes = len({c.get("shape") for c in checks})
+        correct = f"correct on {n_shapes} shape(s) x {len(self.config.seeds)} seed(s)"
+        if max_error is not None:
+            correct += f", max error {max_error:.1g}"
+        if not res.get("timing_meaningful", True) or not self.config.timing_meaningful:
+            details.update(faster=False, timing_meaningful=False)
+            reason = f"verified correct ({correct}); not timed: {self.config.backend} timings say nothing about hardware"
+            return Verdict(candidate.id, True, reason, stage="", max_error=max_error, details=details)
+        timing = dict(res.get("timing") or {})
+        verdict_t = judge(list(timing.get("baseline_ms") or []), list(timing.get("candidate_ms") or []),
+                          self.config.min_gain)
+        details.update(timing=timing, judgement=verdict_t.to_dict(), timing_meaningful=True,
+                       faster=verdict_t.faster, device=(timing.get("device") or {}).get("name"))
+        if not verdict_t.faster:
+            return Verdict(
+                candidate.id, False, f"{verdict_t.reason} ({correct})", stage="timing",
+                speedup=verdict_t.speedup, spread=verdict_t.spread, max_error=max_error, details=details,
+            )
+        return Verdict(
+            candidate.id, True, f"{verdict_t.reason}; {correct}", stage="",
+            speedup=verdict_t.speedup, spread=verdict_t.spread, max_error=max_error, details=details,
+        )

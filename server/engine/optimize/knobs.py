@@ -1,0 +1,217 @@
+"""The tunable values of a file's kernel launches, located in the text: constexpr block sizes given as integer
+literals (at the launch, or through a local assigned once), `num_warps` / `num_stages` (CUDA) or `multibuffer`
+(Ascend) at the launch, present or insertable.
+
+A block size that also sizes the grid (`triton.cdiv(n, 64)` on the grid axis whose `tl.program_id` the kernel
+multiplies by that block) moves together with it; literals shared between launches (one `grid` for two kernels)
+are merged into one knob, so a move never leaves a launch covering less than its data. Pure functions over text.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Loc:
+    start: int  # character offsets into the source
+    end: int
+
+
+@dataclass
+class Knob:
+    label: str  # "row_sum_kernel.BLOCK_SIZE", "row_sum_kernel.num_warps"
+    kind: str  # "block" | "num_warps" | "num_stages" | "multibuffer"
+    value: Any  # the current value
+    locs: list[Loc] = field(default_factory=list)  # literal(s) to replace
+    insert_at: int | None = None  # where `, name=value` goes when the option is absent
+    insert_name: str = ""
+    kernels: set[str] = field(default_factory=set)
+    has_loop: bool = False  # the kernel loops (num_stages matters)
+
+    def edits(self, value: Any, source: str) -> list[tuple[int, int, str]]:
+        if self.locs:
+            return [(loc.start, loc.end, repr(value)) for loc in self.locs]
+        if self.insert_at is None:
+            return []
+        sep = "" if source[: self.insert_at].endswith("(") else ", "
+        return [(self.insert_at, self.insert_at, f"{sep}{self.insert_name}={value!r}")]
+
+
+def apply_edits(source: str, edits: list[tuple[int, int, str]]) -> str:
+    for start, end, text in sorted(set(edits), reverse=True):
+        source = source[:start] + text + source[end:]
+    return source
+
+
+class _Text:
+    def __init__(self, source: str) -> None:
+        self.starts = [0]
+        for line in source.splitlines(keepends=True):
+            self.starts.append(self.starts[-1] + len(line))
+
+    def loc(self, node: ast.AST) -> Loc:
+        return Loc(
+            self.starts[node.lineno - 1] + node.col_offset,  # type: ignore[attr-defined]
+            self.starts[node.end_lineno - 1] + node.end_col_offset,  # type: ignore[attr-defined]
+        )
+
+
+def _int_const(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) is int
+
+
+def _assignments(scope: ast.AST) -> dict[str, list[ast.AST]]:
+    out: dict[str, list[ast.AST]] = {}
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    out.setdefault(target.id, []).append(node.value)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Name):
+            out.setdefault(node.target.id, []).append(node.value or node)
+    return out
+
+
+def _resolve(node: ast.AST, assigned: dict[str, list[ast.AST]]) -> ast.AST:
+    if isinstance(node, ast.Name) and len(assigned.get(node.id, [])) == 1:
+        return assigned[node.id][0]
+    return node
+
+
+def _program_axes(kernel: ast.FunctionDef) -> dict[str, int]:
+    """constexpr name -> grid axis, from `pid = tl.program_id(k)` ... `pid * NAME` in the kernel body."""
+
+    def axis_of(node: ast.AST) -> int | None:
+        while isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "to":  # tl.program_id(0).to(...)
+            node = node.func.value  # type: ignore[attr-defined]
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "program_id":
+            arg = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "axis"), None)
+            return arg.value if _int_const(arg) else None  # type: ignore[union-attr]
+        return None
+
+    pids: dict[str, int] = {}
+    for node in ast.walk(kernel):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            axis = axis_of(node.value)
+            if axis is not None:
+                pids[node.targets[0].id] = axis
+    out: dict[str, int] = {}
+    for node in ast.walk(kernel):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            for a, b in ((node.left, node.right), (node.right, node.left)):
+                axis = pids.get(a.id) if isinstance(a, ast.Name) else axis_of(a)
+                if axis is not None and isinstance(b, ast.Name):
+                    out.setdefault(b.id, axis)
+    return out
+
+
+def _grid_literals(grid: ast.AST, axis: int, value: int, assigned: dict[str, list[ast.AST]]) -> list[ast.AST]:
+    grid = _resolve(grid, assigned)
+    if isinstance(grid, ast.Tuple):
+        if axis >= len(grid.elts):
+            return []
+        element: ast.AST = grid.elts[axis]
+    elif axis == 0:
+        element = grid
+    else:
+        return []
+    found = []
+    for node in ast.walk(element):
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) == "cdiv":
+            if len(node.args) == 2 and _int_const(node.args[1]) and node.args[1].value == value:  # type: ignore[attr-defined]
+                found.append(node.args[1])
+    return found
+
+
+def _scopes(tree: ast.Module) -> list[ast.AST]:
+    return [tree, *(n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))]
+
+
+def find_knobs(source: str, kernel_params: dict[str, list[tuple[str, bool]]], platform: str = "cuda") -> list[Knob]:
+    """kernel_params: kernel name -> [(param name, is_constexpr)] in order (from analysis.kernels)."""
+    tree = ast.parse(source)
+    text = _Text(source)
+    defs = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name in kernel_params}
+    scopes = _scopes(tree)  # outer before inner (breadth first): the innermost scope is recorded last
+    owner: dict[int, ast.AST] = {id(child): scope for scope in scopes for child in ast.walk(scope)}
+    knobs: list[Knob] = []
+    for scope in scopes:
+        assigned = _assignments(scope)
+        for call in (n for n in ast.walk(scope) if owner[id(n)] is scope):
+            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Subscript)):
+                continue
+            name = call.func.value.id if isinstance(call.func.value, ast.Name) else None
+            if name not in kernel_params or name not in defs:
+                continue
+            knobs.extend(_launch_knobs(call, name, kernel_params[name], defs[name], assigned, text, platform))
+    return _merge(knobs)
+
+
+def _launch_knobs(
+    call: ast.Call,
+    kernel: str,
+    params: list[tuple[str, bool]],
+    kdef: ast.FunctionDef,
+    assigned: dict[str, list[ast.AST]],
+    text: _Text,
+    platform: str,
+) -> list[Knob]:
+    bound: dict[str, ast.AST] = {}
+    for (pname, _), arg in zip(params, call.args, strict=False):
+        if isinstance(arg, ast.Starred):
+            break
+        bound[pname] = arg
+    options: dict[str, ast.AST] = {}
+    for kw in call.keywords:
+        if kw.arg is None:
+            return []  # **kwargs: the launch's values are not in the text
+        (bound if any(kw.arg == p for p, _ in params) else options)[kw.arg] = kw.value
+    axes = _program_axes(kdef)
+    has_loop = any(isinstance(n, (ast.For, ast.While)) for n in ast.walk(kdef))
+    out: list[Knob] = []
+    for pname, is_constexpr in params:
+        node = bound.get(pname)
+        if not is_constexpr or node is None:
+            continue
+        lit = _resolve(node, assigned)
+        if not _int_const(lit) or lit.value < 2 or lit.value & (lit.value - 1):  # type: ignore[attr-defined]
+            continue  # only power-of-two integer literals are block sizes we may move
+        value = lit.value  # type: ignore[attr-defined]
+        locs = [text.loc(lit)]
+        if lit is node and pname in axes:  # a literal at the launch: the grid may repeat it
+            locs += [text.loc(g) for g in _grid_literals(call.func.slice, axes[pname], value, assigned)]  # type: ignore[attr-defined]
+        out.append(Knob(f"{kernel}.{pname}", "block", value, locs, kernels={kernel}, has_loop=has_loop))
+    names = ("multibuffer",) if platform == "ascend" else ("num_warps", "num_stages")
+    defaults = {"num_warps": 4, "num_stages": 3, "multibuffer": True}
+    last = [*call.args, *(kw.value for kw in call.keywords)]
+    end = text.loc(last[-1]).end if last else text.loc(call).end - 1  # after the last argument
+    for opt in names:
+        node = options.get(opt)
+        if node is None:
+            out.append(Knob(f"{kernel}.{opt}", opt, defaults[opt], [], end, opt, {kernel}, has_loop))
+            continue
+        lit = _resolve(node, assigned)
+        if isinstance(lit, ast.Constant) and type(lit.value) in (int, bool):
+            out.append(Knob(f"{kernel}.{opt}", opt, lit.value, [text.loc(lit)], None, opt, {kernel}, has_loop))
+    return out
+
+
+def _merge(knobs: list[Knob]) -> list[Knob]:
+    """Knobs that share a literal (one grid for two launches) become one knob moving all their literals."""
+    merged: list[Knob] = []
+    for knob in knobs:
+        partner = next(
+            (m for m in merged if m.kind == knob.kind and m.value == knob.value and set(m.locs) & set(knob.locs)),
+            None,
+        )
+        if partner is None:
+            merged.append(knob)
+            continue
+        partner.locs = sorted(set(partner.locs) | set(knob.locs), key=lambda loc: loc.start)
+        partner.kernels |= knob.kernels
+        partner.label = " + ".join(dict.fromkeys([*partner.label.split(" + "), knob.label]))
+        partner.has_loop = partner.has_loop or knob.has_loop
+    return merged

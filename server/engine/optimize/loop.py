@@ -1,0 +1,229 @@
+"""The optimize loop for one KernelBench-form file, shared by `tritonlens optimize` and the language server.
+
+    evidence (levels 1, 3-4, 2 where timed) -> proposers (recipes, config search, LLM) -> gate -> apply the
+    fastest accepted candidate -> re-diagnose -> propose again, within a budget of candidates, rounds and time.
+
+Under `interpret` nothing is timed: correct candidates are kept as "verified correct, not timed" (never as
+faster), none is applied, and the loop stops after one round.
+"""
+
+from __future__ import annotations
+
+import ast
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ....analysis.kernels import parse_module
+from ....analysis.rewrite.model import Candidate, RecipeContext, Verdict
+from .evidence import Evidence, collect
+from .gate import Gate, GateConfig
+from .proposers import Declined, Proposer, RecipeProposer
+from .shapes import ShapePlan, plan_shapes
+
+Progress = Callable[[str, float | None], None]
+
+
+@dataclass
+class Budget:
+    candidates: int = 24  # candidates sent to the gate, all rounds together
+    rounds: int = 3
+    seconds: float = 1800.0
+
+    @classmethod
+    def parse(cls, text: str) -> Budget:
+        """"candidates=12,rounds=2,seconds=600" (any subset)."""
+        out = cls()
+        for part in filter(None, (p.strip() for p in text.split(","))):
+            key, sep, value = part.partition("=")
+            if not sep or key not in ("candidates", "rounds", "seconds"):
+                raise ValueError(f"budget item {part!r}: use candidates=N, rounds=N, seconds=S")
+            try:
+                setattr(out, key, float(value) if key == "seconds" else int(value))
+            except ValueError:
+                raise ValueError(f"budget item {part!r}: {value!r} is not a number") from None
+        return out
+
+
+@dataclass
+class Step:
+    candidate: Candidate
+    verdict: Verdict
+    round: int
+
+    def to_dict(self) -> dict[str, Any]:
+        c, v = self.candidate, self.verdict
+        return {
+            "id": c.id, "round": self.round, "origin": c.origin, "producer": c.producer, "kernel": c.kernel,
+            "title": c.title, "rationale": c.rationale, "evidence": list(c.evidence), "level": c.level,
+            "config": dict(c.config), "accepted": v.accepted, "stage": v.stage, "reason": v.reason,
+            "speedup": v.speedup, "spread": v.spread, "max_error": v.max_error, "details": v.details,
+        }
+
+
+@dataclass
+class OptimizeResult:
+    path: str
+    original: str
+    final: str
+    backend: str
+    target: str
+    shapes: ShapePlan | None = None
+    applied: list[Step] = field(default_factory=list)  # the chain of rewrites, in order (timed backends only)
+    offered: list[Step] = field(default_factory=list)  # accepted, shown separately (verified-correct only)
+    rejected: list[Step] = field(default_factory=list)
+    declined: list[Declined] = field(default_factory=list)
+    overall: Verdict | None = None  # the final text against the original, measured once more
+    evidence_before: Evidence | None = None
+    evidence_after: Evidence | None = None
+    notes: list[str] = field(default_factory=list)
+    error: str | None = None
+    cancelled: bool = False
+    elapsed_s: float = 0.0
+
+    @property
+    def timing_meaningful(self) -> bool:
+        return self.backend != "interpret"
+
+
+@dataclass
+class OptimizeOptions:
+    target: str = "sm_90"
+    backend: str = "interpret"
+    budget: Budget = field(default_factory=Budget)
+    gate: GateConfig | None = None  # default: GateConfig(backend, target)
+    profile: bool = True  # level-2 evidence where timing means something
+
+
+def kernels_of(source: str) -> list[str]:
+    module = parse_module(source)
+    return [k.name for k in module.kernels if not k.is_helper]
+
+
+def optimize_source(
+    source: str,
+    path: str,
+    runner: Any,
+    options: OptimizeOptions,
+    proposers: Sequence[Proposer] | None = None,
+    *,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+) -> OptimizeResult:
+    started = time.monotonic()
+    say = progress or (lambda message, fraction: None)
+    out = OptimizeResult(path, source, source, options.backend, options.target)
+    try:
+        out.shapes = plan_shapes(source)
+    except ValueError as exc:
+        out.error = f"cannot optimize {path}: {exc}"
+        return out
+    names = {n.name for n in ast.parse(source).body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
+    missing = [n for n in ("Model", "ModelNew", "get_inputs", "get_init_inputs") if n not in names]
+    if missing:
+        out.error = (
+            f"{path} is not in KernelBench form (missing {', '.join(missing)}): the gate needs a reference Model "
+            "to compare with (see bench/README.md)"
+        )
+        return out
+    if not kernels_of(source):
+        out.error = f"{path} has no @triton.jit kernel to optimize"
+        return out
+    config = options.gate or GateConfig(backend=options.backend, target=options.target)
+    gate = Gate(runner, config, out.shapes, path)
+    proposers = list(proposers) if proposers is not None else [RecipeProposer()]
+    feedback: dict[tuple[str, str], list[Verdict]] = {}
+    seen: set[str] = set()
+    spent = 0
+    budget = options.budget
+    current = source
+    for round_no in range(1, budget.rounds + 1):
+        if _stop(cancel, out, started, budget):
+            break
+        say(f"round {round_no}: collecting evidence", None)
+        ev = collect(current, path, options.target, runner, backend=options.backend, cancel=cancel,
+                     profile=options.profile)
+        if round_no == 1:
+            out.evidence_before = ev
+        candidates = _propose(current, path, options.target, ev, proposers, feedback, seen, out)
+        if not candidates:
+            out.notes.append(f"round {round_no}: no new candidate from {', '.join(p.name for p in proposers)}")
+            break
+        accepted: list[Step] = []
+        for i, (source_name, cand) in enumerate(candidates):
+            if spent >= budget.candidates or _stop(cancel, out, started, budget):
+                break
+            spent += 1
+            say(f"round {round_no}: verifying {cand.title} ({i + 1}/{len(candidates)})", spent / budget.candidates)
+            verdict = gate.check(current, cand, cancel).verdict
+            step = Step(cand, verdict, round_no)
+            feedback.setdefault((source_name, cand.kernel), []).append(verdict)
+            (accepted if verdict.accepted else out.rejected).append(step)
+        if not out.timing_meaningful:
+            out.offered.extend(accepted)  # correct, not timed: offered one by one, never chained
+            break
+        faster = [s for s in accepted if s.verdict.details.get("faster")]
+        if not faster:
+            break
+        best = max(faster, key=lambda s: s.verdict.speedup or 0.0)
+        out.applied.append(best)
+        out.offered.extend(s for s in faster if s is not best)  # measured against the same text; not applied
+        current = best.candidate.source
+    out.final = current
+    if out.applied and not out.cancelled:
+        say("measuring the final text against the original", None)
+        whole = Candidate(
+            source=current, origin=out.applied[-1].candidate.origin, producer="optimize",
+            kernel=out.applied[-1].candidate.kernel, title="all applied rewrites",
+            rationale="the final text against the original", level=max(s.candidate.level for s in out.applied),
+        )
+        out.overall = gate.check(source, whole, cancel).verdict
+        out.evidence_after = collect(current, path, options.target, runner, backend=options.backend,
+                                     cancel=cancel, profile=options.profile)
+    out.declined = [d for p in proposers for d in getattr(p, "declined", [])]
+    out.elapsed_s = time.monotonic() - started
+    return out
+
+
+def _stop(cancel: threading.Event | None, out: OptimizeResult, started: float, budget: Budget) -> bool:
+    if cancel is not None and cancel.is_set():
+        out.cancelled = True
+        return True
+    if time.monotonic() - started > budget.seconds:
+        if "time budget spent" not in out.notes:
+            out.notes.append("time budget spent")
+        return True
+    return False
+
+
+def _propose(
+    current: str,
+    path: str,
+    target: str,
+    ev: Evidence,
+    proposers: Sequence[Proposer],
+    feedback: dict[tuple[str, str], list[Verdict]],
+    seen: set[str],
+    out: OptimizeResult,
+) -> list[tuple[str, Candidate]]:
+    """(proposer name, candidate) for every new candidate of every kernel."""
+    module = parse_module(current)
+    found: list[tuple[str, Candidate]] = []
+    for kernel in kernels_of(current):
+        ctx = RecipeContext(
+            source=current, path=path, kernel=kernel, module=module, findings=tuple(ev.findings),
+            target=target, profile=ev.profile,
+        )
+        for proposer in proposers:
+            try:
+                proposed = proposer.propose(ctx, feedback.get((proposer.name, kernel), []))
+            except Exception as exc:
+                out.notes.append(f"{proposer.name} failed on {kernel}: {type(exc).__name__}: {exc}")
+                continue
+            for cand in proposed:
+                if cand.id not in seen and cand.source != current:
+                    seen.add(cand.id)
+                    found.append((proposer.name, cand))
+    return found

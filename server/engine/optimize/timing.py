@@ -1,0 +1,61 @@
+"""Is a measured speedup real? Pure arithmetic over interleaved samples (baseline, candidate alternating).
+
+Each repeat r gives one ratio baseline_r / candidate_r. The speedup is the median ratio; its spread is the
+half-range of the ratios relative to the median. Run-to-run noise is the half-range of the baseline's own
+samples (the same code timed repeatedly). A candidate is faster only when the median gain exceeds both a floor
+(`min_gain`) and twice the noise, and every single repeat saw it faster: a gain inside the noise is no gain.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from typing import Any
+
+MIN_GAIN = 0.03  # below 3 % a "speedup" is not worth an edit, however quiet the machine
+
+
+@dataclass(frozen=True)
+class TimingJudgement:
+    faster: bool
+    speedup: float | None
+    spread: float | None  # relative half-range of the per-repeat ratios
+    low: float | None
+    high: float | None
+    noise: float | None  # relative half-range of the baseline's own samples
+    baseline_ms: float | None
+    candidate_ms: float | None
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def _half_range(values: list[float]) -> float:
+    mid = statistics.median(values)
+    return (max(values) - min(values)) / (2 * mid) if mid > 0 else float("inf")
+
+
+def judge(baseline_ms: list[float], candidate_ms: list[float], min_gain: float = MIN_GAIN) -> TimingJudgement:
+    pairs = [(b, c) for b, c in zip(baseline_ms, candidate_ms, strict=False) if b > 0 and c > 0]
+    if len(pairs) < 2:
+        return TimingJudgement(
+            False, None, None, None, None, None, None, None, "fewer than 2 interleaved timing samples"
+        )
+    ratios = [b / c for b, c in pairs]
+    speedup = statistics.median(ratios)
+    low, high = min(ratios), max(ratios)
+    spread = (high - low) / (2 * speedup)
+    noise = _half_range([b for b, _ in pairs])
+    base, cand = statistics.median(b for b, _ in pairs), statistics.median(c for _, c in pairs)
+    threshold = max(min_gain, 2 * noise)
+    summary = f"{speedup:.2f}x ({low:.2f}-{high:.2f} over {len(ratios)} interleaved repeats, noise ±{noise:.1%})"
+    if speedup < 1 - threshold:
+        reason = f"slower: {summary}"
+    elif speedup <= 1 + threshold:
+        reason = f"no gain: {summary} is inside run-to-run noise (needs > {1 + threshold:.2f}x)"
+    elif low <= 1.0:
+        reason = f"not consistently faster: {summary}; at least one repeat was not faster"
+    else:
+        return TimingJudgement(True, speedup, spread, low, high, noise, base, cand, f"faster: {summary}")
+    return TimingJudgement(False, speedup, spread, low, high, noise, base, cand, reason)

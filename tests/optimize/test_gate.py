@@ -1,0 +1,104 @@
+"""The verification gate on the interpret backend (CPU): each kind of bad candidate is rejected at its stage with
+its reason; a correct one is accepted as verified-correct only, never as faster."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tritonlens.analysis.rewrite.model import Candidate
+from tritonlens.server.engine.optimize.gate import Gate, GateConfig
+from tritonlens.server.engine.optimize.shapes import plan_shapes
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "optimize"
+
+pytestmark = pytest.mark.cuda_env
+
+PATH = str(FIXTURES / "kb_scale.py")
+SOURCE = (FIXTURES / "kb_scale.py").read_text()
+STORE = "x * 2.0 + 1.0, mask=mask)"
+
+
+def candidate(text: str, title: str = "t") -> Candidate:
+    assert text != SOURCE
+    return Candidate(
+        source=text, origin="recipe", producer="test", kernel="scale_kernel", title=title, rationale=""
+    )
+
+
+def gate(runner, backend: str = "interpret") -> Gate:
+    return Gate(runner, GateConfig(backend=backend, target="sm_90", seeds=(0, 1)), plan_shapes(SOURCE), PATH)
+
+
+BAD = {
+    "wrong": (SOURCE.replace(STORE, "x * 2.001 + 1.0, mask=mask)"), "correctness", "outside atol"),
+    "not compiling": (
+        SOURCE.replace(STORE, "tl.no_such_op(x), mask=mask)"),
+        "compile",
+        "does not compile for sm_90",
+    ),
+    "syntax": (SOURCE.replace("def scale_kernel(", "def scale_kernel(("), "compile", "syntax error"),
+    "nan": (SOURCE.replace(STORE, "x * 2.0 + tl.sqrt(-1.0 - x * x), mask=mask)"), "correctness", "NaN"),
+    # a grid sized for the searched shape (N=1000) only: correct there, elements beyond 1024 never written
+    "shape-overfit": (
+        SOURCE.replace("scale_kernel[(triton.cdiv(n, BLOCK),)]", "scale_kernel[(triton.cdiv(1000, BLOCK),)]"),
+        "unseen-shape",
+        "held out",
+    ),
+    # a candidate that edits the reference to agree with its own wrong answer is still compared with the original
+    "moved reference": (
+        SOURCE.replace(STORE, "x * 3.0 + 1.0, mask=mask)").replace(
+            "return x * 2.0 + 1.0", "return x * 3.0 + 1.0"
+        ),
+        "correctness",
+        "outside atol",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(BAD))
+def test_gate_rejects_with_stage_and_reason(runner, name):
+    text, stage, reason = BAD[name]
+    verdict = gate(runner).check(SOURCE, candidate(text, name)).verdict
+    assert not verdict.accepted
+    assert verdict.stage == stage, verdict.reason
+    assert reason in verdict.reason
+
+
+def test_correct_candidate_is_verified_but_never_claimed_faster_under_interpret(runner):
+    text = SOURCE.replace("BLOCK = 64", "BLOCK = 256")
+    verdict = gate(runner).check(SOURCE, candidate(text)).verdict
+    assert verdict.accepted and verdict.stage == "", verdict.reason
+    assert verdict.speedup is None and verdict.details["faster"] is False
+    assert "not timed" in verdict.reason and "correct on 2 shape(s) x 2 seed(s)" in verdict.reason
+    checks = verdict.details["checks"]
+    assert {c["shape"] for c in checks} == {"1000", "1537"}
+    assert [c["held_out"] for c in checks if c["shape"] == "1537"] == [True, True]
+
+
+def _timed_reply(baseline: list[float], cand: list[float]) -> dict:
+    checks = [{"seed": 0, "passed": True, "max_abs": 1e-6, "shape": "1000", "held_out": False}]
+    return {
+        "ok": True,
+        "result": {
+            "ok": True,
+            "passed": True,
+            "checks": checks,
+            "timing_meaningful": True,
+            "timing": {"baseline_ms": baseline, "candidate_ms": cand, "device": {"name": "NVIDIA H200"}},
+        },
+    }
+
+
+def test_timed_verdicts_slower_than_noise_rejected_real_gain_accepted():
+    """The timing decision on a timed backend's reply (the numbers a GPU runner returns), without a GPU."""
+    g = Gate(None, GateConfig(backend="cuda"), plan_shapes(SOURCE), PATH)
+    c = candidate(SOURCE.replace("BLOCK = 64", "BLOCK = 128"))
+    noise = g.judge_reply(c, _timed_reply([1.0, 1.06, 0.97, 1.04], [1.0, 1.01, 0.99, 1.0]), {})
+    assert not noise.accepted and noise.stage == "timing" and "inside run-to-run noise" in noise.reason
+    slower = g.judge_reply(c, _timed_reply([1.0, 1.0, 1.0], [1.3, 1.3, 1.31]), {})
+    assert not slower.accepted and slower.stage == "timing" and slower.reason.startswith("slower")
+    good = g.judge_reply(c, _timed_reply([2.0, 2.02, 2.01], [1.0, 1.0, 1.01]), {})
+    assert good.accepted and good.speedup == pytest.approx(2.0, rel=0.02) and good.spread is not None
+    assert good.details["faster"] and good.details["device"] == "NVIDIA H200"

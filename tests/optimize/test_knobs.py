@@ -1,0 +1,75 @@
+"""Config knobs are found in the text, and a block size moves together with the grid that depends on it."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+from tritonlens.analysis.kernels import parse_module
+from tritonlens.server.engine.optimize.config_search import moves
+from tritonlens.server.engine.optimize.knobs import apply_edits, find_knobs
+
+SOURCE = textwrap.dedent(
+    """
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def a_kernel(x, y, n, BLOCK: tl.constexpr):
+        pid = tl.program_id(0).to(tl.int64)
+        offs = pid * BLOCK + tl.arange(0, BLOCK)
+        tl.store(y + offs, tl.load(x + offs, mask=offs < n), mask=offs < n)
+
+    @triton.jit
+    def b_kernel(x, y, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        for i in range(3):
+            tl.store(y + offs, tl.load(x + offs, mask=offs < n), mask=offs < n)
+
+    def launch(x, y, n):
+        grid = (triton.cdiv(n, 256),)
+        a_kernel[grid](x, y, n, BLOCK=256)
+        b_kernel[grid](y, x, n, BLOCK=256, num_warps=2)
+
+    def launch_local(x, y, n):
+        BLOCK = 64
+        a_kernel[(triton.cdiv(n, BLOCK),)](x, y, n, BLOCK)
+    """
+)
+
+
+def knobs():
+    module = parse_module(SOURCE)
+    params = {k.name: [(p.name, p.is_constexpr) for p in k.params] for k in module.kernels}
+    return find_knobs(SOURCE, params)
+
+
+def test_shared_grid_literal_merges_the_two_launches():
+    by_label = {k.label: k for k in knobs()}
+    shared = by_label["a_kernel.BLOCK + b_kernel.BLOCK"]
+    assert shared.value == 256 and len(shared.locs) == 3  # grid literal + both launches
+    moved = apply_edits(SOURCE, shared.edits(1024, SOURCE))
+    assert "triton.cdiv(n, 1024)" in moved and moved.count("BLOCK=1024") == 2
+    ast.parse(moved)
+
+
+def test_local_constant_moves_once_and_options_are_inserted_or_replaced():
+    ks = knobs()
+    local = next(k for k in ks if k.kind == "block" and k.value == 64)
+    assert "BLOCK = 128" in apply_edits(SOURCE, local.edits(128, SOURCE))
+    warps = [k for k in ks if k.kind == "num_warps"]
+    assert sorted(k.value for k in warps) == [2, 4, 4]
+    inserted = next(k for k in warps if not k.locs)
+    assert ", num_warps=8)" in apply_edits(SOURCE, inserted.edits(8, SOURCE))
+    stages = {k.label: k.has_loop for k in ks if k.kind == "num_stages"}
+    assert stages["b_kernel.num_stages"] and not stages["a_kernel.num_stages"]
+
+
+def test_moves_step_from_the_current_values():
+    labels = [m.label for m in moves(knobs())]
+    assert "a_kernel.BLOCK + b_kernel.BLOCK: 256 -> 512" in labels
+    assert "b_kernel.num_warps: 2 -> 4" in labels and "b_kernel.num_warps: 2 -> 1" in labels
+    assert "b_kernel.num_stages: 3 -> 4" in labels
+    assert not any(
+        label.startswith("a_kernel.num_stages") for label in labels
+    )  # no loop: stages mean nothing

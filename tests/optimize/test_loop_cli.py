@@ -1,0 +1,122 @@
+"""The loop with test proposers, and `tritonlens optimize` end to end, on the interpret backend."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from tritonlens.analysis.rewrite.model import Candidate, RecipeContext, Verdict
+from tritonlens.server.cli import main
+from tritonlens.server.engine.optimize.loop import Budget, OptimizeOptions, optimize_source
+from tritonlens.server.engine.optimize.proposers import Proposer, RecipeProposer
+from tritonlens.server.engine.optimize.report import to_dict, to_markdown
+
+pytestmark = pytest.mark.cuda_env
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "optimize" / "kb_scale.py"
+
+
+class TwoEdits:
+    """A test proposer: one correct rewrite (a larger block) and one wrong one."""
+
+    name = "test-proposer"
+
+    def __init__(self) -> None:
+        self.feedback: list[Sequence[Verdict]] = []
+
+    def propose(self, ctx: RecipeContext, feedback: Sequence[Verdict]) -> list[Candidate]:
+        self.feedback.append(list(feedback))
+        good = ctx.source.replace("BLOCK = 64", "BLOCK = 512")
+        bad = ctx.source.replace("x * 2.0 + 1.0, mask", "x * 2.0 - 1.0, mask")
+        return [
+            Candidate(good, "recipe", "bigger-block", ctx.kernel, "larger block", "test", ("TL999",), 1),
+            Candidate(bad, "recipe", "sign-flip", ctx.kernel, "wrong sign", "test", ("TL999",), 1),
+        ]
+
+
+class FakeRecipe:
+    name, title, keys = "never", "never", ("TL999",)
+
+    def propose(self, ctx: RecipeContext) -> list[Candidate]:
+        raise AssertionError("a recipe whose keys are absent must not be asked")
+
+
+def test_loop_offers_verified_correct_and_keeps_rejections(runner):
+    source = FIXTURE.read_text()
+    proposer = TwoEdits()
+    assert isinstance(proposer, Proposer)
+    options = OptimizeOptions(target="sm_90", backend="interpret", budget=Budget(candidates=4, rounds=3))
+    messages: list[str] = []
+    result = optimize_source(
+        source,
+        str(FIXTURE),
+        runner,
+        options,
+        [proposer, RecipeProposer(recipes=[FakeRecipe()])],
+        progress=lambda m, f: messages.append(m),
+    )
+    assert result.error is None
+    assert [s.candidate.title for s in result.offered] == ["larger block"]
+    assert [(s.candidate.title, s.verdict.stage) for s in result.rejected] == [("wrong sign", "correctness")]
+    assert (
+        result.applied == [] and result.final == source
+    )  # interpret: nothing chained, nothing claimed faster
+    assert len(proposer.feedback) == 1  # one round only without timing
+    assert any("verifying larger block" in m for m in messages)
+    data = to_dict(result)
+    assert data["timing_meaningful"] is False and data["rejected"][0]["reason"]
+    markdown = to_markdown(result)
+    assert "none is claimed or applied as faster" in markdown and "rejected at correctness" in markdown
+
+
+def test_not_kernelbench_is_a_plain_message(runner, tmp_path):
+    path = tmp_path / "plain.py"
+    path.write_text("import triton\n\n@triton.jit\ndef k(x):\n    pass\n")
+    result = optimize_source(path.read_text(), str(path), runner, OptimizeOptions(), [])
+    assert result.error and "not in KernelBench form" in result.error
+
+
+def test_cli_writes_reports_and_apply_leaves_interpret_results_unapplied(runner, tmp_path, capsys):
+    task = tmp_path / "kb_scale.py"
+    task.write_text(FIXTURE.read_text())
+    report = tmp_path / "report"
+    code = main(
+        [
+            "optimize",
+            str(task),
+            "--backend",
+            "interpret",
+            "--target",
+            "sm_90",
+            "--budget",
+            "candidates=3,rounds=1",
+            "--report",
+            str(report),
+            "--format",
+            "json",
+            "--apply",
+            "--llm-base-url",
+            "http://127.0.0.1:9",
+            "--llm-model",
+            "m",
+        ]
+    )
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    data = json.loads(out.out)
+    (entry,) = data["files"]
+    assert entry["backend"] == "interpret" and entry["applied"] == [] and entry["speedup"] is None
+    assert all(s["details"]["faster"] is False for s in entry["offered"])
+    assert entry["shapes"]["held_out"][0]["overrides"] == {"N": 1537}
+    assert (report / "optimize-report.md").read_text().startswith("# tritonlens optimize report")
+    assert json.loads((report / "optimize-report.json").read_text())["files"][0]["path"] == str(task)
+    assert task.read_text() == FIXTURE.read_text()  # --apply never writes an untimed result
+    assert "LLM proposer is not part of this build" in out.err
+
+
+def test_cli_usage_errors(tmp_path, capsys):
+    assert main(["optimize", str(tmp_path / "missing.py"), "--backend", "interpret"]) == 2
+    assert main(["optimize", str(tmp_path), "--budget", "rounds=x"]) == 2
+    assert "no such file" in capsys.readouterr().err
