@@ -20,6 +20,7 @@ from typing import Any
 
 from ..analysis.compile_errors import compile_error_findings
 from ..analysis.findings import Finding, Level, Severity, Span
+from ..analysis.source_lines import source_lines
 from ..analysis.specialization import (
     ASSUMED_DIVISIBLE,
     ParsedModule,
@@ -616,7 +617,7 @@ def load_findings(result: KernelAnalysis, source: str) -> list[Finding]:
     """TL004 on each import line that failed in the runner; TL005 on the kernel when the analysis stopped for
     a reason that is not the kernel's compile error. Never an empty result after an error."""
     out: list[Finding] = []
-    lines = source.splitlines()
+    lines = source_lines(source)
     compiled = any(v.ok for v in result.variants)
     seen: set[int] = set()
     for variant in result.variants:

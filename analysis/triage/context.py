@@ -327,12 +327,29 @@ class KernelContext:
     @cached_property
     def has_arange(self) -> bool:
         """Whether this function or any helper it calls builds a block with tl.arange/make_block_ptr & co."""
-        functions = [self.kernel, *filter(None, (self.module.kernel(h) for h in self.kernel.helpers))]
-        for fn in functions:
-            for sub in self.module.function_tree(fn).nodes:
-                if isinstance(sub, ast.Call) and self.resolve(sub.func) in BLOCK_MAKERS:
-                    return True
-        return False
+        makers = self._functions_making_blocks()
+        return self._function_makes_blocks(self.kernel) or not makers.isdisjoint(self.kernel.helpers)
+
+    def _function_makes_blocks(self, fn: KernelInfo) -> bool:
+        """Whether `fn`'s own body calls tl.arange, make_block_ptr & co."""
+        return any(
+            isinstance(sub, ast.Call) and self.resolve(sub.func) in BLOCK_MAKERS
+            for sub in self.module.function_tree(fn).nodes
+        )
+
+    def _functions_making_blocks(self) -> frozenset[str]:
+        """Names of the file's jit functions whose own body makes blocks (helpers are looked up by name), read
+        once per file: every function asks about all of its helpers, quadratic in a long call chain otherwise."""
+        key = ("block_makers",)
+        found = self.module.memo.get(key)
+        if found is None:
+            found = frozenset(
+                name
+                for name in dict.fromkeys(k.name for k in self.module.functions)
+                if (fn := self.module.kernel(name)) is not None and self._function_makes_blocks(fn)
+            )
+            self.module.memo[key] = found
+        return found
 
     @cached_property
     def index_names(self) -> set[str]:

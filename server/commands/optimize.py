@@ -30,6 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--backend", choices=BACKEND_CHOICES, default="cuda", help="where candidates run (default cuda)")
     p.add_argument("--budget", default="", metavar="SPEC", help="candidates=N,rounds=N,seconds=S (default 24,3,1800)")
     p.add_argument("--repeats", type=int, default=5, help="interleaved timing repeats per candidate (default 5)")
+    p.add_argument("--rep-ms", type=float, default=100.0, help="time per timing sample, ms (default 100)")
     p.add_argument("--no-config-search", action="store_true", help="recipes (and the LLM) only")
     p.add_argument("--llm-base-url", metavar="URL", help="OpenAI-compatible endpoint for the LLM proposer")
     p.add_argument("--llm-model", metavar="M", help="model name for the LLM proposer")
@@ -81,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         target=args.target,
         backend=args.backend,
         budget=budget,
-        gate=GateConfig(backend=args.backend, target=args.target, repeats=args.repeats),
+        gate=GateConfig(backend=args.backend, target=args.target, repeats=args.repeats, rep_ms=args.rep_ms),
     )
     results: list[dict[str, Any]] = []
     markdown: list[str] = ["# tritonlens optimize report", ""] + [f"- {n}" for n in notes]
