@@ -2,6 +2,8 @@
 # Device-side driver (copied into the repo as benchmarks/gpu/run_optimize_h200.sh): env facts, a profile of the
 # scalar-K matmul draft with measured ceilings + ncu, then `tritonlens optimize` over the first drafts.
 set -u
+# Usage (device tool, with wheels of pygls, lsprotocol, cattrs, attrs carried in .whl/):
+#   TARGETS="FILES" BUDGET=candidates=N,rounds=N,seconds=S bash benchmarks/gpu/run_optimize_h200.sh
 OUT=${OUT:-/tmp/tl-out}
 WORK=/tmp/tl-work
 BUDGET=${BUDGET:-candidates=10,rounds=2,seconds=45}
