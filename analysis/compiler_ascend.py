@@ -13,12 +13,14 @@ from typing import Any
 
 from . import compiler_ascend_checks as checks
 from .attribution import LineStats, ParsedStages, attribute, user_files_for
+from .compiler_ascend_confirm import confirm_with_hivm
 from .compiler_ascend_devices import device_for
-from .compiler_ascend_hivm import HivmReport, analyze_hivm, confirm_with_hivm
+from .compiler_ascend_hivm import HivmReport, analyze_hivm
 from .compiler_report import CompilerReport
 from .findings import Finding
 from .ir.mlir_loc import UserFiles, parse_mlir
 from .ir.ttadapter import AdapterModule, AdapterOp, parse_ttadapter
+from .source_lines import source_lines as split_source_lines
 
 
 def analyze_ascend(
@@ -63,7 +65,7 @@ def analyze_ascend(
         tree = None
     ctx = checks.AscendContext(
         module=module,
-        source_lines=source.splitlines(),
+        source_lines=split_source_lines(source),
         tree=tree,
         kernel=kernel,
         path=path,
@@ -96,7 +98,7 @@ def analyze_ascend(
         report.line_maps.update(hivm.line_maps)
     except Exception as exc:  # noqa: BLE001 - keep what was found; say what broke
         report.notes.append(f"Ascend attribution failed: {type(exc).__name__}: {exc}")
-    findings = confirm_with_hivm(findings)
+    findings = confirm_with_hivm(findings, hivm)
     report.findings = sorted(findings, key=lambda f: (f.span.line, f.code))
     return report
 

@@ -392,7 +392,11 @@ def check_ub_capacity(ctx: AscendContext) -> list[Finding]:
         f"{b.type} (line {b.op.line}{', x2 multibuffer' if multibuffer and b.in_loop and b.from_copy else ''})"
         for b in parts
     )
-    source = "bishengir reports" if exact is not None else "the ttadapter buffers add up to an estimated"
+    source = (
+        "bishengir reports"
+        if exact is not None
+        else "estimate (bishengir's hivm stage did not run): the ttadapter buffers add up to"
+    )
     message = (
         f"{source} {_kib(used)} of Unified Buffer, above the {_kib(capacity)} of {ctx.device.soc}; the largest "
         f"live tiles are {listing}. Split the block with an inner `for` loop over a BLOCK_SUB tile, lower the "
@@ -409,7 +413,14 @@ def check_ub_capacity(ctx: AscendContext) -> list[Finding]:
         )
     severity = Severity.ERROR if exact is not None else None
     gain = f"fits the {_kib(capacity)} UB (today {_kib(used)}, {used / capacity:.1f}x over)"
-    data = {"ub_bytes": used, "ub_capacity": capacity, "exact": exact is not None, "estimate": peak}
+    # Reached only when bishengir's hivm stage did not run (compiler_ascend.py): then it is an estimate.
+    data = {
+        "ub_bytes": used,
+        "ub_capacity": capacity,
+        "exact": exact is not None,
+        "estimate": peak,
+        "source": "bishengir (npubin)" if exact is not None else "estimate from ttadapter buffers",
+    }
     return [ctx.finding(UB_OVERFLOW_RULE, line, message, evidence, gain, data, severity)]
 
 

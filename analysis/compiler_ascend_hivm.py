@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from .compiler_ascend_checks import AscendContext
 from .compiler_ascend_hivm_rules import SCALAR_FALLBACK, SCALAR_SYNC_IN_LOOP
-from .compiler_ascend_rules import DISCRETE_ACCESS, UB_OVERFLOW_RULE
+from .compiler_ascend_rules import UB_OVERFLOW_RULE
 from .findings import Evidence, Finding, Severity
 from .ir import hivm as H
 from .ir.mlir_loc import UserFiles, line_map, parse_mlir
@@ -33,6 +33,7 @@ class HivmReport:
     summary: dict[str, Any] = field(default_factory=dict)
     line_maps: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    final_module: bool = False  # the final HIVM module exists: absence of a scalar loop there is evidence
 
 
 def _kib(n: int) -> str:
@@ -84,7 +85,9 @@ def analyze_hivm(ctx: AscendContext, stages: dict[str, str], metadata: dict[str,
             "hivm: bishengir-compile stopped inside the pipeline (no device binary): "
             + ("; ".join(errors) or "see hivm.log")[:300]
         )
+    report.final_module = bool(final)
     report.findings.extend(check_scalar_fallback(ctx, stages.get("hivm.scalar", ""), is_user))
+    report.findings.extend(check_scalar_loops(ctx, final, is_user))
     report.findings.extend(check_scalar_sync(ctx, final, is_user))
     _decisions_summary(report, stages, final, is_user)
     for name, text in stages.items():
@@ -233,6 +236,41 @@ def check_scalar_fallback(ctx: AscendContext, dump: str, is_user: UserFiles) -> 
     return out
 
 
+def check_scalar_loops(ctx: AscendContext, final: str, is_user: UserFiles) -> list[Finding]:
+    """TL408: tile ops the final HIVM module walks element by element over UB (lowered to scalar loops)."""
+    by_line: dict[int, list[H.ScalarLoop]] = {}
+    for loop in H.ub_scalar_loops(final, is_user):
+        if loop.line is not None:
+            by_line.setdefault(loop.line, []).append(loop)
+    out: list[Finding] = []
+    for line, loops in sorted(by_line.items()):
+        ops = sorted({o for lp in loops for o in lp.ops})
+        dtypes = sorted({d for lp in loops for d in lp.dtypes})
+        trips = [lp.trip_count for lp in loops if lp.trip_count]
+        what = f"{len(loops)} scalar loop(s)" + (f" of {max(trips)} iterations" if trips else "")
+        message = (
+            f"`{ctx.snippet(line)}`: bishengir lowered this tile computation to {what} over the Unified Buffer "
+            f"({', '.join(ops) or 'element moves'} on {', '.join(dtypes)}, one element per iteration on the scalar "
+            "unit) instead of a vector instruction. Use a dtype the vector unit has (int32/fp32/fp16) or keep "
+            "the values out of this path."
+        )
+        ir = [lp.ir_line for lp in loops]
+        evidence = [
+            Evidence(
+                kind="ir",
+                summary="element-by-element loop over UB in the final HIVM module",
+                stage="hivm",
+                excerpt=_excerpt(final, ir),
+                ir_lines=tuple(ir),
+            )
+        ]
+        data = {"loops": len(loops), "trip_count": max(trips) if trips else None, "ops": ops, "dtypes": dtypes,
+                "source": "bishengir"}  # fmt: skip
+        gain = f"one vector op instead of ~{max(trips)} scalar iterations" if trips else None
+        out.append(ctx.finding(SCALAR_FALLBACK, line, message, evidence, gain, data))
+    return out
+
+
 def _pipes(text: str) -> tuple[str, str] | None:
     m = re.search(r"\[<(PIPE_\w+)>,\s*<(PIPE_\w+)>", text)
     return (m.group(1), m.group(2)) if m else None
@@ -286,25 +324,3 @@ def _decisions_summary(report: HivmReport, stages: dict[str, str], final: str, i
     if final:
         syncs = H.sync_sites(final, is_user)
         report.summary["sync_ops"] = dict(Counter(s.op.removeprefix("hivm.hir.") for s in syncs))
-
-
-def confirm_with_hivm(findings: list[Finding]) -> list[Finding]:
-    """A TL408 on the line of a TL401 is the compiler confirming the ttadapter finding: fold it in."""
-    scalar = {f.span.line: f for f in findings if f.code == SCALAR_FALLBACK.code}
-    out: list[Finding] = []
-    used: set[int] = set()
-    for f in findings:
-        hit = scalar.get(f.span.line) if f.code == DISCRETE_ACCESS.code else None
-        if hit is not None:
-            used.add(f.span.line)
-            f = replace(
-                f,
-                evidence=(*f.evidence, *hit.evidence),
-                data={
-                    **f.data,
-                    "confirmed_by": "bishengir InsertLoadStoreForScalar",
-                    "hivm_ops": hit.data["ops"],
-                },
-            )
-        out.append(f)
-    return [f for f in out if not (f.code == SCALAR_FALLBACK.code and f.span.line in used)]

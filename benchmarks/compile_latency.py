@@ -22,13 +22,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from machine import machine_info  # benchmarks/machine.py (this script's folder)
 
 from tritonlens.ascend_runner.cache import ResultCache
 from tritonlens.ascend_runner.client import LocalRunner
@@ -227,14 +228,7 @@ def main() -> int:
             cells.append(f"{m:>20.2f}" if m is not None else f"{'n/a':>20}")
         print(f"{name:<14}" + "".join(cells))
     out = {
-        "machine": {
-            "cpus": os.cpu_count(),
-            "platform": platform.platform(),
-            "python": sys.version.split()[0],
-            # Other work on the machine inflates wall times: record how busy it was.
-            "load_average_at_start": load_before,
-            "load_average_at_end": os.getloadavg(),
-        },
+        "machine": machine_info(load_before),
         "target": "sm_90",
         "repeat": args.repeat,
         "kernels": rows,

@@ -21,11 +21,17 @@ from lsprotocol import types
 from . import lsp_features as features
 from .lsp_commands import arg
 from .lsp_server import TritonLensServer
+from .text_sync import install_lsp_text_documents
 
 log = logging.getLogger("tritonlens.lsp")
 
 # Modules with `install(server: TritonLensServer) -> None`; a missing one is skipped with a log line.
-EXTENSION_MODULES: list[str] = ["tritonlens.server.pipeline_lsp", "tritonlens.server.profile_lsp"]
+EXTENSION_MODULES: list[str] = [
+    "tritonlens.server.pipeline_lsp",
+    "tritonlens.server.profile_lsp",
+    "tritonlens.server.record_lsp",
+    "tritonlens.server.optimize_lsp",
+]
 
 
 def _version() -> str:
@@ -61,6 +67,7 @@ def _register_features(server: TritonLensServer) -> None:
     @server.feature(types.INITIALIZE)
     def on_initialize(ls: TritonLensServer, params: types.InitializeParams) -> None:
         ls._init_options = params.initialization_options
+        install_lsp_text_documents(ls.workspace)  # before any didOpen: the server's text is the editor's
         td = params.capabilities.text_document
         ls.pull_mode = bool(td and td.diagnostic)
 
@@ -120,7 +127,10 @@ def _register_features(server: TritonLensServer) -> None:
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
-        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix], resolve_provider=True),
+        types.CodeActionOptions(
+            code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.RefactorRewrite],
+            resolve_provider=True,
+        ),
     )
     def on_code_action(ls: TritonLensServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
         # Listed from the last analysis without waiting: resolve checks the version again.

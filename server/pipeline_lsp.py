@@ -353,8 +353,21 @@ def lens_title(analysis: KernelAnalysis) -> str:
     for key in ("mix_mode", "dot_lowering"):
         if isinstance(s.get(key), str):
             parts.append(str(s[key]))
+    ub = ub_lens_part(s)
+    if ub:
+        parts.append(ub)
     parts.append(f"{sum(1 for f in analysis.findings if int(f.level) >= 3)} compiler finding(s)")
     return "tritonlens " + ", ".join(parts)
+
+
+def ub_lens_part(s: dict[str, Any]) -> str | None:
+    """Ascend UB use as bishengir decided it (PlanMemory, or its overflow error); nothing when it did not run."""
+    cap = s.get("ub_capacity_bits") or s.get("ub_available_bits")
+    if s.get("ub_overflow") and isinstance(s.get("ub_required_bits"), int) and isinstance(cap, int):
+        return f"UB overflow {s['ub_required_bits'] // 8192} of {cap // 8192} KB (bishengir)"
+    if isinstance(s.get("ub_used_bits"), int) and isinstance(cap, int):
+        return f"UB {s['ub_used_bits'] // 8192} of {cap // 8192} KB (bishengir PlanMemory)"
+    return None
 
 
 def install(server: Any) -> None:

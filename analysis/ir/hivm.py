@@ -314,3 +314,49 @@ def core_types(hivm_text: str) -> dict[str, str]:
                 if f and "func.func private" not in line:  # private ones are library declarations
                     out[f.group(1)] = m.group(2)
     return out
+
+
+@dataclass(frozen=True)
+class ScalarLoop:
+    """An element-by-element loop over UB data in the final HIVM module: a tile op BiSheng could not give the
+    vector unit (e.g. int64 arithmetic) was lowered to scalar `memref.load` / compute / `memref.store`."""
+
+    ir_line: int
+    line: int | None  # source line of the computation inside
+    trip_count: int | None
+    ops: tuple[str, ...]  # compute ops in the body, e.g. ("arith.muli",)
+    dtypes: tuple[str, ...]  # element types of the UB buffers it walks
+
+
+_FOR_BOUND_RE = re.compile(r"scf\.for\s+%[\w]+\s*=\s*%(\w+)\s+to\s+%(\w+)\s+step\s+%(\w+)")
+_UB_DTYPE_RE = re.compile(r"memref<[\dx?]*x(\w+)(?:,[^>]*)?,\s*#hivm\.address_space<ub>>")
+
+
+def ub_scalar_loops(hivm_module: str, is_user: UserFiles) -> list[ScalarLoop]:
+    if not hivm_module:
+        return []
+    module = parse_mlir(hivm_module)
+    consts: dict[str, int] = {m.group(1): int(m.group(2)) for m in _CONST_RE.finditer(hivm_module)}
+    loops = {op.ir_line: op for op in module.ops if op.name == "scf.for"}
+    bodies: dict[int, list] = {}
+    for op in module.ops:
+        if op.loops and op.loops[-1] in loops:
+            bodies.setdefault(op.loops[-1], []).append(op)
+    out: list[ScalarLoop] = []
+    for ir_line, body in sorted(bodies.items()):
+        accesses = [
+            o for o in body if o.name in ("memref.load", "memref.store") and "address_space<ub>" in o.text
+        ]
+        if not accesses:
+            continue
+        compute = [o for o in body if o.name.startswith(("arith.", "math.")) and o.name != "arith.constant"]
+        lines = [source_line_of(o.loc, is_user) for o in (*compute, *accesses)]
+        line = next((n for n in lines if n is not None), None)
+        bound = _FOR_BOUND_RE.search(loops[ir_line].text)
+        trip = None
+        if bound and all(g in consts for g in bound.groups()):
+            lo, hi, step = (consts[g] for g in bound.groups())
+            trip = (hi - lo) // step if step > 0 else None
+        dtypes = sorted({m.group(1) for o in accesses for m in _UB_DTYPE_RE.finditer(o.text)})
+        out.append(ScalarLoop(ir_line, line, trip, tuple(sorted({o.name for o in compute})), tuple(dtypes)))
+    return out

@@ -46,6 +46,11 @@ _LOC_RE = re.compile(r'loc\("(?P<file>[^"]*)":(?P<line>\d+):(?P<col>\d+)\)')
 _DIAG_RE = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?P<col>\d+): error: (?P<msg>.*)$", re.MULTILINE)
 
 
+def _cpu_seconds() -> float:
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
 def _error(stage: str, message: str, line: int | None = None, col: int | None = None) -> dict[str, Any]:
     return {"stage": stage, "message": message.strip()[:4000], "line": line, "col": col}
 
@@ -206,7 +211,7 @@ def _npubin_compiler() -> str | None:
 
 def compile_kernel(req: dict[str, Any]) -> dict[str, Any]:
     """Compile `req` (a CompileRequest dict) through ttir and ttadapter (and npubin with CANN)."""
-    started = time.monotonic()
+    started, cpu_started = time.monotonic(), _cpu_seconds()
     result = _result(req, "triton-ascend")
     try:
         _compile_into(req, result)
@@ -216,6 +221,8 @@ def compile_kernel(req: dict[str, Any]) -> dict[str, Any]:
     # Notes gathered on the way (npubin not built, no driver) belong to metadata on every path.
     result["metadata"].update(result.pop("metadata_notes", {}))
     result["elapsed_s"] = round(time.monotonic() - started, 3)
+    # CPU time of the worker and its children (bishengir-compile): what the compile costs on an idle machine.
+    result["metadata"]["cpu_seconds"] = round(_cpu_seconds() - cpu_started, 4)
     return result
 
 
@@ -245,9 +252,15 @@ def _compile_into(req: dict[str, Any], result: dict[str, Any]) -> None:
         result["errors"].append(_error("frontend", exc.message, exc.line, exc.col))
         return
     try:
+        from triton.runtime.jit import JITFunction
+
+        if source_module.find_jit(loaded.module.__dict__, req["kernel"], JITFunction) is None:
+            loaded.define_nested(req["kernel"])  # a kernel defined inside a function
         _compile_loaded(req, result, loaded.module.__dict__, loaded.warnings, (soc, on_910_95))
     finally:
         loaded.close()
+    if result["errors"]:  # a failed import may be why the compile failed: the caller puts it on its line
+        result.setdefault("metadata", {}).setdefault("module_warnings", loaded.warnings)
 
 
 def _compile_loaded(
@@ -276,7 +289,6 @@ def _compile_loaded(
         why = next((s["message"] for s in skipped if kernel in source.splitlines()[s["line"] - 1]), "")
         msg = f"no @triton.jit function named {kernel!r} in {path}" + (f" ({why})" if why else "")
         result["errors"].append(_error("frontend", msg))
-        result.setdefault("metadata", {})["module_warnings"] = skipped
         return
     try:
         signature, constants = _signature_for(fn, req)
@@ -292,7 +304,12 @@ def _compile_loaded(
     user_opts = dict(req.get("options") or {})
     want_hivm = user_opts.pop("hivm", True) is not False
     user_opts.pop("hivm_timeout_s", None)
-    options = backend.parse_options({"compile_on_910_95": on_910_95, **user_opts})
+    # NPUOptions' defaults follow the device triton-ascend is imported on (`not is_compile_on_910_95`); here the
+    # target decides, so an Ascend950 compile gets what triton-ascend on that device would pass to bishengir.
+    defaults: dict[str, Any] = {"compile_on_910_95": on_910_95}
+    if on_910_95:
+        defaults.update(multibuffer=False, enable_auto_bind_sub_block=False)
+    options = backend.parse_options({**defaults, **user_opts})
     stages: dict[str, Any] = {}
     backend.add_stages(stages, options)
     metadata: dict[str, Any] = {"hash": "tritonlens", "target": gpu_target, **options.__dict__}

@@ -166,7 +166,7 @@ def run_hivm(
         }
     options = compile_options(soc, on_910_95, opts)
     dump_flag = "--mlir-print-ir-after=" + ",".join(PASS_DUMPS)
-    started = time.monotonic()
+    started, cpu_started = time.monotonic(), _children_cpu()
     with tempfile.TemporaryDirectory(prefix="tritonlens-hivm-") as tmp:
         src = os.path.join(tmp, "kernel.ttadapter.mlir")
         with open(src, "w", encoding="utf-8") as f:
@@ -222,7 +222,13 @@ def run_hivm(
             "attempts": attempts,
             "command": _public_command(cmd, tmp),
             "elapsed_s": round(time.monotonic() - started, 3),
+            "cpu_s": round(_children_cpu() - cpu_started, 3),
         }
+
+
+def _children_cpu() -> float:
+    t = os.times()
+    return t.children_user + t.children_system
 
 
 def _public_command(cmd: list[str], tmp: str) -> str:

@@ -105,7 +105,10 @@ def verify_job(be: Backend, payload: dict[str, Any]) -> dict[str, Any]:
             result["errors"].append(f"{cand_name} launched no Triton kernel")
         if payload.get("time", True) and be.timing_meaningful and result["passed"]:
             if interleave and base_mod is not None:
-                _interleaved(be, interleave, sizes, base_mod, cand_mod, payload, recorder, result)
+                try:
+                    _interleaved(be, interleave, sizes, base_mod, cand_mod, payload, recorder, result)
+                except Exception as exc:  # e.g. out of memory at the benchmark shape: no timing, said plainly
+                    result["errors"].append(f"timing at the benchmark shape failed: {describe_exception(exc)}")
             else:
                 _versus_reference(be, ref_mod, cand_mod, payload, result)
     return result

@@ -19,7 +19,6 @@ from typing import Any
 from ...analysis import devices, profiling
 from ...analysis.findings import Finding
 from ...analysis.profiling_ncu import NcuParseError, parse_source_csv
-from ..file_store import locked, write_atomic
 
 BACKEND_CHOICES = ("cuda", "npu", "interpret")
 
@@ -43,7 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--ncu", action="store_true", help="also run Nsight Compute on the slowest launch (NVIDIA)"
     )
     p.add_argument(
-        "--measure-ceilings", action="store_true", help="time a copy and a matmul on the device first"
+        "--measure-ceilings", action="store_true", help="time a copy and a matmul on the device first (default: when none are cached for this runner)"
     )
     p.add_argument(
         "--snapshot", action="store_true", help="keep replayable snapshots of each launch on the runner"
@@ -76,39 +75,18 @@ def harness_spec(path: str, source: str, harness: str, argv: list[str]) -> dict[
     return spec
 
 
-def _cache_file() -> Path:
-    root = os.environ.get("TRITONLENS_CACHE_DIR") or os.path.join(
-        os.path.expanduser("~"), ".cache", "tritonlens"
-    )
-    return Path(root) / "ceilings.json"
-
-
 def load_measured(device_name: str | None) -> dict[str, Any] | None:
-    try:
-        table = json.loads(_cache_file().read_text())
-    except (OSError, ValueError):
-        return None
-    entry = table.get(device_name or "") if isinstance(table, dict) else None
-    return entry if isinstance(entry, dict) else None
+    from ..ceilings_cache import load
+
+    return load(device_name)
 
 
-def save_measured(device_name: str, ceilings: dict[str, Any]) -> None:
-    """Merge one device's ceilings into the table: under a lock (two profiles may finish together) and by
-    atomic rename (a reader never sees half a file, a crash never leaves one)."""
-    path = _cache_file()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with locked(path.with_name(path.name + ".lock")):
-            try:
-                table = json.loads(path.read_text())
-            except (OSError, ValueError):
-                table = {}
-            if not isinstance(table, dict):
-                table = {}
-            table[device_name] = ceilings
-            write_atomic(path, json.dumps(table, indent=1))
-    except OSError as exc:
-        print(f"tritonlens profile: could not cache measured ceilings: {exc}", file=sys.stderr)
+def save_measured(
+    device_name: str, ceilings: dict[str, Any], runner: str | None = None, backend: str | None = None
+) -> None:
+    from ..ceilings_cache import save
+
+    save(device_name, ceilings, runner, backend)
 
 
 def make_runner(
@@ -159,13 +137,20 @@ def make_runner(
     return client.LocalRunner(config)
 
 
+def _measure(args: argparse.Namespace) -> bool:
+    """--measure-ceilings, or by default when no ceilings were measured yet through this runner and backend."""
+    from ..ceilings_cache import needs_measuring
+
+    return bool(args.measure_ceilings) or needs_measuring(args.runner, args.backend)
+
+
 def run_profile(args: argparse.Namespace, harness: dict[str, Any]) -> dict[str, Any]:
     """Submit the profile job; returns the RunResult dict or raises RuntimeError with the runner's message."""
     payload = {
         "harness": harness,
         "backend": args.backend,
         "snapshot": bool(args.snapshot),
-        "measure_ceilings": bool(args.measure_ceilings),
+        "measure_ceilings": _measure(args),
         "ncu": bool(args.ncu),
     }
     from ...ascend_runner.protocol import ProtocolError, profile_request_from
@@ -228,7 +213,7 @@ def report(args: argparse.Namespace, path: str, source: str, result: dict[str, A
     device_info = result.get("device") or {}
     measured = result.get("ceilings") or None
     if measured and device_info.get("name"):
-        save_measured(device_info["name"], measured)
+        save_measured(device_info["name"], measured, getattr(args, "runner", None), result.get("backend"))
     else:
         measured = load_measured(device_info.get("name"))
     device = devices.from_runner(device_info, measured) if device_info else None

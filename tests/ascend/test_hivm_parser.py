@@ -131,3 +131,37 @@ def test_ub_feasibility_is_the_compilers_verdict(stem: str, feasible: bool, avai
 def test_ub_feasibility_without_the_hivm_stage_is_undecided() -> None:
     v = ub_feasibility({"stages": {"ttadapter": "module {}"}, "metadata": {}})
     assert v.feasible is None and v.source == "undecided"
+
+
+def test_int64_tile_ops_are_confirmed_as_scalar_loops() -> None:
+    c = case("int64-ascend910b3")
+    loops = H.ub_scalar_loops(c["stages"]["hivm"], user(c))
+    assert {(lp.line, lp.trip_count) for lp in loops} >= {(13, 1024), (14, 1024)}
+    assert {"arith.muli", "arith.addi"} <= {o for lp in loops for o in lp.ops}
+    rep = report(c)
+    tl402 = {f.span.line: f for f in rep.findings if f.code == "TL402"}
+    assert {13, 14} <= set(tl402)
+    assert all(
+        f.data["confirmed_by"] == "bishengir" and "Confirmed by bishengir" in f.message
+        for f in tl402.values()
+    )
+    assert not [f for f in rep.findings if f.code == "TL408"]  # folded into the TL402 they confirm
+
+
+def test_int32_compare_kept_as_a_vector_op_is_not_confirmed() -> None:
+    rep = report(case("gather-ascend910b3"))
+    (cmp,) = [f for f in rep.findings if f.code == "TL402"]
+    assert cmp.severity.name == "INFO" and cmp.data["confirmed_by"] is None
+    assert "Not confirmed by bishengir" in cmp.message
+
+
+def test_code_lens_shows_the_compilers_ub_numbers() -> None:
+    from tritonlens.server.pipeline_lsp import ub_lens_part
+
+    assert (
+        ub_lens_part(report(case("ub_overflow-ascend910b3")).summary)
+        == "UB overflow 512 of 192 KB (bishengir)"
+    )
+    fits = ub_lens_part(report(case("fits-ascend910b3")).summary)
+    assert fits is not None and fits.startswith("UB ") and fits.endswith("of 192 KB (bishengir PlanMemory)")
+    assert ub_lens_part({"ub_bytes_estimate": 1000}) is None  # estimates are not shown as the compiler's

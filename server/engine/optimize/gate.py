@@ -193,8 +193,10 @@ class Gate:
         details.update(timing=timing, judgement=verdict_t.to_dict(), timing_meaningful=True,
                        faster=verdict_t.faster, device=(timing.get("device") or {}).get("name"))
         if not verdict_t.faster:
+            problems = "; ".join(res.get("errors") or [])
             return Verdict(
-                candidate.id, False, f"{verdict_t.reason} ({correct})", stage="timing",
+                candidate.id, False, f"{verdict_t.reason} ({correct})" + (f": {problems}" if problems else ""),
+                stage="timing",
                 speedup=verdict_t.speedup, spread=verdict_t.spread, max_error=max_error, details=details,
             )
         return Verdict(

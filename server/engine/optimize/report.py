@@ -8,6 +8,7 @@ with its stage and reason, and the unified diff.
 from __future__ import annotations
 
 import difflib
+import math
 from typing import Any
 
 from .loop import OptimizeResult, Step
@@ -58,7 +59,11 @@ def to_dict(result: OptimizeResult) -> dict[str, Any]:
         "roofline_after": _roofline(result.evidence_after),
         "findings_before": sorted({f.code for f in result.evidence_before.findings}) if result.evidence_before else [],
         "applied": [s.to_dict() for s in result.applied],
-        "offered": [s.to_dict() for s in result.offered],
+        "offered": [
+            {**s.to_dict(), "diff": unified_diff(result.original, s.candidate.source, result.path)}
+            if s.round == 1 else s.to_dict()
+            for s in result.offered
+        ],
         "rejected": [s.to_dict() for s in result.rejected],
         "declined": [vars(d) for d in result.declined],
         "notes": list(result.notes) + (list(result.evidence_before.notes) if result.evidence_before else []),
@@ -133,3 +138,26 @@ def to_markdown(result: OptimizeResult) -> str:
     if d["diff"]:
         lines += ["", "### Diff", "", "```diff", d["diff"].rstrip("\n"), "```"]
     return "\n".join(lines) + "\n"
+
+
+def summary_markdown(files: list[dict[str, Any]]) -> str:
+    """One row per file (from to_dict) and the geometric mean of the speedups; a file with no verified faster
+    rewrite counts as 1.0x (its first draft is kept), one that failed to run is listed and left out."""
+    rows = ["| file | initial | final | speedup | spread | applied | rejected |", "|---|---|---|---|---|---|---|"]
+    speedups: list[float] = []
+    for d in files:
+        if d.get("error"):
+            rows.append(f"| {d['path']} | error: {d['error']} | | | | | |")
+            continue
+        sp = d.get("speedup") if (d.get("overall") or {}).get("accepted") else None
+        speedups.append(sp if sp else 1.0)
+        spread = "" if d.get("spread") is None else f"±{d['spread']:.1%}"
+        rows.append(
+            f"| {d['path']} | {_fmt_ms(d.get('initial_ms'))} | {_fmt_ms(d.get('final_ms'))} | "
+            f"{f'{sp:.2f}x' if sp else 'kept (1.00x)'} | {spread} | {len(d['applied'])} | {len(d['rejected'])} |"
+        )
+    if speedups and any(d.get("timing_meaningful") for d in files):
+        geo = math.exp(sum(math.log(x) for x in speedups) / len(speedups))
+        rows += ["", f"Geometric mean over {len(speedups)} file(s): {geo:.2f}x (no file slower than its first draft: "
+                 "only verified faster text is ever applied)"]
+    return "\n".join(rows) + "\n"
