@@ -18,6 +18,7 @@ from .ir.llir import LlirInstr, parse_llir
 from .ir.mlir_loc import LocChain, MlirModule, UserFiles, parse_mlir
 from .ir.ptx import PtxModule, parse_ptx, vector_bits
 from .ir.sass import SassInstr, parse_sass
+from .source_lines import source_lines
 
 STAGE_ORDER = ("ttir", "ttgir", "llir", "ptx", "sass")
 
@@ -340,7 +341,7 @@ def lines_with(lines: dict[int, LineStats], stage: str, cls: str) -> list[int]:
 
 def stage_lines(text: str, ir_lines: Iterable[int], limit: int = 6) -> str:
     """The IR lines themselves (trimmed) as an excerpt for evidence."""
-    all_lines = text.splitlines()
+    all_lines = source_lines(text)
     picked: list[str] = []
     for n in sorted(set(ir_lines))[:limit]:
         if 1 <= n <= len(all_lines):

@@ -12,6 +12,7 @@ from typing import Any
 
 from .findings import Evidence, Finding, Level, Severity, Span
 from .rules import Rule, register
+from .source_lines import source_lines
 
 NVIDIA_COMPILE_ERROR = register(
     Rule(
@@ -110,7 +111,7 @@ def compile_error_findings(
 ) -> list[Finding]:
     """One finding per distinct (stage, line, message); `errors` are StageError-like (stage, message, line, col)."""
     code = "TL400" if target_platform == "ascend" else "TL300"
-    lines = source.splitlines()
+    lines = source_lines(source)
     out: list[Finding] = []
     seen: set[tuple[str, int | None, str]] = set()
     for err in errors:

@@ -20,6 +20,7 @@ from .compiler_report import CompilerReport
 from .findings import Finding
 from .ir.mlir_loc import UserFiles, parse_mlir
 from .ir.ttadapter import AdapterModule, AdapterOp, parse_ttadapter
+from .source_lines import source_lines as split_source_lines
 
 
 def analyze_ascend(
@@ -64,7 +65,7 @@ def analyze_ascend(
         tree = None
     ctx = checks.AscendContext(
         module=module,
-        source_lines=source.splitlines(),
+        source_lines=split_source_lines(source),
         tree=tree,
         kernel=kernel,
         path=path,

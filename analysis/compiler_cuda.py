@@ -25,6 +25,7 @@ from .findings import Evidence, Finding, Level, Span
 from .ir.mlir_loc import MlirModule, MlirOp, UserFiles
 from .ir.sass import parse_ptxas_verbose, parse_res_usage
 from .rules import Rule
+from .source_lines import source_lines as split_source_lines
 
 DOT_OPS = ("tt.dot", "ttng.warp_group_dot", "ttng.tc_gen5_mma", "tt.dot_scaled")
 ELEM_BITS = {"f64": 64, "i64": 64, "f32": 32, "i32": 32, "f16": 16, "bf16": 16, "i16": 16, "i8": 8, "i1": 8}
@@ -136,7 +137,7 @@ def analyze_cuda(
         parsed=parsed,
         is_user=is_user,
         lines=attrib.lines,
-        source_lines=source.splitlines(),
+        source_lines=split_source_lines(source),
         kernel=kernel,
         target=target,
         limits=limits_for(target),

@@ -29,6 +29,7 @@ import logging
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from .findings import Span
@@ -202,20 +203,42 @@ class ModuleInfo:
     # Per-file caches shared by every analysis of this module (keyed by id() of AST nodes of `tree`).
     _trees: dict[int, FunctionTree] = field(default_factory=dict, compare=False, repr=False)
     _resolved: dict[int, str | None] = field(default_factory=dict, compare=False, repr=False)
+    # Per-file facts an analysis computes once per jit function, keyed by (what, function name, line).
+    memo: dict[tuple[object, ...], Any] = field(default_factory=dict, compare=False, repr=False)
     # The parsed chunks whose statements make up `tree.body` (see analysis.source_chunks), with their memos.
     _chunks: tuple[Chunk, ...] = field(default=(), compare=False, repr=False)
+
+    # Lookups are indexed once per module (the fields never change): callers ask per helper and per launch,
+    # and a scan or sort per question made files with hundreds of helpers cubic.
+    @cached_property
+    def _ordered(self) -> tuple[KernelInfo, ...]:
+        return tuple(sorted((*self.kernels, *self.helpers), key=lambda k: (k.span.line, k.span.col)))
+
+    @cached_property
+    def _by_name(self) -> dict[str, KernelInfo]:
+        index: dict[str, KernelInfo] = {}
+        for k in self._ordered:
+            index.setdefault(k.name, k)
+        return index
+
+    @cached_property
+    def _launches_by_kernel(self) -> dict[str, tuple[LaunchSite, ...]]:
+        index: dict[str, list[LaunchSite]] = {}
+        for launch in self.launches:
+            index.setdefault(launch.kernel, []).append(launch)
+        return {name: tuple(sites) for name, sites in index.items()}
 
     @property
     def functions(self) -> list[KernelInfo]:
         """Kernels and helpers in source order."""
-        return sorted((*self.kernels, *self.helpers), key=lambda k: (k.span.line, k.span.col))
+        return list(self._ordered)
 
     def kernel(self, name: str) -> KernelInfo | None:
         """The kernel (or helper) with this name; the first in source order if several share it."""
-        return next((k for k in self.functions if k.name == name), None)
+        return self._by_name.get(name)
 
     def launches_of(self, name: str) -> list[LaunchSite]:
-        return [launch for launch in self.launches if launch.kernel == name]
+        return list(self._launches_by_kernel.get(name, ()))
 
     def resolve(self, node: ast.AST) -> str | None:
         """Canonical dotted name of a Name/Attribute chain, e.g. `tl.load` -> "triton.language.load"."""

@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from .source_lines import source_lines
+
 PRAGMA_RE = re.compile(r"#\s*tritonlens\s*:\s*(?P<body>.*)$")
 # Triton's type spellings: optional `*` (pointer) then a scalar type.
 TYPE_RE = re.compile(
@@ -78,7 +80,7 @@ def comment_lines(source: str) -> dict[int, tuple[int, str]]:
     out: dict[int, tuple[int, str]] = {}
     if "tritonlens" not in source:
         return out
-    for n, line in enumerate(source.splitlines(), start=1):
+    for n, line in enumerate(source_lines(source), start=1):
         if "tritonlens" not in line:
             continue
         match = _COMMENT_RE.search(line)

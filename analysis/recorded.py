@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 import hashlib
 
+from .source_lines import source_lines
+
 
 def kernel_source_hash(source: str, kernel: str, tree: ast.Module | None = None) -> str | None:
     """Digest of the kernel's text (first decorator line through its last line, trailing blanks ignored);
@@ -25,7 +27,7 @@ def kernel_source_hash(source: str, kernel: str, tree: ast.Module | None = None)
     if node is None:
         return None
     first = min([d.lineno for d in node.decorator_list] + [node.lineno])
-    lines = source.splitlines()[first - 1 : node.end_lineno or node.lineno]
+    lines = source_lines(source)[first - 1 : node.end_lineno or node.lineno]
     text = "\n".join(line.rstrip() for line in lines)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 

@@ -23,6 +23,7 @@ from .findings import Finding, Level, Severity, Span
 from .kernels import call_form_wrappers
 from .pragmas import DTYPE_VALUE_RE, Pragma, TritonType, comment_lines, parse_value, pragma_for
 from .safe_eval import UNKNOWN, evaluate
+from .source_lines import source_lines
 from .specialization_guess import ASSUMED_TYPICAL, typical_value
 from .specialization_infer import infer_types
 from .specialization_launch import (
@@ -240,7 +241,7 @@ def parse_kernels(source: str) -> ParsedModule:
     module_env = module_scope(tree).bindings
     functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     comments = comment_lines(source)
-    lines = source.splitlines()
+    lines = source_lines(source)
     parsed = ParsedModule(tree, source)
     wrapped = call_form_wrappers(tree.body)
     for node in _function_defs(tree):
@@ -609,7 +610,7 @@ def _as_parsed(module: Any) -> ParsedModule:
 
 
 def kernel_name_span(source: str, info: KernelSource) -> Span:
-    lines = source.splitlines()
+    lines = source_lines(source)
     text = lines[info.node.lineno - 1] if info.node.lineno <= len(lines) else ""
     col = text.find(info.name, text.find("def") + 3 if "def" in text else 0)
     col = max(col, 0)

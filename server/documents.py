@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from ..analysis.findings import Evidence, Finding, Fix, Level, Severity, Span, TextEdit
+from ..analysis.source_lines import source_lines
 
 
 class KernelLike(Protocol):
@@ -54,6 +55,7 @@ class DocState:
     text: str = ""
     analysis: Analysis | None = None
     layers: dict[tuple[str, Level], KernelLayer] = field(default_factory=dict)
+    generation: int = 0  # bumps whenever `findings()` may answer differently (caches compare it)
 
     @property
     def current(self) -> bool:
@@ -66,6 +68,7 @@ class DocState:
             return False
         self.text = text
         self.analysis = analysis
+        self.generation += 1
         if not analysis.syntax_error:
             # A kernel whose text changed (or vanished) invalidates what later levels said about it.
             self.layers = {
@@ -86,6 +89,7 @@ class DocState:
         self.layers[(kernel, level)] = KernelLayer(
             level, kernel, source_hash, start, version, tuple(findings)
         )
+        self.generation += 1
         return True
 
     def findings(self) -> list[Finding]:
@@ -113,7 +117,7 @@ def kernel_start(analysis: Analysis, name: str) -> int | None:
 
 def kernel_hashes(text: str, kernels: tuple[Any, ...]) -> dict[str, str]:
     """Hash of each kernel's own lines, so moving a kernel does not count as changing it."""
-    lines = text.splitlines()
+    lines = source_lines(text)
     out: dict[str, str] = {}
     for k in kernels:
         body = "\n".join(lines[k.span.line - 1 : k.span.end_line])

@@ -21,6 +21,7 @@ from lsprotocol import types
 from . import lsp_features as features
 from .lsp_commands import arg
 from .lsp_server import TritonLensServer
+from .text_sync import install_lsp_text_documents
 
 log = logging.getLogger("tritonlens.lsp")
 
@@ -28,6 +29,7 @@ log = logging.getLogger("tritonlens.lsp")
 EXTENSION_MODULES: list[str] = [
     "tritonlens.server.pipeline_lsp",
     "tritonlens.server.profile_lsp",
+    "tritonlens.server.record_lsp",
     "tritonlens.server.optimize_lsp",
 ]
 
@@ -65,6 +67,7 @@ def _register_features(server: TritonLensServer) -> None:
     @server.feature(types.INITIALIZE)
     def on_initialize(ls: TritonLensServer, params: types.InitializeParams) -> None:
         ls._init_options = params.initialization_options
+        install_lsp_text_documents(ls.workspace)  # before any didOpen: the server's text is the editor's
         td = params.capabilities.text_document
         ls.pull_mode = bool(td and td.diagnostic)
 

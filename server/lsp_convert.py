@@ -12,6 +12,7 @@ from lsprotocol import types
 
 from ..analysis import rules
 from ..analysis.findings import Finding, Span, TextEdit
+from ..analysis.source_lines import LINE_BREAK
 from .documents import finding_key
 
 SOURCE = "tritonlens"
@@ -21,7 +22,7 @@ class LineText:
     """Splits a document once so many positions can be converted cheaply."""
 
     def __init__(self, text: str, encoding: str = types.PositionEncodingKind.Utf16) -> None:
-        self.lines = text.split("\n")
+        self.lines = LINE_BREAK.split(text)  # LSP's lines: "\r\n", "\r" or "\n", nothing else
         self.encoding = str(getattr(encoding, "value", encoding))  # "utf-8" | "utf-16" | "utf-32"
 
     def _units(self, s: str) -> int:
@@ -32,7 +33,7 @@ class LineText:
         return len(s.encode("utf-16-le", "surrogatepass")) // 2
 
     def _line(self, index: int) -> str:
-        return self.lines[index].rstrip("\r") if 0 <= index < len(self.lines) else ""
+        return self.lines[index] if 0 <= index < len(self.lines) else ""
 
     def to_lsp(self, line: int, col: int) -> types.Position:
         """(1-based line, character column) -> LSP position, clamped to the document."""

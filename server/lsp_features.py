@@ -1,4 +1,8 @@
-"""Request handlers that read analysis results: hover, code actions (+ resolve), code lenses, kernels list."""
+"""Request handlers that read analysis results: hover, code actions (+ resolve), code lenses, kernels list.
+
+No handler does O(document) work per item: the line table of a document version and its findings grouped by
+kernel are built once (per version and settings) and shared by every request and lens provider.
+"""
 
 from __future__ import annotations
 
@@ -15,16 +19,29 @@ from .documents import DocState, finding_key
 from .lsp_convert import LineText, to_diagnostic, to_text_edit
 from .lsp_hover import hover_markdown
 from .lsp_server import TritonLensServer
-from .workspace_index import kernel_findings
+from .workspace_index import findings_by_kernel
 
 log = logging.getLogger("tritonlens.lsp")
 
 KERNEL_FINDINGS_COMMAND = "tritonlens.kernelFindings"
 
 
+# uri -> (the text it was built from, encoding, its line table); compared by identity of the text object.
+_LINE_TABLES: dict[str, tuple[str, str, LineText]] = {}
+
+
 def lines_for(server: TritonLensServer, doc: DocState) -> LineText:
-    """Position converter for the analyzed text of `doc`, in the negotiated encoding (for lens providers)."""
-    return LineText(doc.text, server.workspace.position_encoding or types.PositionEncodingKind.Utf16)
+    """Position converter for the analyzed text of `doc`, in the negotiated encoding (for lens providers);
+    built once per analysed version, however many items of a request ask for it."""
+    encoding = str(server.workspace.position_encoding or types.PositionEncodingKind.Utf16)
+    cached = _LINE_TABLES.get(doc.uri)
+    if cached is not None and cached[0] is doc.text and cached[1] == encoding:
+        return cached[2]
+    table = LineText(doc.text, encoding)
+    if len(_LINE_TABLES) > 256:  # closed documents' tables: drop them all, open ones are rebuilt on demand
+        _LINE_TABLES.clear()
+    _LINE_TABLES[doc.uri] = (doc.text, encoding, table)
+    return table
 
 
 _lines = lines_for
@@ -115,14 +132,26 @@ async def resolve_code_action(server: TritonLensServer, action: types.CodeAction
     return action
 
 
+# uri -> (the visible findings it was built from, kernel name and first line -> that kernel's findings).
+_BY_KERNEL: dict[str, tuple[list[Finding], dict[tuple[str, int], list[Finding]]]] = {}
+
+
 def kernel_findings_of(server: TritonLensServer, doc: DocState, kernel: Any) -> list[Finding]:
-    out = []
-    for f in server.visible_findings(doc):
-        if f.kernel == kernel.name or (
-            f.kernel is None and kernel.span.line <= f.span.line <= kernel.span.end_line
-        ):
-            out.append(f)
-    return out
+    """Visible findings of `kernel` (its own, or unowned ones on its lines), in the order of visible_findings;
+    grouped once for all kernels of the analysed version (lens providers and the kernels list ask per kernel)."""
+    visible = server.visible_findings(doc)  # cached: the same list object while nothing changed
+    cached = _BY_KERNEL.get(doc.uri)
+    if cached is None or cached[0] is not visible:
+        kernels = doc.analysis.kernels if doc.analysis is not None else ()
+        rows = [(k.name, k.span.line, k.span.end_line) for k in kernels]
+        groups = dict(zip(((k.name, k.span.line) for k in kernels), findings_by_kernel(visible, rows), strict=True))
+        if len(_BY_KERNEL) > 256:
+            _BY_KERNEL.clear()
+        cached = _BY_KERNEL[doc.uri] = (visible, groups)
+    found = cached[1].get((kernel.name, kernel.span.line))
+    if found is None:  # a kernel record of another analysis: group it alone
+        found = findings_by_kernel(visible, [(kernel.name, kernel.span.line, kernel.span.end_line)])[0]
+    return found
 
 
 def summary(findings: list[Finding]) -> str:
@@ -198,10 +227,11 @@ def kernels(server: TritonLensServer) -> list[dict[str, Any]]:
                 continue
             uri = from_fs_path(entry.path) or entry.path
             settings = server.config.for_uri(uri).settings
-            for k in entry.kernels:
-                if settings.target == "auto":
-                    settings = replace(settings, file_platforms=entry.platforms)
-                found = settings.apply(kernel_findings(entry.findings, k))
+            if settings.target == "auto":
+                settings = replace(settings, file_platforms=entry.platforms)
+            groups = findings_by_kernel(entry.findings, [(k.name, k.start_line, k.end_line) for k in entry.kernels])
+            for k, grouped in zip(entry.kernels, groups, strict=True):
+                found = settings.apply(grouped)
                 rows.append(
                     {
                         "uri": uri,

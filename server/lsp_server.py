@@ -1,7 +1,9 @@
 """The language server object: open documents, debounced analysis off the event loop, publishing, settings.
 
 All state is touched on the event loop thread only; triage runs in a thread pool and its result is accepted only
-if the document is still at the version it was computed from.
+if the document is still at the version it was computed from. Each document has one analysis lane: at most one
+triage of it runs at a time, and always of its newest version, so an often-edited or huge document occupies one
+thread and never queues ahead of the others (ANALYSIS_LANES of them run side by side, sharing the CPU).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pygls.uris import to_fs_path
 
 from ..analysis.escalation import apply_and_merge
 from ..analysis.findings import Finding, Level
+from . import lsp_io
 from .documents import DocState
 from .lsp_analysis import analyze_text_quickly, index_file
 from .lsp_commands import CommandRegistry
@@ -34,6 +37,8 @@ from .workspace_index import WorkspaceIndex
 log = logging.getLogger("tritonlens.lsp")
 
 CONFIG_TIMEOUT_S = 5.0
+# Documents analysed side by side: a document waits for a thread only when this many are busy at once.
+ANALYSIS_LANES = 16
 _MALFORMED = object()  # marks a request already answered with InvalidParams
 
 
@@ -97,9 +102,12 @@ class TritonLensServer(LanguageServer):
         self.action_providers: list[Any] = []
         self.action_resolvers: dict[str, Any] = {}
         self.pull_mode = False
-        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="tritonlens-triage")
+        self._pool = ThreadPoolExecutor(max_workers=ANALYSIS_LANES, thread_name_prefix="tritonlens-triage")
+        self._index_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tritonlens-reindex")
         self._timers: dict[str, asyncio.TimerHandle] = {}
-        self._inflight: dict[str, tuple[int, asyncio.Task[None]]] = {}
+        self._inflight: dict[str, asyncio.Task[None]] = {}  # uri -> its analysis lane, while it runs
+        # uri -> ((doc, generation), settings, findings): visible_findings of what it read
+        self._visible: dict[str, tuple[tuple[int, int], Any, list[Finding]]] = {}
         self._busy = 0  # analyses in flight for open documents
         self.pulls_waiting: dict[str, int] = {}  # uri -> pull requests waiting for an analysis
         self._revision: dict[str, int] = {}  # bumps whenever what a doc would show changes (pull resultId)
@@ -107,6 +115,13 @@ class TritonLensServer(LanguageServer):
         self._shown_problems: set[str] = set()
         self._kernels_notify: asyncio.TimerHandle | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
+
+    # --- transport: frames are read leniently (lsp_io) ------------------------------------------------------
+    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
+        lsp_io.start_io(self, stdin, stdout)
+
+    def start_tcp(self, host: str, port: int) -> None:
+        lsp_io.start_tcp(self, host, port)
 
     # --- errors -------------------------------------------------------------------------------------------
     def report_server_error(self, error: Exception, source: Any) -> None:
@@ -186,6 +201,7 @@ class TritonLensServer(LanguageServer):
         self.docs.pop(uri, None)
         self._inflight.pop(uri, None)
         self._revision.pop(uri, None)
+        self._visible.pop(uri, None)
         self._run_hooks(self.close_hooks, uri)
         if not self.pull_mode:
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
@@ -202,39 +218,43 @@ class TritonLensServer(LanguageServer):
         doc = self.docs.get(uri)
         if doc is None or doc.current:
             return None
-        inflight = self._inflight.get(uri)
-        if inflight is not None and inflight[0] == doc.version and not inflight[1].done():
-            return inflight[1]
-        try:
-            text = self.workspace.get_text_document(uri).source
-        except Exception:
-            log.exception("no text for %s", uri)
-            return None
-        task = self._event_loop().create_task(self._analyze(uri, doc.version, text))
-        self._inflight[uri] = (doc.version, task)
+        lane = self._inflight.get(uri)
+        if lane is not None and not lane.done():
+            return lane  # it analyses the newest version before it ends
+        task = self._event_loop().create_task(self._analysis_lane(uri, doc))
+        self._inflight[uri] = task
         return task
 
-    async def _analyze(self, uri: str, version: int, text: str) -> None:
-        opened = self.docs.get(uri)
-        if opened is None:
-            return
-        doc = opened
+    async def _analysis_lane(self, uri: str, opened: DocState) -> None:
+        """Analyse `opened` until its stored analysis is of its newest version (or it was closed)."""
+        try:
+            while self.docs.get(uri) is opened and not opened.current:
+                try:
+                    text = self.workspace.get_text_document(uri).source
+                except Exception:
+                    log.exception("no text for %s", uri)
+                    return
+                await self._analyze_once(uri, opened, opened.version, text)
+        finally:
+            if self._inflight.get(uri) is asyncio.current_task():
+                self._inflight.pop(uri, None)
+
+    async def _analyze_once(self, uri: str, opened: DocState, version: int, text: str) -> None:
         started = time.perf_counter()
         self._busy += 1
         if self.index is not None:
             self.index.editor_idle.clear()
         try:
             analysis = await self._event_loop().run_in_executor(
-                self._pool, analyze_text_quickly, text, doc.path, version
+                self._pool, analyze_text_quickly, text, opened.path, version
             )
         finally:
             self._busy -= 1
             if self._busy == 0 and self.index is not None:
                 self.index.editor_idle.set()
         analyzed = time.perf_counter()
-        doc = self.docs.get(uri)
         # Same object required: a close and re-open restarts version numbers, so a version alone is ambiguous.
-        if doc is not opened or not doc.set_analysis(analysis, text):
+        if self.docs.get(uri) is not opened or not opened.set_analysis(analysis, text):
             log.debug("dropped stale analysis of %s v%s", uri, version)
             return
         self._changed(uri)
@@ -245,7 +265,7 @@ class TritonLensServer(LanguageServer):
             (analyzed - started) * 1000,
             (time.perf_counter() - analyzed) * 1000,
         )
-        self._run_hooks(self.analysis_hooks, doc)
+        self._run_hooks(self.analysis_hooks, opened)
 
     async def current(self, uri: str, attempts: int = 5) -> DocState | None:
         """The doc with an analysis of its latest version (analyzing now, skipping the debounce, if needed)."""
@@ -279,12 +299,19 @@ class TritonLensServer(LanguageServer):
     def visible_findings(self, doc: DocState) -> list[Finding]:
         """Every level's findings for the doc, filtered by its settings, one finding per confirmed cause.
 
-        Diagnostics, hover, code actions and lenses all read this, so they agree on the merged result."""
-        settings = self.config.for_uri(doc.uri).settings
+        Diagnostics, hover, code actions and lenses all read this, so they agree on the merged result. Computed
+        once per (analysis, layers, settings): request handlers ask per item (per kernel, per lens)."""
+        configured = self.config.for_uri(doc.uri).settings
+        cached = self._visible.get(doc.uri)
+        if cached is not None and cached[0] == (id(doc), doc.generation) and cached[1] is configured:
+            return cached[2]
+        settings = configured
         if settings.target == "auto" and doc.analysis is not None:
             # decided once per analyzed version (off the event loop), never per request
             settings = replace(settings, file_platforms=doc.analysis.platforms)
-        return apply_and_merge(settings, doc.findings())
+        found = apply_and_merge(settings, doc.findings())
+        self._visible[doc.uri] = ((id(doc), doc.generation), configured, found)
+        return found
 
     def diagnostics(self, doc: DocState) -> list[types.Diagnostic]:
         if doc.analysis is None:
@@ -296,6 +323,11 @@ class TritonLensServer(LanguageServer):
     def publish(self, uri: str) -> None:
         doc = self.docs.get(uri)
         if doc is None or doc.analysis is None or self.pull_mode:
+            return
+        if not doc.current:
+            # The editor has a newer version: these positions are for text it no longer shows. The analysis
+            # of the newest version (debounced or running) publishes when it lands.
+            log.debug("not publishing %s v%s: the editor is at v%s", uri, doc.analysis.version, doc.version)
             return
         version = doc.analysis.version if self.supports_version() else None
         params = types.PublishDiagnosticsParams(uri=uri, diagnostics=self.diagnostics(doc), version=version)
@@ -385,6 +417,7 @@ class TritonLensServer(LanguageServer):
         """Re-run triage on open documents and re-read every workspace file, with cancellable progress."""
         for doc in list(self.docs.values()):
             doc.analysis = None
+            doc.generation += 1
             self._start_analysis(doc.uri)
         paths = [p for root in (self.index.roots if self.index else []) for p in self.index.candidates(root)]
         done = 0
@@ -392,7 +425,7 @@ class TritonLensServer(LanguageServer):
             for path in paths:
                 if progress.cancelled:
                     break
-                await self._event_loop().run_in_executor(self._pool, self._refresh_indexed, path)
+                await self._event_loop().run_in_executor(self._index_pool, self._refresh_indexed, path)
                 done += 1
                 if done % 10 == 0 or done == len(paths):
                     progress.report(f"{done}/{len(paths)} files", int(100 * done / max(len(paths), 1)))
@@ -412,3 +445,4 @@ class TritonLensServer(LanguageServer):
         if self.index is not None:
             self.index.stop()
         self._pool.shutdown(wait=False, cancel_futures=True)
+        self._index_pool.shutdown(wait=False, cancel_futures=True)

@@ -6,10 +6,11 @@ not read from here (the server uses the editor's text for them): this only cover
 
 from __future__ import annotations
 
+import bisect
 import logging
 import os
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -241,12 +242,20 @@ class WorkspaceIndex:
         self._notify()
 
 
-def kernel_findings(entry_findings: Iterable[Finding], kernel: IndexedKernel) -> list[Finding]:
-    """Findings that belong to one kernel: tagged with its name, or inside its lines."""
-    out = []
-    for f in entry_findings:
-        if f.kernel == kernel.name or (
-            f.kernel is None and kernel.start_line <= f.span.line <= kernel.end_line
-        ):
-            out.append(f)
+def findings_by_kernel(findings: Sequence[Finding], kernels: Sequence[tuple[str, int, int]]) -> list[list[Finding]]:
+    """The findings of each (name, first line, last line) kernel: tagged with its name, or untagged and inside its
+    lines; in the order of `findings`. O(findings + kernels + answers), not O(findings) per kernel."""
+    by_name: dict[str, list[int]] = {}
+    untagged: list[tuple[int, int]] = []
+    for i, f in enumerate(findings):
+        if f.kernel is not None:
+            by_name.setdefault(f.kernel, []).append(i)
+        else:
+            untagged.append((f.span.line, i))
+    untagged.sort()
+    lines = [line for line, _ in untagged]
+    out: list[list[Finding]] = []
+    for name, start, end in kernels:
+        inside = (i for _, i in untagged[bisect.bisect_left(lines, start) : bisect.bisect_right(lines, end)])
+        out.append([findings[i] for i in sorted({*by_name.get(name, ()), *inside})])
     return out

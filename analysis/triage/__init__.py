@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from ..findings import Evidence, Finding, Level, Span
 from ..kernels import ModuleInfo, parse_module
 from ..kernels import _statements as walk_statements
+from ..source_lines import source_lines
 
 # Modules of this package that hold no rules; every other one registers its rules and checks on import.
 _NOT_RULE_MODULES = frozenset({"base", "context", "references", "launch_facts"})
@@ -119,7 +120,7 @@ def _function_keys(module: ModuleInfo, path: str) -> dict[tuple[str, int], str]:
     jit functions it calls or is called by, the module's top-level statements (imports, constants, module-level
     launches), the host functions that launch it or its relatives, and where every jit function sits.
     Conservative: an edit that moves lines invalidates every function below it."""
-    lines = module.source.splitlines(keepends=True)
+    lines = source_lines(module.source, keepends=True)  # ast's lines, not splitlines'
 
     def digest_of(start: int, end: int) -> str:
         text = f"{start}:" + "".join(lines[start - 1 : end])
@@ -146,14 +147,22 @@ def _function_keys(module: ModuleInfo, path: str) -> dict[tuple[str, int], str]:
     for g in functions:
         for helper in g.helpers:
             callers.setdefault(helper, set()).add(g.name)
+    # Each name's part of a key is encoded once: in a long call chain every function relates to every other.
+    parts: dict[str, bytes] = {}
+
+    def part(name: str) -> bytes:
+        got = parts.get(name)
+        if got is None:
+            got = parts[name] = f"|{name}:{','.join(defs.get(name, []))}".encode()
+        return got
+
     keys: dict[tuple[str, int], str] = {}
     for f in functions:
         related = sorted({f.name, *f.helpers, *callers.get(f.name, ())})
         hosts = sorted({host for name in related for host in launchers.get(name, ())})
         digest = context.copy()
         digest.update(digest_of(f.span.line, f.span.end_line).encode())
-        for name in (*related, "\0", *hosts):
-            digest.update(f"|{name}:{','.join(defs.get(name, []))}".encode())
+        digest.update(b"".join(part(name) for name in (*related, "\0", *hosts)))
         keys[f.name, f.span.line] = digest.hexdigest()
     return keys
 

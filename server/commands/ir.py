@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ...analysis.kernels import parse_module
+from ...analysis.source_lines import source_lines
 from ..pipeline import TARGETS, analyze_kernel, find_pyproject_overrides, launchable_kernels
 from .check_ir import make_runner, report_unavailable
 
@@ -65,7 +66,7 @@ def annotate(
     by_ir: dict[int, int] = {}
     for src_line, ir_line in line_map:
         by_ir.setdefault(ir_line, src_line)
-    src_lines = source.splitlines()
+    src_lines = source_lines(source)
     out: list[str] = []
     current: int | None = None
     for n, text in enumerate(ir_text.splitlines(), start=1):

@@ -1,0 +1,8 @@
+"""Makes this folder's helpers (`inprocess`, `fuzz_profile`) importable from its tests."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
