@@ -146,7 +146,8 @@ def run(args: argparse.Namespace) -> int:
             if record is None:
                 print(f"tritonlens bench: {path}: skipped (time budget); run again to resume", file=sys.stderr)
                 continue
-            line = f"{record.get('speedup') or 0:.2f}x" if record.get("status") == "done" else record.get("miss")
+            timed = record.get("status") == "done" and record.get("timing_meaningful")
+            line = f"{record.get('speedup') or 0:.2f}x" if timed else record.get("miss")
             print(f"tritonlens bench: {path}: {record.get('status')} {line}", file=sys.stderr)
     except KeyboardInterrupt:
         cancel.set()

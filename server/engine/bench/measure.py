@@ -155,6 +155,11 @@ def run_task(
         unseen_correct=_unseen(list(overall.details.get("checks") or [])) if applied else base.get("unseen_correct"),
         misses=[] if applied else _misses(data),
     )
-    if not applied:
+    if not record["timing_meaningful"]:
+        record["miss"] = (
+            f"not timed: {options.backend} timings say nothing about hardware "
+            f"({len(data['offered'])} candidate(s) verified correct, none claimed faster)"
+        )
+    elif not applied:
         record["miss"] = "no verified faster rewrite" + (f" ({result.error})" if result.error else "")
     return record
