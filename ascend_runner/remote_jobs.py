@@ -14,16 +14,29 @@ from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fastapi import HTTPException, status
 
 from .remote_sandbox import SandboxError, confine_payload, make_job_dir, private_root, write_files
 
-if TYPE_CHECKING:
-    from .remote_server import JobIn, ServerConfig
-
 FINISHED = ("done", "failed", "cancelled")
+
+
+@dataclass
+class ServerConfig:
+    token: str
+    max_concurrency: int = 2
+    max_queue: int = 16
+    max_body_bytes: int = 8 * 1024 * 1024
+    body_timeout_s: float = 30.0  # the whole body must arrive within this
+    header_timeout_s: float = 10.0  # a request head must arrive within this (see remote_gate)
+    max_pending_connections: int = 64  # connections that have not sent a request head yet
+    # Where job folders are made; None: a fresh private folder (mkdtemp). An operator's folder is checked.
+    sandbox_root: Path | None = None
+    # Folders payload paths may name besides the job's own (`--allow-path`).
+    allowed_paths: list[Path] = field(default_factory=list)
+    keep_finished: int = 256
 
 
 @dataclass
@@ -56,7 +69,7 @@ class JobBoard:
             states = [j.state for j in self._jobs.values()]
         return states.count("running"), states.count("queued")
 
-    def add(self, job: JobIn) -> _Job:
+    def add(self, job: Any) -> _Job:  # a remote_server.JobIn
         with self._lock:
             if job.id in self._jobs:
                 raise HTTPException(status.HTTP_409_CONFLICT, f"job {job.id} already exists")
@@ -137,7 +150,7 @@ class JobBoard:
                 self._root = private_root(None)
             return self._root
 
-    def _run(self, entry: _Job, job: JobIn) -> None:
+    def _run(self, entry: _Job, job: Any) -> None:
         with self._lock:
             if entry.state == "cancelled":
                 return

@@ -19,8 +19,6 @@ import math
 import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 from fastapi import Depends, FastAPI, HTTPException, Query, Request
@@ -33,7 +31,7 @@ from starlette.concurrency import run_in_threadpool
 
 from .protocol import SCHEMA_VERSION, ProtocolError, compile_request_from
 from .remote_gate import Gate
-from .remote_jobs import JobBoard, _Job
+from .remote_jobs import JobBoard, ServerConfig, _Job
 from .remote_sandbox import SandboxError, confine_payload, safe_relative_path
 
 SAFE_ID = r"^[A-Za-z0-9_-]{1,64}$"
@@ -103,22 +101,6 @@ class Health(BaseModel):
     queued: int
     max_concurrency: int
     runner: dict[str, Any]
-
-
-@dataclass
-class ServerConfig:
-    token: str
-    max_concurrency: int = 2
-    max_queue: int = 16
-    max_body_bytes: int = 8 * 1024 * 1024
-    body_timeout_s: float = 30.0  # the whole body must arrive within this
-    header_timeout_s: float = 10.0  # a request head must arrive within this (see remote_gate)
-    max_pending_connections: int = 64  # connections that have not sent a request head yet
-    # Where job folders are made; None: a fresh private folder (mkdtemp). An operator's folder is checked.
-    sandbox_root: Path | None = None
-    # Folders payload paths may name besides the job's own (`--allow-path`).
-    allowed_paths: list[Path] = field(default_factory=list)
-    keep_finished: int = 256
 
 
 def _accepts_on_start(method: Any) -> bool:
