@@ -141,7 +141,9 @@ def run(args: argparse.Namespace) -> int:
 
     entries = read_manifest()
     picked = sample(entries, args.cache, None if args.all else args.per_group)
-    cache = tempfile.mkdtemp(prefix="tritonlens-coverage-cache-")  # measure compiles, not an older run's cache
+    cache = tempfile.mkdtemp(
+        prefix="tritonlens-coverage-cache-"
+    )  # measure compiles, not an older run's cache
     runner = LocalRunner({"workers": 1, "timeout_s": args.timeout, "cache_dir": cache})
     rows: list[dict[str, Any]] = []
     started = time.perf_counter()
@@ -181,11 +183,35 @@ def run(args: argparse.Namespace) -> int:
         runner.close()
     summary = summarise(rows)
     summary["wall_s"] = round(time.perf_counter() - started, 1)
+    summary["platform_share"] = platform_share(entries, args.mirror, args.cache)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"summary": summary, "rows": rows}, indent=1) + "\n", encoding="utf-8")
     print_summary(summary)
     print(f"-> {args.out}")
     return 0
+
+
+def platform_share(entries: list[Entry], mirror: Path, cache: Path) -> dict[str, dict[str, int]]:
+    """Level-1 findings of `tritonlens check` (default target: auto) on every manifest file inside its checkout,
+    and how many on files written for one platform come from rules of the other platform only."""
+    paths = {str(checkout(e, mirror, cache) or cache / e.local): e for e in entries}
+    exe = Path(sys.executable).with_name("tritonlens")
+    proc = subprocess.run(
+        [str(exe), "check", "--format", "json", *paths], capture_output=True, text=True, check=False
+    )
+    out: dict[str, dict[str, int]] = {}
+    for platform in ("cuda", "ascend"):
+        out[platform] = {
+            "files": sum(1 for e in entries if e.platform == platform),
+            "findings": 0,
+            "other_platform_only": 0,
+        }
+    for finding in json.loads(proc.stdout or "[]"):
+        row = out[paths[finding["path"]].platform]
+        row["findings"] += 1
+        rule = finding.get("platforms") or []
+        row["other_platform_only"] += int(bool(rule) and paths[finding["path"]].platform not in rule)
+    return out
 
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -216,6 +242,12 @@ def print_summary(s: dict[str, Any]) -> None:
     print(f"  auto platform agrees with the manifest on {s['platform_agreement']}/{s['kernels']} kernels")
     for group, g in s["per_group"].items():
         print(f"  {group:45} {g['analyzed']}/{g['kernels']}")
+    for platform, row in s.get("platform_share", {}).items():
+        share = row["other_platform_only"] / row["findings"] if row["findings"] else 0.0
+        print(
+            f"  level 1, target auto: {row['findings']} findings on {row['files']} {platform} files, "
+            f"{row['other_platform_only']} ({share:.1%}) from rules of the other platform only"
+        )
 
 
 def main() -> int:
