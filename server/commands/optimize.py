@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,9 @@ from ..engine.optimize.gate import GateConfig
 from ..engine.optimize.loop import Budget, OptimizeOptions, optimize_source
 from ..engine.optimize.proposers import RecipeProposer, llm_proposer
 from .profile import BACKEND_CHOICES, detect_harness, make_runner
+
+# worker processes of the local runner: config-search compiles run in parallel over them
+WORKERS = max(1, min(8, (os.cpu_count() or 2) // 2))
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -67,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     if not files:
         return 2
     try:
-        runner = make_runner(args.runner, args.token_env, args.token_file, cache=True, workers=2)
+        runner = make_runner(args.runner, args.token_env, args.token_file, cache=True, workers=WORKERS)
     except RuntimeError as exc:
         print(f"tritonlens optimize: {exc}", file=sys.stderr)
         return 2
@@ -104,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
                 continue
             proposers: list[Any] = [RecipeProposer()]
             if not args.no_config_search:
-                proposers.append(ConfigSearch(runner, args.target, backend=args.backend))
+                proposers.append(ConfigSearch(runner, args.target, backend=args.backend, workers=WORKERS))
             if llm is not None:
                 proposers.append(llm)
             print(f"tritonlens optimize: {path} ...", file=sys.stderr)
