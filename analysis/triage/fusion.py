@@ -121,22 +121,25 @@ def _host_def(ctx: KernelContext, site: LaunchSite) -> ast.AST | None:
     return best
 
 
-# The module's function definitions, found once per parsed tree: every kernel of the file asks for the host of
-# every launch, and walking the whole module each time made triage quadratic in the file's length.
-_DEFS: dict[int, tuple[ast.Module, list[ast.FunctionDef | ast.AsyncFunctionDef]]] = {}
-
-
 def _function_defs(ctx: KernelContext) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
-    tree = ctx.module.tree
-    if tree is None:
-        return []
-    cached = _DEFS.get(id(tree))
-    if cached is None or cached[0] is not tree:
-        defs = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-        if len(_DEFS) >= 8:
-            _DEFS.pop(next(iter(_DEFS)))
-        cached = _DEFS[id(tree)] = (tree, defs)
-    return cached[1]
+    """The file's function definitions, collected per parsed chunk of top-level statements and kept in the
+    chunk's memo: every kernel asks for the host of every launch, and an edit re-reads only the edited chunk
+    (walking the whole module per kernel, or even per keystroke, made triage of long files slow)."""
+    out: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+    chunks = ctx.module._chunks
+    if not chunks and ctx.module.tree is not None:
+        return [n for n in ast.walk(ctx.module.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for chunk in chunks:
+        defs = chunk.memo.get(("function_defs",))
+        if defs is None:
+            defs = chunk.memo[("function_defs",)] = [
+                n
+                for stmt in chunk.stmts
+                for n in ast.walk(stmt)
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            ]
+        out.extend(defs)
+    return out
 
 
 def _allocations(host: ast.AST) -> dict[str, ast.Call]:
