@@ -426,7 +426,10 @@ def install(server: Any) -> None:
             return {"error": str(exc), "stages": []}
         analysis = service.stored(uri, kernel, target)
         if analysis is None:
-            analysis = await service.analyze(uri, kernel, target, threading.Event())
+            try:
+                analysis = await service.analyze(uri, kernel, target, threading.Event())
+            except CommandError as exc:  # e.g. the document is not open: a sentence, not a traceback
+                return {"error": str(exc), "stages": [], "target": target}
         if analysis is None:
             return {"error": "the document changed; ask again", "stages": [], "target": target}
         primary = analysis.primary
