@@ -101,7 +101,12 @@ DEVICES: dict[str, DeviceSpec] = {
         vendor="nvidia",
         names=("h200",),
         compute_units=132,
-        memory_bandwidth=Ceiling(4800, "GB/s", "datasheet", "HBM3e"),
+        memory_bandwidth=Ceiling(
+            4800,
+            "GB/s",
+            "datasheet",
+            "HBM3e; a device-to-device copy measured ~4,225 GB/s on the lent H200 (benchmarks/gpu/results/run2)",
+        ),
         rates=dict(_HOPPER_RATES),
         l2_bytes=60 * 1024 * 1024,  # as torch reports it on the lent H200
         **_HOPPER_SM,
@@ -180,10 +185,18 @@ def with_measured(spec: DeviceSpec, measured: dict[str, Any]) -> DeviceSpec:
     changes: dict[str, Any] = {}
     copy = measured.get("copy_gbps")
     if isinstance(copy, (int, float)) and copy > 0:
-        changes["memory_bandwidth"] = Ceiling(float(copy), "GB/s", "measured", "device-to-device copy")
+        sheet = spec.memory_bandwidth
+        note = "device-to-device copy" + (
+            f"; {sheet.source} {sheet.value:,.0f} GB/s" if sheet.source != "measured" else ""
+        )
+        changes["memory_bandwidth"] = Ceiling(float(copy), "GB/s", "measured", note)
     bf16 = measured.get("bf16_tflops")
     if isinstance(bf16, (int, float)) and bf16 > 0:
         rates = dict(spec.rates)
-        rates["bf16"] = Ceiling(float(bf16), "TFLOP/s", "measured", "bf16 matmul through torch")
+        old = rates.get("bf16")
+        note = "bf16 matmul through torch" + (
+            f"; {old.source} {old.value:,.0f} TFLOP/s" if old is not None and old.source != "measured" else ""
+        )
+        rates["bf16"] = Ceiling(float(bf16), "TFLOP/s", "measured", note)
         changes["rates"] = rates
     return replace(spec, **changes) if changes else spec

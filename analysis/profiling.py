@@ -15,8 +15,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .devices import DeviceSpec
-from .findings import Evidence, Finding, Level, Severity, Span
+from .findings import Evidence, Finding, Severity, Span
+from .persistent import persistent_kernels
 from .profiling_ncu import NcuSourceView
+from .profiling_roofline import _finding, compute_ceiling, ir_flops, roofline_findings
 from .source_lines import source_lines as split_source_lines
 
 NEAR_ROOFLINE = 0.70  # fraction of the ceiling above which we call a launch done
@@ -54,7 +56,12 @@ class LaunchAnalysis:
     occupancy: float | None = None  # resident warps / max warps per SM
     occupancy_limiter: str | None = None  # "registers" | "shared memory" | "threads" | "blocks"
     near_roofline: bool = False
+    persistent: bool = False  # the kernel loops over tiles with a program-count stride (analysis.persistent)
     notes: list[str] = field(default_factory=list)
+    flop_source: str | None = None  # "ir" (counted from the compiled TTIR) | "arguments" (a matmul-shaped triple)
+    tensor_cores: bool | None = None  # the FLOPs run on matrix units (a dot) or not; None when unknown
+    matmul_without_dot: bool = False  # multiply-accumulate loops over 2-D tiles and no dot (IR)
+    flop_ceiling: str | None = None  # the compute ceiling used, with its source
 
     @property
     def bytes_moved(self) -> int:
@@ -153,7 +160,8 @@ def analyze_launch(rec: dict[str, Any], device: DeviceSpec | None, timing_meanin
     grid = [int(g) for g in rec.get("grid") or [1]]
     read, written, known = footprint(rec.get("args") or [])
     time = (rec.get("time_ms") or {}).get("median") if timing_meaningful else None
-    flops_dtype = dot_flops(rec.get("args") or []) if rec.get("uses_dot") else None
+    counted = ir_flops(rec)
+    flops_dtype = dot_flops(rec.get("args") or []) if rec.get("uses_dot") and counted is None else None
     la = LaunchAnalysis(
         index=int(rec.get("index", 0)),
         kernel=str(rec.get("kernel", "?")),
@@ -168,7 +176,16 @@ def analyze_launch(rec: dict[str, Any], device: DeviceSpec | None, timing_meanin
         bytes_known_direction=known,
         flops=flops_dtype[0] if flops_dtype else None,
     )
-    if rec.get("uses_dot") and not flops_dtype:
+    if counted is not None:
+        la.flops = counted.total * la.programs or None
+        la.flop_source = "ir"
+        la.tensor_cores = counted.dot > 0
+        la.matmul_without_dot = counted.matmul_without_dot
+        if not counted.exact:
+            la.notes.append(f"FLOPs are a lower bound: loop trip counts unknown ({'; '.join(counted.unknown_loops[:2])})")
+    elif flops_dtype:
+        la.flop_source, la.tensor_cores = "arguments", True
+    if rec.get("uses_dot") and not flops_dtype and counted is None:
         la.notes.append("tl.dot kernel, but no matmul-shaped tensor arguments: FLOPs not derived")
     if device is None:
         return la
@@ -179,6 +196,9 @@ def analyze_launch(rec: dict[str, Any], device: DeviceSpec | None, timing_meanin
         la.waves = la.programs / per_wave
     bw = device.memory_bandwidth.value * 1e9  # bytes/s
     rate = device.rate(flops_dtype[1]) if flops_dtype else None
+    if counted is not None:
+        rate = compute_ceiling(device, counted)
+    la.flop_ceiling = rate.label() if rate else None
     mem_floor = la.bytes_moved / bw * 1e3 if la.bytes_moved else 0.0
     flop_floor = la.flops / (rate.value * 1e12) * 1e3 if la.flops and rate else 0.0
     la.floor_ms = max(mem_floor, flop_floor) or None
@@ -199,10 +219,13 @@ def analyze_launch(rec: dict[str, Any], device: DeviceSpec | None, timing_meanin
         la.bound = "compute"
     else:
         la.bound = "memory"  # elementwise, reductions, copies: a few FLOPs per byte at most
-        if la.flops is None and not rec.get("uses_dot"):
+        if la.flops is None and not rec.get("uses_dot") and counted is None:
             la.notes.append("memory-bound assumed: no tl.dot, so at most a few FLOPs per byte")
     fraction = la.compute_fraction if la.bound == "compute" else la.bandwidth_fraction
-    la.near_roofline = la.bound != "latency" and fraction is not None and fraction >= NEAR_ROOFLINE
+    # Near the FMA ceiling is not done when the work is a matrix product: tensor cores raise the ceiling.
+    la.near_roofline = (
+        la.bound != "latency" and fraction is not None and fraction >= NEAR_ROOFLINE and not la.matmul_without_dot
+    )
     return la
 
 
@@ -253,31 +276,6 @@ def _profile_evidence(la: LaunchAnalysis, device: DeviceSpec) -> Evidence:
     return Evidence(kind="profile", summary="; ".join(p for p in parts if p), stage="timing")
 
 
-def _finding(
-    code: str,
-    severity: Severity,
-    message: str,
-    la: LaunchAnalysis,
-    span: Span,
-    platforms: tuple[str, ...],
-    evidence: list[Evidence],
-    gain: str | None = None,
-    **data: Any,
-) -> Finding:
-    return Finding(
-        code=code,
-        message=message,
-        span=span,
-        severity=severity,
-        level=Level.PROFILE,
-        kernel=la.kernel,
-        platforms=platforms,
-        evidence=tuple(evidence),
-        estimated_gain=gain,
-        data={"launch": la.index, **data},
-    )
-
-
 def launch_findings(la: LaunchAnalysis, device: DeviceSpec, source_lines: list[str] | None) -> list[Finding]:
     platforms = ("cuda",) if device.vendor == "nvidia" else ("ascend",)
     span = _span(la.line, source_lines)
@@ -320,13 +318,20 @@ def launch_findings(la: LaunchAnalysis, device: DeviceSpec, source_lines: list[s
                 fraction=la.bandwidth_fraction,
             )
         )
-    elif la.bound == "compute" and la.compute_fraction is not None and la.compute_fraction < LOW_FRACTION:
+    elif (
+        la.bound == "compute"
+        and not la.matmul_without_dot  # TL210 says it against the right ceiling
+        and la.compute_fraction is not None
+        and la.compute_fraction < LOW_FRACTION
+    ):
         out.append(
             _finding(
                 "TL209",
                 Severity.WARNING,
                 f"{la.kernel} is compute-bound but reaches {la.achieved_tflops:,.1f} TFLOP/s, "
-                f"{la.compute_fraction:.0%} of the matrix-unit ceiling",
+                f"{la.compute_fraction:.0%} of the "
+                + ("matrix-unit" if la.tensor_cores is not False else "FMA")
+                + f" ceiling ({la.flop_ceiling})",
                 la,
                 span,
                 platforms,
@@ -335,6 +340,7 @@ def launch_findings(la: LaunchAnalysis, device: DeviceSpec, source_lines: list[s
                 fraction=la.compute_fraction,
             )
         )
+    out.extend(roofline_findings(la, device, span, platforms, ev))
     if la.bound == "latency" and la.count >= 10:
         out.append(
             _finding(
@@ -364,7 +370,7 @@ def launch_findings(la: LaunchAnalysis, device: DeviceSpec, source_lines: list[s
                 programs=la.programs,
             )
         )
-    elif long_enough and la.waves is not None and 1 < la.waves < 4:
+    elif long_enough and not la.persistent and la.waves is not None and 1 < la.waves < 4:
         full = math.ceil(la.waves)
         tail = la.waves - math.floor(la.waves)
         if 0 < tail <= 0.5:
@@ -383,6 +389,7 @@ def launch_findings(la: LaunchAnalysis, device: DeviceSpec, source_lines: list[s
             )
     if (
         long_enough
+        and not la.persistent
         and la.bound == "memory"
         and la.occupancy is not None
         and la.occupancy < 0.25
@@ -485,8 +492,15 @@ def analyze_run(
     meaningful = bool(result.get("timing_meaningful", True))
     launches = [analyze_launch(rec, device, meaningful) for rec in result.get("launches") or []]
     source_lines = split_source_lines(source) if source is not None else None
+    persistent = persistent_kernels(source) if source is not None else set()
     for la in launches:
         la.line = _def_line(la.line, source_lines)
+        if la.kernel in persistent:
+            la.persistent = True
+            la.notes.append(
+                "persistent kernel (loops over tiles with a program-count stride): few programs per SM and a "
+                "single wave are by design, so no occupancy or wave-tail verdict"
+            )
     findings: list[Finding] = []
     notes: list[str] = []
     if not meaningful:

@@ -86,12 +86,15 @@ def reply_unavailable(reply: Mapping[str, Any]) -> bool:
     return reason == "unavailable" or "not set up" in reply_error(reply)
 
 
-def analyze_result(result: dict[str, Any], path: str, source: str) -> profiling.ProfileReport:
-    """The report `tritonlens profile` prints, from a RunResult dict (ceilings measured by it are cached)."""
+def analyze_result(
+    result: dict[str, Any], path: str, source: str, runner: str | None = None
+) -> profiling.ProfileReport:
+    """The report `tritonlens profile` prints, from a RunResult dict (ceilings measured by it are cached, per
+    device and for the runner that reached it)."""
     device_info = result.get("device") or {}
     measured = result.get("ceilings") or None
     if measured and device_info.get("name"):
-        save_measured(device_info["name"], measured)
+        save_measured(device_info["name"], measured, runner, result.get("backend"))
     else:
         measured = load_measured(device_info.get("name"))
     device = devices.from_runner(device_info, measured) if device_info else None

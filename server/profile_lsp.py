@@ -25,6 +25,7 @@ from lsprotocol import types
 from ..analysis.findings import Finding, Level
 from ..analysis.profiling import LaunchAnalysis, ProfileReport
 from ..ascend_runner.environments import environment_for_backend
+from .ceilings_cache import needs_measuring
 from .commands.profile import harness_spec
 from .lsp_commands import CommandError, arg
 from .lsp_progress import work_done
@@ -200,7 +201,8 @@ class ProfileService:
             backend = await loop.run_in_executor(self._pool, self.backend, uri, choice)
             if choice.name == "local":  # named as tritonlens/status names local runners
                 choice.name = f"local {environment_for_backend(backend)}"
-            payload = profile_payload(harness_spec(path, text, "auto", []), backend)
+            measure = needs_measuring(choice.name, backend)  # once per device and runner, then cached
+            payload = profile_payload(harness_spec(path, text, "auto", []), backend, measure_ceilings=measure)
             progress.report(
                 f"running the {payload['harness']['mode']} harness on {choice.name} ({backend})", 15
             )
@@ -230,7 +232,7 @@ class ProfileService:
             return [self._row(kernel or names[0], choice.name, error=message, unavailable=unavailable)]
         assert result is not None
         progress.report("analyzing the launches", 90)
-        report = await loop.run_in_executor(self._pool, analyze_result, result, path, text)
+        report = await loop.run_in_executor(self._pool, analyze_result, result, path, text, choice.name)
         return self._merge(uri, version, names, kernel, choice.name, backend, result, report)
 
     def _merge(

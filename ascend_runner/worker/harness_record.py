@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -238,6 +239,9 @@ class LaunchRecorder:
             before = recorder._snapshot_before(args, kwargs)
             kernel = original(fn_self, *args, grid=grid, warmup=warmup, **kwargs)
             rec["resources"] = resources_of(kernel)
+            ttir = ttir_of(kernel)
+            if ttir:
+                rec["ttir"] = ttir  # the analysis counts FLOPs per program from it (roofline)
             refine_from_binder(rec, fn_self, args, kwargs)
             recorder._keys[key] = rec["index"]
             recorder.launches.append(rec)
@@ -329,6 +333,23 @@ def refine_from_binder(
         if attr == "D":
             rec["divisibility"].append(name)
     rec["specialized_by"] = "jit-binder"
+
+
+MAX_TTIR_CHARS = 256 * 1024
+_LOC = re.compile(r" loc\([^\n]*\)$", re.M)
+
+
+def ttir_of(kernel: Any) -> str | None:
+    """The compiled kernel's TTIR without location info (its #loc lines dominate the size), capped; None for the
+    interpreter or when the compiler kept no TTIR."""
+    try:
+        text = (getattr(kernel, "asm", None) or {}).get("ttir")
+    except Exception:
+        return None
+    if not isinstance(text, str) or not text:
+        return None
+    text = "\n".join(line for line in _LOC.sub("", text).splitlines() if not line.startswith("#loc"))
+    return text[:MAX_TTIR_CHARS]
 
 
 def resources_of(kernel: Any) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,9 @@ from ..engine.optimize.proposers import RecipeProposer, llm_proposer
 from ..source_files import decode_python_source, read_python_source
 from .profile import BACKEND_CHOICES, detect_harness, make_runner
 
+# worker processes of the local runner: config-search compiles run in parallel over them
+WORKERS = max(1, min(8, (os.cpu_count() or 2) // 2))
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("optimize", help="find, verify and report faster versions of KernelBench-form kernels")
@@ -31,9 +35,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--backend", choices=BACKEND_CHOICES, default="cuda", help="where candidates run (default cuda)")
     p.add_argument("--budget", default="", metavar="SPEC", help="candidates=N,rounds=N,seconds=S (default 24,3,1800)")
     p.add_argument("--repeats", type=int, default=5, help="interleaved timing repeats per candidate (default 5)")
+    p.add_argument("--rep-ms", type=float, default=100.0, help="time per timing sample, ms (default 100)")
     p.add_argument("--no-config-search", action="store_true", help="recipes (and the LLM) only")
     p.add_argument("--llm-base-url", metavar="URL", help="OpenAI-compatible endpoint for the LLM proposer")
     p.add_argument("--llm-model", metavar="M", help="model name for the LLM proposer")
+    p.add_argument("--llm-api-key-env", metavar="VAR", help="environment variable holding the LLM API key")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--report", metavar="DIR", help="write optimize-report.md and optimize-report.json there")
     p.add_argument("--apply", action="store_true", help="write each file's verified faster final text into it")
@@ -66,12 +72,12 @@ def run(args: argparse.Namespace) -> int:
     if not files:
         return 2
     try:
-        runner = make_runner(args.runner, args.token_env, args.token_file, cache=True, workers=2)
+        runner = make_runner(args.runner, args.token_env, args.token_file, cache=True, workers=WORKERS)
     except RuntimeError as exc:
         print(f"tritonlens optimize: {exc}", file=sys.stderr)
         return 2
     notes: list[str] = []
-    llm = llm_proposer(args.llm_base_url, args.llm_model)
+    llm = llm_proposer(args.llm_base_url, args.llm_model, api_key_env=args.llm_api_key_env)
     if (args.llm_base_url or args.llm_model) and llm is None:
         notes.append(
             "the LLM proposer is not part of this build (or needs both --llm-base-url and --llm-model): "
@@ -82,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         target=args.target,
         backend=args.backend,
         budget=budget,
-        gate=GateConfig(backend=args.backend, target=args.target, repeats=args.repeats),
+        gate=GateConfig(backend=args.backend, target=args.target, repeats=args.repeats, rep_ms=args.rep_ms),
     )
     results: list[dict[str, Any]] = []
     markdown: list[str] = ["# tritonlens optimize report", ""] + [f"- {n}" for n in notes]
@@ -103,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
                 continue
             proposers: list[Any] = [RecipeProposer()]
             if not args.no_config_search:
-                proposers.append(ConfigSearch(runner, args.target, backend=args.backend))
+                proposers.append(ConfigSearch(runner, args.target, backend=args.backend, workers=WORKERS))
             if llm is not None:
                 proposers.append(llm)
             print(f"tritonlens optimize: {path} ...", file=sys.stderr)

@@ -43,7 +43,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--ncu", action="store_true", help="also run Nsight Compute on the slowest launch (NVIDIA)"
     )
     p.add_argument(
-        "--measure-ceilings", action="store_true", help="time a copy and a matmul on the device first"
+        "--measure-ceilings", action="store_true", help="time a copy and a matmul on the device first (default: when none are cached for this runner)"
     )
     p.add_argument(
         "--snapshot", action="store_true", help="keep replayable snapshots of each launch on the runner"
@@ -76,33 +76,18 @@ def harness_spec(path: str, source: str, harness: str, argv: list[str]) -> dict[
     return spec
 
 
-def _cache_file() -> Path:
-    root = os.environ.get("TRITONLENS_CACHE_DIR") or os.path.join(
-        os.path.expanduser("~"), ".cache", "tritonlens"
-    )
-    return Path(root) / "ceilings.json"
-
-
 def load_measured(device_name: str | None) -> dict[str, Any] | None:
-    try:
-        table = json.loads(_cache_file().read_text())
-    except (OSError, ValueError):
-        return None
-    entry = table.get(device_name or "") if isinstance(table, dict) else None
-    return entry if isinstance(entry, dict) else None
+    from ..ceilings_cache import load
+
+    return load(device_name)
 
 
-def save_measured(device_name: str, ceilings: dict[str, Any]) -> None:
-    path = _cache_file()
-    try:
-        table = json.loads(path.read_text()) if path.exists() else {}
-        if not isinstance(table, dict):
-            table = {}
-        table[device_name] = ceilings
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(table, indent=1))
-    except (OSError, ValueError) as exc:
-        print(f"tritonlens profile: could not cache measured ceilings: {exc}", file=sys.stderr)
+def save_measured(
+    device_name: str, ceilings: dict[str, Any], runner: str | None = None, backend: str | None = None
+) -> None:
+    from ..ceilings_cache import save
+
+    save(device_name, ceilings, runner, backend)
 
 
 def make_runner(
@@ -117,10 +102,16 @@ def make_runner(
             remote["tokenEnv"] = token_env
         if token_file:
             remote["tokenFile"] = token_file
+        if not token_env and not token_file:
+            raise RuntimeError(
+                f"the remote runner {spec} needs its token: pass --token-env VAR (a variable holding it) "
+                "or --token-file PATH"
+            )
         try:
             return factory.get_runner(remote)
         except Exception as exc:  # the remote client may not exist or may want credentials
-            raise RuntimeError(f"cannot use the remote runner {spec}: {exc}") from None
+            message = str(exc).replace("tokenEnv", "--token-env").replace("tokenFile", "--token-file")
+            raise RuntimeError(f"cannot use the remote runner {spec}: {message}") from None
     if spec.startswith(("ray://", "ray:auto")):
         try:
             return factory.get_runner({"address": spec})
@@ -130,7 +121,14 @@ def make_runner(
     if spec.startswith("local:"):
         env = spec.split(":", 1)[1]
         if env in ("cuda", "ascend"):
-            pass  # the environment the backend maps to; found as ascend_runner.environments says
+            # Every backend runs under the named environment's interpreter (e.g. interpret under ascend).
+            from ...ascend_runner.environments import EnvironmentUnavailable, find_environment
+
+            try:
+                python = find_environment(env).python
+            except EnvironmentUnavailable as exc:
+                raise RuntimeError(f"--runner local:{env}: {exc}") from None
+            config.update(cuda={"python": python}, ascend={"python": python})
         elif env:
             config.update(cuda={"python": env}, ascend={"python": env})
         else:
@@ -140,13 +138,20 @@ def make_runner(
     return client.LocalRunner(config)
 
 
+def _measure(args: argparse.Namespace) -> bool:
+    """--measure-ceilings, or by default when no ceilings were measured yet through this runner and backend."""
+    from ..ceilings_cache import needs_measuring
+
+    return bool(args.measure_ceilings) or needs_measuring(args.runner, args.backend)
+
+
 def run_profile(args: argparse.Namespace, harness: dict[str, Any]) -> dict[str, Any]:
     """Submit the profile job; returns the RunResult dict or raises RuntimeError with the runner's message."""
     payload = {
         "harness": harness,
         "backend": args.backend,
         "snapshot": bool(args.snapshot),
-        "measure_ceilings": bool(args.measure_ceilings),
+        "measure_ceilings": _measure(args),
         "ncu": bool(args.ncu),
     }
     from ...ascend_runner.protocol import ProtocolError, profile_request_from
@@ -172,6 +177,9 @@ def run_profile(args: argparse.Namespace, harness: dict[str, Any]) -> dict[str, 
 
 def run(args: argparse.Namespace) -> int:
     path = args.file
+    if Path(path).suffix not in (".py", ".pyi") and Path(path).is_file():
+        print(f"tritonlens profile: {path} is not a Python file (.py)", file=sys.stderr)
+        return 2
     try:
         source = read_python_source(Path(path))
     except (OSError, UnicodeDecodeError) as exc:
@@ -206,7 +214,7 @@ def report(args: argparse.Namespace, path: str, source: str, result: dict[str, A
     device_info = result.get("device") or {}
     measured = result.get("ceilings") or None
     if measured and device_info.get("name"):
-        save_measured(device_info["name"], measured)
+        save_measured(device_info["name"], measured, getattr(args, "runner", None), result.get("backend"))
     else:
         measured = load_measured(device_info.get("name"))
     device = devices.from_runner(device_info, measured) if device_info else None

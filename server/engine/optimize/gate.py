@@ -65,8 +65,13 @@ def _reject(candidate: Candidate, stage: str, reason: str, **details: Any) -> Ve
 
 
 class Gate:
-    def __init__(self, runner: Any, config: GateConfig, shapes: ShapePlan, path: str) -> None:
+    def __init__(
+        self, runner: Any, config: GateConfig, shapes: ShapePlan, path: str, reference_source: str | None = None
+    ) -> None:
+        """`reference_source`: the original text; the reference Model always comes from it, whatever the
+        baseline (the text the candidate is timed against) is."""
         self.runner, self.config, self.shapes, self.path = runner, config, shapes, path
+        self.reference_source = reference_source
 
     # -- 1. compile --------------------------------------------------------------------------------------
     def compile_check(self, source: str, cancel: threading.Event | None) -> tuple[str | None, GateResult]:
@@ -112,6 +117,8 @@ class Gate:
             "time": cfg.timing_meaningful,
             "timing": {"warmup_ms": cfg.warmup_ms, "rep_ms": cfg.rep_ms},
         }
+        if self.reference_source is not None and self.reference_source != baseline_source:
+            payload["reference_source"] = self.reference_source
         if cfg.timing_meaningful:
             t = self.shapes.timing
             payload["interleave"] = {"repeats": cfg.repeats, "overrides": dict(t.overrides), "label": t.label}
@@ -193,8 +200,10 @@ class Gate:
         details.update(timing=timing, judgement=verdict_t.to_dict(), timing_meaningful=True,
                        faster=verdict_t.faster, device=(timing.get("device") or {}).get("name"))
         if not verdict_t.faster:
+            problems = "; ".join(res.get("errors") or [])
             return Verdict(
-                candidate.id, False, f"{verdict_t.reason} ({correct})", stage="timing",
+                candidate.id, False, f"{verdict_t.reason} ({correct})" + (f": {problems}" if problems else ""),
+                stage="timing",
                 speedup=verdict_t.speedup, spread=verdict_t.spread, max_error=max_error, details=details,
             )
         return Verdict(

@@ -1,0 +1,139 @@
+"""The timed paths without a GPU: the worker's interleaved timing (host clock standing in for the device), and the
+loop's chaining on a timed backend (a scripted runner standing in for the GPU: its "times" are a stated formula,
+so only the loop's decisions are under test, never a speed)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tritonlens.analysis.rewrite.model import Candidate, RecipeContext, Verdict
+from tritonlens.server.engine.optimize.gate import GateConfig
+from tritonlens.server.engine.optimize.loop import Budget, OptimizeOptions, optimize_source
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURE = ROOT / "tests" / "fixtures" / "optimize" / "kb_scale.py"
+PYTHON = ROOT / ".envs" / "cuda" / "bin" / "python"
+
+SCRIPT = textwrap.dedent(
+    """
+    import json, sys
+    sys.path.insert(0, sys.argv[1])
+    from harness_backend import InterpretBackend, interpret_mode
+    from verify_job import verify_job
+
+    class HostTimed(InterpretBackend):
+        timing_meaningful = True  # exercises the timed path; the numbers mean nothing
+
+    payload = json.loads(sys.stdin.read())
+    with interpret_mode(True):
+        print(json.dumps(verify_job(HostTimed(), payload), default=str))
+    """
+)
+
+
+@pytest.mark.cuda_env
+@pytest.mark.skipif(not PYTHON.exists(), reason="cuda runner env (.envs/cuda) not installed")
+def test_worker_interleaves_baseline_and_candidate_and_checks_the_timing_shape():
+    source = FIXTURE.read_text()
+    payload = {
+        "harness": {
+            "mode": "kernelbench",
+            "path": str(FIXTURE),
+            "source": source.replace("BLOCK = 64", "BLOCK = 256"),
+        },
+        "seeds": [0],
+        "shapes": [{"label": "1000", "overrides": {"N": 1000}}],
+        "baseline_source": source,
+        "interleave": {"repeats": 3, "overrides": {"N": 700}, "label": "700"},
+        "timing": {"warmup_ms": 1, "rep_ms": 1},
+    }
+    proc = subprocess.run(
+        [str(PYTHON), "-c", SCRIPT, str(ROOT / "ascend_runner" / "worker")],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    out = json.loads(proc.stdout)
+    assert out["passed"], out
+    assert [c["shape"] for c in out["checks"]] == ["1000", "700"]  # correctness at the timing shape too
+    timing = out["timing"]
+    assert timing["repeats"] == 3 and len(timing["baseline_ms"]) == len(timing["candidate_ms"]) == 3
+    assert timing["overrides"] == {"N": 700} and out["speedup"] is not None
+
+
+class ScriptedRunner:
+    """Stands in for a GPU runner: every candidate passes correctness and 'takes' 64/BLOCK ms (a formula)."""
+
+    def __init__(self) -> None:
+        self.verified: list[str] = []
+
+    def verify(self, backend: str, payload: dict[str, Any], **_: Any) -> dict[str, Any]:
+        def ms(text: str) -> float:
+            return 64 / int(re.search(r"BLOCK = (\d+)", text).group(1))
+
+        base, cand = ms(payload["baseline_source"]), ms(payload["harness"]["source"])
+        self.verified.append(payload["harness"]["source"])
+        checks = [
+            {"seed": 0, "passed": True, "max_abs": 0.0, "shape": s["label"], "held_out": s["held_out"]}
+            for s in payload["shapes"]
+        ]
+        result = {
+            "ok": True,
+            "passed": True,
+            "checks": checks,
+            "timing_meaningful": True,
+            "timing": {"baseline_ms": [base] * 4, "candidate_ms": [cand] * 4, "device": {"name": "scripted"}},
+        }
+        return {"ok": True, "result": result}
+
+
+class Doubler:
+    name = "doubler"
+
+    def propose(self, ctx: RecipeContext, feedback: list[Verdict]) -> list[Candidate]:
+        block = int(re.search(r"BLOCK = (\d+)", ctx.source).group(1))
+        return [
+            Candidate(
+                ctx.source.replace(f"BLOCK = {block}", f"BLOCK = {block * f}"),
+                "config",
+                "doubler",
+                ctx.kernel,
+                f"BLOCK {block * f}",
+                "",
+                (),
+                4,
+            )
+            for f in (2, 4)
+        ]
+
+
+def test_loop_applies_the_fastest_each_round_and_measures_the_chain(monkeypatch):
+    from tritonlens.server.engine.optimize import loop
+
+    monkeypatch.setattr(loop, "collect", lambda *a, **k: loop.Evidence())  # no compile/profile in this test
+    runner = ScriptedRunner()
+    options = OptimizeOptions(
+        backend="cuda",
+        budget=Budget(candidates=10, rounds=2),
+        gate=GateConfig(backend="cuda", compile_check=False),
+        profile=False,
+    )
+    source = FIXTURE.read_text()
+    result = optimize_source(source, str(FIXTURE), runner, options, [Doubler()])
+    assert [s.candidate.title for s in result.applied] == [
+        "BLOCK 256",
+        "BLOCK 1024",
+    ]  # x4 twice, each the best
+    assert "BLOCK = 1024" in result.final
+    assert [s.candidate.title for s in result.offered] == ["BLOCK 128", "BLOCK 512"]
+    assert result.overall is not None and result.overall.accepted
+    assert result.overall.speedup == pytest.approx(16.0)
+    assert runner.verified[-1] == result.final  # the chain was measured against the original once more
