@@ -101,7 +101,7 @@ CONFIRMATIONS: tuple[Confirmation, ...] = (
         "TL314", "TL106", "a load whose address and mask do not change in the loop", _same_loop, True
     ),
     Confirmation("TL305", "TL111", "fp32 tl.dot with input_precision='ieee' runs on FMA", _fp32_operands),
-    Confirmation("TL312", "TL113", "per-lane offsets widened to int64", None, True),
+    # (TL312 over TL113 is gone: TL113 is Ascend-only since docs/precision.md; TL312 stands on its own.)
     Confirmation("TL301", "TL109", "the innermost index is multiplied by a stride", _strided),
     # NVIDIA, level 4 over level 2, and level 2 over level 1
     Confirmation("TL301", "TL207", "neighbouring lanes access addresses far apart", _scattered),

@@ -1,11 +1,12 @@
 """Which platform a file's kernels are written for, decided from evidence in the text and the path.
 
 `target = "auto"` (the default setting) resolves per file through `decide(source, path)`: Ascend evidence
-(`import torch_npu`, `triton.language.extra.cann` / `triton.backends.ascend`, `device="npu"`, `.npu()`,
-`torch.npu`, a path under an `ascend`/`npu` folder) makes the file Ascend; CUDA evidence (`device="cuda"`,
-`.cuda()`, `torch.cuda`, `triton.language.extra.cuda`/`libdevice` from the CUDA backend, TMA descriptors,
-`cuda` path folders) makes it CUDA; both make it both. A file with no evidence is taken as CUDA (upstream
-Triton's own platform) and says so in `evidence`. Pure text; never raises.
+(`import torch_npu`, `triton.language.extra.cann` / `triton.backends.ascend`, `device="npu"`, `.npu()`; without
+those, a path under an `ascend`/`npu`/`_ascend`/`vllm_ascend` folder) makes the file Ascend; CUDA evidence
+(`device="cuda"`, `.cuda()`, `triton.language.extra.cuda`, TMA descriptors, inline PTX; without those, `cuda`
+folders) makes it CUDA; both make it both. Run-time device dispatch (`if device == "npu":`, `torch.npu.*`) is
+generic upstream Triton code, not evidence. A file with no evidence is taken as CUDA (upstream Triton's own
+platform) and says so in `evidence`. Pure text; never raises.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePath
 
-# (pattern, what it shows); searched in the whole text, comments included (a cheap, stable signal).
+# (pattern, what it shows): strong evidence, searched in the whole text. A file that only compares a device
+# string (`if device == "npu":`) or touches `torch.npu` dispatches at run time: generic upstream Triton code.
 _ASCEND_TEXT = (
     (re.compile(r"^\s*(?:import|from)\s+torch_npu\b", re.M), "imports torch_npu"),
     (
@@ -23,15 +25,11 @@ _ASCEND_TEXT = (
     ),
     (re.compile(r"triton\.backends\.ascend\b"), "uses triton.backends.ascend"),
     (re.compile(r"""device\s*=\s*['"]npu"""), 'device="npu"'),
-    (re.compile(r"""['"]npu(?::\d+)?['"]"""), 'names the "npu" device'),
     (re.compile(r"\.npu\(\)"), ".npu()"),
-    (re.compile(r"\btorch\.npu\b"), "torch.npu"),
 )
 _CUDA_TEXT = (
     (re.compile(r"""device\s*=\s*['"]cuda"""), 'device="cuda"'),
-    (re.compile(r"""['"]cuda(?::\d+)?['"]"""), 'names the "cuda" device'),
     (re.compile(r"\.cuda\(\)"), ".cuda()"),
-    (re.compile(r"\btorch\.cuda\b"), "torch.cuda"),
     (re.compile(r"triton\.language\.extra\.cuda\b|extra\.cuda\s+import"), "uses triton.language.extra.cuda"),
     (
         re.compile(r"\bTensorDescriptor\b|make_tensor_descriptor|_experimental_descriptor"),
@@ -39,8 +37,10 @@ _CUDA_TEXT = (
     ),
     (re.compile(r"\binline_asm_elementwise\b"), "inline PTX"),
 )
-_ASCEND_FOLDERS = frozenset({"ascend", "npu", "triton_ascend", "triton-ascend", "cann"})
+# Folder names, split into tokens (`_ascend`, `vllm_ascend`, `backend-npu`): backend folders of kernel libraries.
+_ASCEND_FOLDERS = frozenset({"ascend", "npu", "cann"})
 _CUDA_FOLDERS = frozenset({"cuda", "nvidia", "hopper", "blackwell", "ampere"})
+_TOKEN = re.compile(r"[A-Za-z0-9]+")
 
 PLATFORM_TARGETS = ("auto", "cuda", "ascend", "both")
 
@@ -55,9 +55,10 @@ class PlatformDecision:
 def _folder_evidence(path: str | None) -> tuple[list[str], list[str]]:
     if not path:
         return [], []
-    parts = [p.lower() for p in PurePath(path).parts[:-1]]
-    ascend = [f"folder {p}/" for p in parts if p in _ASCEND_FOLDERS or p.startswith("ascend")]
-    cuda = [f"folder {p}/" for p in parts if p in _CUDA_FOLDERS]
+    parts = [p for p in PurePath(path).parts[:-1]]
+    tokens = [(p, {t.lower() for t in _TOKEN.findall(p)}) for p in parts]
+    ascend = [f"folder {p}/" for p, words in tokens if words & _ASCEND_FOLDERS]
+    cuda = [f"folder {p}/" for p, words in tokens if words & _CUDA_FOLDERS]
     return ascend, cuda
 
 

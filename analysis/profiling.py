@@ -16,6 +16,7 @@ from typing import Any
 
 from .devices import DeviceSpec
 from .findings import Evidence, Finding, Severity, Span
+from .persistent import persistent_kernels
 from .profiling_ncu import NcuSourceView
 from .profiling_roofline import _finding, compute_ceiling, ir_flops, roofline_findings
 from .source_lines import source_lines as split_source_lines
@@ -55,6 +56,7 @@ class LaunchAnalysis:
     occupancy: float | None = None  # resident warps / max warps per SM
     occupancy_limiter: str | None = None  # "registers" | "shared memory" | "threads" | "blocks"
     near_roofline: bool = False
+    persistent: bool = False  # the kernel loops over tiles with a program-count stride (analysis.persistent)
     notes: list[str] = field(default_factory=list)
     flop_source: str | None = None  # "ir" (counted from the compiled TTIR) | "arguments" (a matmul-shaped triple)
     tensor_cores: bool | None = None  # the FLOPs run on matrix units (a dot) or not; None when unknown
@@ -368,7 +370,7 @@ def launch_findings(la: LaunchAnalysis, device: DeviceSpec, source_lines: list[s
                 programs=la.programs,
             )
         )
-    elif long_enough and la.waves is not None and 1 < la.waves < 4:
+    elif long_enough and not la.persistent and la.waves is not None and 1 < la.waves < 4:
         full = math.ceil(la.waves)
         tail = la.waves - math.floor(la.waves)
         if 0 < tail <= 0.5:
@@ -387,6 +389,7 @@ def launch_findings(la: LaunchAnalysis, device: DeviceSpec, source_lines: list[s
             )
     if (
         long_enough
+        and not la.persistent
         and la.bound == "memory"
         and la.occupancy is not None
         and la.occupancy < 0.25
@@ -489,8 +492,15 @@ def analyze_run(
     meaningful = bool(result.get("timing_meaningful", True))
     launches = [analyze_launch(rec, device, meaningful) for rec in result.get("launches") or []]
     source_lines = split_source_lines(source) if source is not None else None
+    persistent = persistent_kernels(source) if source is not None else set()
     for la in launches:
         la.line = _def_line(la.line, source_lines)
+        if la.kernel in persistent:
+            la.persistent = True
+            la.notes.append(
+                "persistent kernel (loops over tiles with a program-count stride): few programs per SM and a "
+                "single wave are by design, so no occupancy or wave-tail verdict"
+            )
     findings: list[Finding] = []
     notes: list[str] = []
     if not meaningful:

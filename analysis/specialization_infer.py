@@ -28,6 +28,21 @@ POINTER_CALLS = {
     "make_tensor_descriptor": 0,
 }
 POINTER_KEYWORDS = ("pointer", "base")
+# Methods of a tensor descriptor argument (`desc.load([m, k])`): the host passed a TensorDescriptor.
+DESCRIPTOR_METHODS = (
+    "load",
+    "store",
+    "atomic_add",
+    "atomic_min",
+    "atomic_max",
+    "atomic_and",
+    "atomic_or",
+    "atomic_xor",
+    "gather",
+    "scatter",
+)
+DESCRIPTOR_BLOCK = 64
+DESCRIPTOR_GUESS = "block of 64 per dimension and fp16 elements assumed (nothing shows the descriptor)"
 PASS_THROUGH_CALLS = ("advance", "multiple_of", "max_contiguous", "max_constancy")
 LOOP_CALLS = ("range", "static_range", "cdiv")
 
@@ -174,11 +189,25 @@ def annotation_type(annotation: ast.expr | None) -> str | None:
 def infer_types(fn: ast.FunctionDef, params: list[str]) -> dict[str, Inferred]:
     """Types implied by the body for the params it gives evidence about."""
     facts = _BodyFacts(fn, params)
+    descriptors: dict[str, tuple[int, str]] = {}
     for node in facts.nodes:
         if not isinstance(node, ast.Call):
             continue
         name = call_name(node.func)
         line = node.lineno
+        func = node.func
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr in DESCRIPTOR_METHODS
+            and isinstance(func.value, ast.Name)
+            and func.value.id in facts.params
+        ):
+            offsets = node.args[0] if node.args else None
+            rank = len(offsets.elts) if isinstance(offsets, (ast.List, ast.Tuple)) else 2
+            descriptors.setdefault(
+                func.value.id, (rank, f"inferred: a TensorDescriptor (.{func.attr} at line {line})")
+            )
+            continue
         if name in POINTER_CALLS:
             arg = _pointer_arg(node, name)
             if arg is None:
@@ -233,6 +262,10 @@ def infer_types(fn: ast.FunctionDef, params: list[str]) -> dict[str, Inferred]:
         annotated = annotation_type(arg.annotation)
         if annotated:
             out[p] = Inferred(annotated, f"annotation at line {arg.lineno}")
+        elif p in descriptors:
+            rank, why = descriptors[p]
+            block = ", ".join([str(DESCRIPTOR_BLOCK)] * rank)
+            out[p] = Inferred(f"tensordesc<fp16[{block}]>", f"{why}; {DESCRIPTOR_GUESS}")
         elif p in facts.pointer or (p.endswith("_ptr") and p not in facts.integer):
             element, why = facts.element.get(
                 p, ("fp32", "element type assumed fp32 (no launch shows the dtype)")

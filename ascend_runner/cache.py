@@ -29,6 +29,8 @@ from .protocol import CompileRequest
 
 CACHE_FORMAT = 2  # bump when the stored result layout changes (2: Ascend hivm stages)
 DEFAULT_MEMORY_ENTRIES = 64
+DEFAULT_MAX_DISK_MB = 512.0  # the on-disk cache is trimmed, least recently used first, past this
+TRIM_EVERY_PUTS = 32  # how often a writer checks the disk size (a scan costs one stat per entry)
 
 
 def default_cache_dir() -> Path:
@@ -241,10 +243,15 @@ class ResultCache:
     """get/put of JSON-able result dicts by key: memory LRU first, then files under `root`."""
 
     def __init__(
-        self, root: str | os.PathLike[str] | None = None, memory_entries: int = DEFAULT_MEMORY_ENTRIES
+        self,
+        root: str | os.PathLike[str] | None = None,
+        memory_entries: int = DEFAULT_MEMORY_ENTRIES,
+        max_disk_mb: float | None = DEFAULT_MAX_DISK_MB,
     ) -> None:
         self.root = Path(root) if root is not None else default_cache_dir()
         self.memory_entries = memory_entries
+        self.max_disk_bytes = int(max_disk_mb * 1024 * 1024) if max_disk_mb else None
+        self._puts = 0
         self._memory: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._lock = threading.Lock()
         self.hits = self.misses = 0
@@ -260,7 +267,9 @@ class ResultCache:
                 self.hits += 1
                 return hit
         try:
-            entry = json.loads(self._file(key).read_text(encoding="utf-8"))
+            file = self._file(key)
+            entry = json.loads(file.read_text(encoding="utf-8"))
+            os.utime(file)  # recently used: the trim keeps it
         except (OSError, ValueError):
             with self._lock:
                 self.misses += 1
@@ -303,6 +312,39 @@ class ResultCache:
                 raise
         except OSError:
             pass
+        with self._lock:
+            self._puts += 1
+            due = self._puts % TRIM_EVERY_PUTS == 1
+        if due:
+            self.trim()
+
+    def trim(self) -> int:
+        """Delete the least recently used entries on disk until the cache is under 80% of its bound (so a
+        trim is not due again at once); returns how many were deleted. Other processes may trim too: a file
+        already gone is skipped."""
+        if self.max_disk_bytes is None:
+            return 0
+        entries = []
+        for file in (self.root / "compile").glob("*/*.json"):
+            try:
+                info = file.stat()
+            except OSError:
+                continue
+            entries.append((info.st_mtime, info.st_size, file))
+        total = sum(size for _, size, _ in entries)
+        if total <= self.max_disk_bytes:
+            return 0
+        deleted = 0
+        for _, size, file in sorted(entries, key=lambda e: e[0]):
+            if total <= 0.8 * self.max_disk_bytes:
+                break
+            try:
+                file.unlink()
+            except OSError:
+                continue
+            total -= size
+            deleted += 1
+        return deleted
 
     def clear_memory(self) -> None:
         with self._lock:

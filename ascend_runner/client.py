@@ -59,6 +59,7 @@ class LocalRunner(JobMethods):
       "address_space_cap": None             RLIMIT_AS too (None: only where no GPU/NPU is visible)
       "max_jobs_per_worker": 500            recycle workers after this many jobs
       "cache": True, "cache_dir": PATH      compile result cache (default ~/.cache/tritonlens)
+      "cache_max_mb": 512                   its bound on disk (least recently used entries go first)
       "warm_up": True                       load the compiler as each worker starts
       "worker_env": {...}                   extra environment variables for workers
     """
@@ -72,7 +73,11 @@ class LocalRunner(JobMethods):
         self._lock = threading.Lock()
         self._closed = False
         use_cache = self.config.get("cache", True)
-        self.cache = ResultCache(self.config.get("cache_dir")) if use_cache else None
+        self.cache = (
+            ResultCache(self.config.get("cache_dir"), max_disk_mb=self.config.get("cache_max_mb", 512.0))
+            if use_cache
+            else None
+        )
 
     # -- environments and pools -------------------------------------------------------------------------
     def environment(self, name: str) -> Environment:

@@ -114,11 +114,12 @@ class Worker:
         env.pop("PYTHONPATH", None)  # the environment's own packages only, never the server's
         # Triton's own on-disk cache goes to a directory private to this worker, removed with it, instead
         # of growing ~/.triton/cache with every keystroke's compile.
-        self.scratch: str | None = None
+        # Its other temporary files (snapshots nobody asked to keep, ncu reports) go there too.
+        self.scratch: str | None = tempfile.mkdtemp(prefix="tritonlens-worker-")
+        env["TRITONLENS_WORKER_SCRATCH"] = self.scratch
         if "TRITON_CACHE_DIR" not in config.env:
-            self.scratch = tempfile.mkdtemp(prefix="tritonlens-worker-")
-            env["TRITON_CACHE_DIR"] = self.scratch
-            env["TRITONLENS_WORKER_OWNS_CACHE"] = "1"
+            env["TRITON_CACHE_DIR"] = os.path.join(self.scratch, "triton")
+            os.mkdir(env["TRITON_CACHE_DIR"], 0o700)
         cap = config.address_space_cap
         if config.memory_limit_mb and (cap if cap is not None else not accelerator_visible()):
             env["TRITONLENS_WORKER_MEMORY_MB"] = str(config.memory_limit_mb)

@@ -255,6 +255,7 @@ class VerifyRequest:
     shapes: list[dict[str, Any]] = field(default_factory=list)  # [{"label", "overrides", "held_out"}]
     baseline_source: str | None = None  # the original file: reference Model/inputs and the timed baseline
     baseline_class: str = "ModelNew"
+    reference_source: str | None = None  # the original file when the baseline is an intermediate text
     interleave: dict[str, Any] | None = None  # {"repeats", "overrides", "label"}: baseline vs candidate
     files: dict[str, str] = field(default_factory=dict)
     workdir: str = ""

@@ -29,6 +29,7 @@ def gather(table, idx):
 if __name__ == "__main__":
     import torch
 
-    table = torch.randn(4096, device="cuda")
-    idx = torch.randint(0, 4096, (10000,), device="cuda", dtype=torch.int32)
+    device = "cuda" if torch.cuda.is_available() else "cpu"  # CPU: run it with TRITON_INTERPRET=1
+    table = torch.randn(4096, device=device)
+    idx = torch.randint(0, 4096, (10000,), device=device, dtype=torch.int32)
     torch.testing.assert_close(gather(table, idx), table[idx])

@@ -83,6 +83,7 @@ def matmul(a, b):
 if __name__ == "__main__":
     import torch
 
-    a = torch.randn(512, 512, device="cuda", dtype=torch.float32)
-    b = torch.randn(512, 512, device="cuda", dtype=torch.float32)
+    device = "cuda" if torch.cuda.is_available() else "cpu"  # CPU: run it with TRITON_INTERPRET=1
+    a = torch.randn(512, 512, device=device, dtype=torch.float32)
+    b = torch.randn(512, 512, device=device, dtype=torch.float32)
     torch.testing.assert_close(matmul(a, b), a @ b, rtol=1e-4, atol=1e-4)

@@ -29,6 +29,7 @@ def add(x, y):
 if __name__ == "__main__":
     import torch
 
-    a = torch.rand(98432, device="cuda")
-    b = torch.rand(98432, device="cuda")
+    device = "cuda" if torch.cuda.is_available() else "cpu"  # CPU: run it with TRITON_INTERPRET=1
+    a = torch.rand(98432, device=device)
+    b = torch.rand(98432, device=device)
     torch.testing.assert_close(add(a, b), a + b)

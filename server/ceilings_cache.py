@@ -12,10 +12,11 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 import threading
 from pathlib import Path
 from typing import Any
+
+from .file_store import locked, write_atomic
 
 _LOCK = threading.Lock()
 
@@ -62,17 +63,14 @@ def save(
     device_name: str, ceilings: dict[str, Any], runner: str | None = None, backend: str | None = None
 ) -> None:
     """Record measured ceilings for a device (and which device this runner reaches); never raises."""
-    with _LOCK:
-        path = cache_file()
-        try:
+    path = cache_file()
+    try:
+        # The thread lock serves this process; the file lock other tritonlens processes finishing together.
+        with _LOCK, locked(path.with_name(path.name + ".lock")):
             table = _read()
             table["devices"][device_name] = ceilings
             if runner and backend:
                 table["runners"][runner_key(runner, backend)] = device_name
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".ceilings.", dir=path.parent)
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump(table, out, indent=1)
-            os.replace(tmp, path)
-        except (OSError, ValueError) as exc:
-            print(f"tritonlens: could not cache measured ceilings: {exc}", file=sys.stderr)
+            write_atomic(path, json.dumps(table, indent=1))
+    except (OSError, ValueError) as exc:
+        print(f"tritonlens: could not cache measured ceilings: {exc}", file=sys.stderr)

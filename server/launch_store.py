@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..analysis.recorded import kernel_source_hash, launch_key
+from .file_store import locked, write_atomic
 
 STORE_DIR = Path(".tritonlens") / "launches"
 MAX_PER_KERNEL = 64
@@ -80,25 +81,33 @@ def save(root: Path, launches: Iterable[dict[str, Any]]) -> SaveSummary:
             summary.unmatched.extend(f"{path}: {launch['kernel']}" for launch in items)
             continue
         store_path, rel = _store_file(root, path)
-        data = _read(store_path)
-        kernels: dict[str, Any] = data.get("kernels") if isinstance(data.get("kernels"), dict) else {}
-        for launch in items:
-            kernel = str(launch["kernel"])
-            digest = kernel_source_hash(source, kernel)
-            if digest is None:
-                summary.unmatched.append(f"{rel}: {kernel}")
-                continue
-            entry = kernels.get(kernel)
-            if not isinstance(entry, dict) or entry.get("source_hash") != digest:
-                entry = {"source_hash": digest, "launches": []}
-                kernels[kernel] = entry
-            keys = {launch_key(x) for x in entry["launches"]}
-            clean = {k: v for k, v in launch.items() if k not in ("snapshot", "index")}
-            if launch_key(clean) not in keys and len(entry["launches"]) < MAX_PER_KERNEL:
-                entry["launches"].append(clean)
-            summary.stored.setdefault(rel, {})[kernel] = len(entry["launches"])
-        _write(root, store_path, {"version": 1, "file": rel, "kernels": kernels})
+        with locked(store_path.with_name(store_path.name + ".lock")):  # another record run may merge too
+            _merge(root, store_path, rel, source, items, summary)
     return summary
+
+
+def _merge(
+    root: Path, store_path: Path, rel: str, source: str, items: list[dict[str, Any]], summary: SaveSummary
+) -> None:
+    """Merge one file's launches into its store entry (the caller holds the store's lock)."""
+    data = _read(store_path)
+    kernels: dict[str, Any] = data.get("kernels") if isinstance(data.get("kernels"), dict) else {}
+    for launch in items:
+        kernel = str(launch["kernel"])
+        digest = kernel_source_hash(source, kernel)
+        if digest is None:
+            summary.unmatched.append(f"{rel}: {kernel}")
+            continue
+        entry = kernels.get(kernel)
+        if not isinstance(entry, dict) or entry.get("source_hash") != digest:
+            entry = {"source_hash": digest, "launches": []}
+            kernels[kernel] = entry
+        keys = {launch_key(x) for x in entry["launches"]}
+        clean = {k: v for k, v in launch.items() if k not in ("snapshot", "index")}
+        if launch_key(clean) not in keys and len(entry["launches"]) < MAX_PER_KERNEL:
+            entry["launches"].append(clean)
+        summary.stored.setdefault(rel, {})[kernel] = len(entry["launches"])
+    _write(root, store_path, {"version": 1, "file": rel, "kernels": kernels})
 
 
 def _write(root: Path, store_path: Path, data: dict[str, Any]) -> None:
@@ -108,9 +117,7 @@ def _write(root: Path, store_path: Path, data: dict[str, Any]) -> None:
         ignore.write_text(
             "# tritonlens's recorded launches: local data, never committed\n*\n", encoding="utf-8"
         )
-    tmp = store_path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=1, default=repr), encoding="utf-8")
-    os.replace(tmp, store_path)
+    write_atomic(store_path, json.dumps(data, indent=1, default=repr))
 
 
 def recorded_for(path: str, source: str, kernel: str | None = None) -> list[dict[str, Any]]:

@@ -29,6 +29,7 @@ log = logging.getLogger("tritonlens.lsp")
 EXTENSION_MODULES: list[str] = [
     "tritonlens.server.pipeline_lsp",
     "tritonlens.server.profile_lsp",
+    "tritonlens.server.record_lsp",
     "tritonlens.server.optimize_lsp",
 ]
 

@@ -67,7 +67,8 @@ class OptimizeService:
 
     def _llm(self, uri: str) -> Any:
         settings = self.server.config.for_uri(uri).extra.get("llm") or {}
-        return llm_proposer(settings.get("endpoint"), settings.get("model"), api_key_env=settings.get("apiKeyEnv"))
+        base_url = settings.get("endpoint") or settings.get("baseUrl")
+        return llm_proposer(base_url, settings.get("model"), api_key_env=settings.get("apiKeyEnv"))
 
     async def optimize(self, uri: str, kernel: str | None, progress: Any) -> dict[str, Any]:
         doc = await self.server.current(uri)

@@ -31,6 +31,7 @@ from ..analysis.specialization import (
     specializations,
 )
 from ..analysis.specialization_guess import ASSUMED_TYPICAL
+from ..analysis.specialization_infer import DESCRIPTOR_GUESS
 from ..ascend_runner.protocol import ASCEND_TARGETS, CUDA_TARGETS, CompileRequest, StageError
 
 try:
@@ -442,6 +443,8 @@ def variant_guesses(spec: Specialization) -> dict[str, str]:
             out[arg] = f"{arg} as *fp32"
         elif why.startswith("assumed i32"):
             out[arg] = f"{arg} as i32"
+        elif DESCRIPTOR_GUESS in why:
+            out[arg] = f"{arg} as {spec.signature.get(arg)}"
     return out
 
 
@@ -499,7 +502,7 @@ def analyze_kernel(
     if info is None:
         result.error = f"no @triton.jit function named {kernel!r} in {path}"
         return result
-    callers = [n for n, other in parsed.kernels.items() if n != kernel and kernel in _names(other.node)]
+    callers = _callers(parsed, kernel)
     if callers and f"{kernel}[" not in source:
         # compiled alone, a helper gets made-up argument types and fails with a misleading frontend error
         result.error = f"{kernel} is a @triton.jit helper, compiled inline into {', '.join(callers)}; analyze one of those"
@@ -627,6 +630,13 @@ def load_findings(result: KernelAnalysis, source: str) -> list[Finding]:
             text = lines[line - 1] if 0 < line <= len(lines) else ""
             col = len(text) - len(text.lstrip())
             message = str(warning.get("message", "")).replace("top-level statement skipped: ", "")
+            where = variant.compiler or "runner"
+            headline = f"this import failed in the runner environment ({where}): {message}"
+            if warning.get("stand_in"):
+                headline = (
+                    f"`{warning['stand_in']}` is not installed in the runner environment ({where}): a stand-in "
+                    "took its place so the file could load"
+                )
             consequence = (
                 "the kernel compiled without it"
                 if compiled
@@ -635,8 +645,7 @@ def load_findings(result: KernelAnalysis, source: str) -> list[Finding]:
             out.append(
                 Finding(
                     code="TL004",
-                    message=f"this import failed in the runner environment ({variant.compiler or 'runner'}): "
-                    f"{message}; {consequence}",
+                    message=f"{headline}; {consequence}",
                     span=Span(line, col, line, len(text)),
                     severity=Severity.INFO if compiled else Severity.WARNING,
                     level=Level.IR,
@@ -695,7 +704,9 @@ def launchable_kernels(source: str, parsed: ParsedModule | None = None) -> list[
         from ..analysis.kernels import parse_module
 
         module = parse_module(source)
-        return [k.name for k in module.kernels]
+        parsed = parsed or parse_kernels(source)
+        # a jit function only referenced by others (a `tl.reduce` combine function) is compiled inside them
+        return [k.name for k in module.kernels if not _helper_only(parsed, k.name, source)]
     except ImportError:
         pass
     parsed = parsed or parse_kernels(source)
@@ -706,6 +717,14 @@ def launchable_kernels(source: str, parsed: ParsedModule | None = None) -> list[
                 called.add(node)
     launched = {name for name in parsed.kernels if f"{name}[" in source}
     return [n for n in parsed.kernels if n not in called or n in launched]
+
+
+def _callers(parsed: ParsedModule, kernel: str) -> list[str]:
+    return [n for n, other in parsed.kernels.items() if n != kernel and kernel in _names(other.node)]
+
+
+def _helper_only(parsed: ParsedModule, kernel: str, source: str) -> bool:
+    return bool(_callers(parsed, kernel)) and f"{kernel}[" not in source
 
 
 def _names(node: Any) -> list[str]:

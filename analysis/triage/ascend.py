@@ -215,16 +215,25 @@ def _inside_load(ctx: KernelContext, call: ast.Call) -> bool:
     return False
 
 
+_REDUCTIONS = {TL + n for n in ("argmax", "argmin", "max", "min", "sum", "reduce", "xor_sum")}
+
+
 def _loaded_index(ctx: KernelContext, pointer: ast.AST, loaded: set[str]) -> str | None:
     """Where the indices come from when the address uses values read by a block tl.load."""
     for expr in ctx.address_exprs(pointer):
+        if isinstance(expr, ast.Call) and ctx.resolve(expr.func) in _REDUCTIONS:
+            continue  # e.g. `base + tl.argmax(loaded)`: one element at a data-dependent address, not a gather
         for node in ctx.walk(expr):
             inner = ctx.load_call(node) if isinstance(node, ast.Call) else None
             if inner is not None:
                 inner_ptr = ctx.pointer_arg(inner)
                 if inner_ptr is not None and ctx.is_block_expr(inner_ptr):
                     return short(ctx, inner_ptr)
-            if isinstance(node, ast.Name) and node.id in loaded:
+            if (
+                isinstance(node, ast.Name)
+                and node.id in loaded
+                and any(ctx.load_call(v) is not None for v in ctx.reaching(node.id, node))
+            ):  # the value that reaches this use is the loaded one (a reused name may hold an arange by now)
                 inner_ptr = ctx.pointer_arg(ctx.load_names[node.id])
                 return short(ctx, inner_ptr) if inner_ptr is not None else node.id
     return None
@@ -294,7 +303,8 @@ def _compares_of(ctx: KernelContext, cond: ast.AST | None) -> list[ast.Compare]:
     if found:
         return found
     if isinstance(cond, ast.Name):
-        return [v for v in ctx.assigns.get(cond.id, ()) if isinstance(v, ast.Compare)]
+        # the assignment that reaches this use, not every value the name ever takes (masks are often reused)
+        return [v for v in ctx.reaching(cond.id, cond) if isinstance(v, ast.Compare)]
     return []
 
 

@@ -21,6 +21,10 @@ from .context import TL, KernelContext, ValueSite
 
 # Upper-case names that conventionally hold a tile size (BLOCK_SIZE, BLOCK_M, XBLOCK, TILE_N, ...).
 _BLOCK_NAME = re.compile(r"^(?:[A-Z0-9_]*BLOCK[A-Z0-9_]*|TILE(?:_[A-Z0-9]+)*)$")
+# A count of blocks or tiles (M_BLOCKS, NUM_BLOCKS, BLOCK_NUM, N_TILES): a loop bound, not a block shape.
+_COUNT_NAME = re.compile(
+    r"(?:BLOCKS|TILES)(?:_|$)|(?:^|_)(?:NUM|N|CNT|COUNT)_?(?:BLOCK|TILE)|(?:BLOCK|TILE)_?(?:NUM|CNT|COUNT)"
+)
 # A 1-D elementwise program should give every one of num_warps*32 lanes work: 128 is one element per lane at 4 warps.
 _TINY_1D = 128
 
@@ -99,7 +103,11 @@ def block_size_not_constexpr(ctx: KernelContext) -> Iterator[Finding]:
         if param.is_constexpr or param.kind != "positional":
             continue
         shaped = param.name in used_as_size
-        if not shaped and not (_BLOCK_NAME.match(param.name) and _used_in_body(ctx, param.name)):
+        if not shaped and not (
+            _BLOCK_NAME.match(param.name)
+            and not _COUNT_NAME.search(param.name)
+            and _used_in_body(ctx, param.name)
+        ):
             continue
         if shaped:
             message = f"`{param.name}` sizes a block but is not tl.constexpr: this does not compile"
@@ -158,6 +166,8 @@ def _size_sites(ctx: KernelContext) -> Iterator[tuple[ValueSite, str]]:
         start = call.args[0] if call.args else None
         if isinstance(end, ast.Constant) and isinstance(end.value, int) and not isinstance(end.value, bool):
             begin = start.value if isinstance(start, ast.Constant) and isinstance(start.value, int) else 0
+            if end.value - begin <= 1:
+                continue  # tl.arange(0, 1): a one-lane block to broadcast or store a scalar, never a tile
             yield ValueSite(end.value - begin, ctx.span(end), "literal"), "tl.arange size"
     for name in sorted(ctx.block_size_params):
         for site in ctx.value_sites(name):

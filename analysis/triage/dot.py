@@ -80,5 +80,67 @@ def dot_fp32_ieee(ctx: KernelContext) -> Iterator[Finding]:
                 reason = "allow_tf32=False"
             else:
                 continue
+            if not any(_known_fp32(ctx, operand, call) for operand in call.args[:2]):
+                # fp16/bf16/fp8 operands never use TF32, so the flag changes nothing; an operand is fp32 when
+                # the kernel casts it so or the launch sites in the file pass fp32 tensors. Otherwise silent.
+                continue
             message = f"{reason}: fp32 tl.dot runs on CUDA cores instead of TF32 tensor cores (~8-16x slower)"
             yield finding(DOT_IEEE, ctx, kw, message)
+
+
+def _known_fp32(ctx: KernelContext, node: ast.AST, use: ast.AST, depth: int = 0) -> bool:
+    """Whether a tl.dot operand is float32 for sure: a `.to(tl.float32)` cast, an fp32 tl.zeros/tl.full, or a
+    local whose reaching value is one (through `.T`, tl.trans and unary minus)."""
+    if depth > 8:
+        return False
+    if isinstance(node, ast.Attribute) and node.attr == "T":
+        return _known_fp32(ctx, node.value, use, depth + 1)
+    if isinstance(node, ast.UnaryOp):
+        return _known_fp32(ctx, node.operand, use, depth + 1)
+    if isinstance(node, ast.Call) and ctx.resolve(node.func) == TL + "load":
+        pointer = ctx.pointer_arg(node)
+        roots = ctx.base_pointers(pointer) if pointer is not None else set()
+        return bool(roots) and all(_launched_dtype(ctx, root) == "fp32" for root in roots)
+    if isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "to" and node.args:
+            return ctx.resolve(node.args[0]) == TL + "float32"
+        name = ctx.resolve(node.func)
+        if name == TL + "trans" and node.args:
+            return _known_fp32(ctx, node.args[0], use, depth + 1)
+        if name in (TL + "zeros", TL + "full"):
+            return any(
+                ctx.resolve(a) == TL + "float32" for a in [*node.args, *(k.value for k in node.keywords)]
+            )
+        return False
+    if isinstance(node, ast.Name):
+        values = ctx.reaching(node.id, use)
+        return bool(values) and all(_known_fp32(ctx, v, v, depth + 1) for v in values)
+    return False
+
+
+def _launched_dtype(ctx: KernelContext, param: str) -> str | None:
+    """The element type of the tensor every launch site in the file passes for `param`, when all agree and
+    the tensors' creation is visible (`torch.randn(..., dtype=torch.float32)` then `kernel[grid](a, ...)`)."""
+    key = f"launched_dtype:{param}"
+    if key in ctx.memo:
+        return ctx.memo[key]
+    from ..specialization_launch import find_launches, resolve
+
+    dtypes: set[str | None] = set()
+    order = [p.name for p in ctx.kernel.params if p.kind == "positional"]
+    tree = ctx.module.tree
+    launches = find_launches(tree, ctx.name) if tree is not None and param in order else []
+    for launch in launches:
+        args = launch.call.args
+        index = order.index(param)
+        expr = next((k.value for k in launch.call.keywords if k.arg == param), None)
+        if (
+            expr is None
+            and index < len(args)
+            and not any(isinstance(a, ast.Starred) for a in args[: index + 1])
+        ):
+            expr = args[index]
+        dtypes.add(resolve(expr, launch.scope).dtype if expr is not None else None)
+    found = dtypes.pop() if len(dtypes) == 1 else None
+    ctx.memo[key] = found
+    return found

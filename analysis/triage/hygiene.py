@@ -67,6 +67,8 @@ def device_print(ctx: KernelContext) -> Iterator[Finding]:
         if ctx.resolve(node.func) == TL + "device_print" or (
             isinstance(node.func, ast.Name) and node.func.id == "print" and "print" not in ctx.module.aliases
         ):
+            if _single_program(ctx, node):
+                continue  # guarded by `if tl.program_id(0) == 0 ...`: one program prints, a debugging aid
             message = f"`{short(ctx, node)}` prints from every program on each launch"
             yield finding(DEVICE_PRINT, ctx, node, message, fix=_removal(ctx, node))
 
@@ -95,3 +97,22 @@ def _removal(ctx: KernelContext, call: ast.Call) -> Fix | None:
         return None
     whole_lines = Span(span.line, 0, span.end_line + 1, 0)
     return Fix(title="Remove the device print", edits=(TextEdit(span=whole_lines, new_text=""),))
+
+
+def _single_program(ctx: KernelContext, node: ast.AST) -> bool:
+    """Whether `node` runs under an `if` whose test compares a program id for equality."""
+    parent = ctx.parent(node)
+    while parent is not None:
+        if isinstance(parent, ast.If):
+            for cmp in ctx.walk(parent.test):
+                if isinstance(cmp, ast.Compare) and any(isinstance(op, ast.Eq) for op in cmp.ops):
+                    sides = [cmp.left, *cmp.comparators]
+                    if any(
+                        (isinstance(n, ast.Call) and ctx.resolve(n.func) == TL + "program_id")
+                        or (isinstance(n, ast.Name) and n.id in ctx.program_id_names)
+                        for side in sides
+                        for n in ctx.walk(side)
+                    ):
+                        return True
+        parent = ctx.parent(parent)
+    return False

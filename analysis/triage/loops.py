@@ -67,7 +67,8 @@ MULTI_PASS = register(
             "(`BLOCK_SIZE = triton.next_power_of_2(n_cols)`) and keep it in registers/UB as the fused-softmax "
             "tutorial does; for long rows use an online (single-pass) formulation, e.g. the running max/sum of "
             "online softmax or Welford's mean/variance. One statistics pass plus the pass that writes the "
-            "result is the minimum for rows longer than a block, so that shape is reported as information only."
+            "result is the minimum for rows longer than a block, so that shape is not reported; nor are loops "
+            "over different ranges (full tiles, then the tail), which read each element once."
         ),
         references=(ref.FUSED_SOFTMAX, ref.LAYER_NORM, ref.ASCEND_PROGRAMMING),
     )
@@ -111,6 +112,8 @@ def scalar_loop_reduction(ctx: KernelContext) -> Iterator[Finding]:
         loop = loops[0]
         if ctx.is_block_expr(node.value):
             continue  # a block update per iteration is already vectorized
+        if _consumed_in_loop(ctx, loop, node):
+            continue  # a running prefix, segmented sum or tile counter: its partial values are used in the loop
         # Only loads performed in this loop count: a value loaded once before the loop is not the pattern.
         loaded_here = scalar_loads & ctx.assigned_in(loop)
         sources = sum(
@@ -156,6 +159,8 @@ def multi_pass_over_row(ctx: KernelContext) -> Iterator[Finding]:
                 for other, _ in passes
             ):
                 continue
+            if passes and not _same_space(ctx, passes[0][0], loop):
+                continue
             passes.append((loop, call))
         if len(passes) < 2:
             continue
@@ -164,27 +169,43 @@ def multi_pass_over_row(ctx: KernelContext) -> Iterator[Finding]:
         # formulation; one statistics pass plus the pass that writes the result is the minimum for a row
         # longer than a block (Liger's multi-block softmax), so that case is only a hint to load it once.
         read_only = [loop for loop, _ in passes if not _stores_in(ctx, loop)]
-        fusable = len(read_only) >= 2
+        if len(read_only) < 2:
+            continue  # one statistics pass plus the writing pass: the minimum for a row longer than a block
         for loop, call in passes[1:]:
-            if fusable:
-                advice = "keep the row on chip or use a one-pass formulation"
-            else:
-                advice = (
-                    "the minimum for rows longer than one block; when a row fits in one block, load it once "
-                    "and keep it on chip"
-                )
             message = (
-                f"`{root}` is read again in the loop at line {loop.lineno} "
-                f"({len(passes)} passes, first at line {first}): {advice}"
+                f"`{root}` is read again in the loop at line {loop.lineno} ({len(passes)} passes, first at "
+                f"line {first}): keep the row on chip or use a one-pass formulation"
             )
-            yield finding(
-                MULTI_PASS,
-                ctx,
-                call,
-                message,
-                data={"pointer": root, "passes": len(passes), "fusable": fusable},
-                severity=None if fusable else Severity.INFO,
-            )
+            yield finding(MULTI_PASS, ctx, call, message, data={"pointer": root, "passes": len(passes)})
+
+
+def _consumed_in_loop(ctx: KernelContext, loop: ast.For, update: ast.AugAssign) -> bool:
+    """Whether the accumulator's running value is used inside the loop (read by anything but its own `+=`
+    updates, or reset by a plain assignment): then it is a prefix/segment/counter, not a reduction that
+    tl.sum could compute at the end."""
+    if not isinstance(update.target, ast.Name):
+        return True  # `x[i] += v` / `obj.attr += v`: a store pattern, not a scalar reduction
+    name = update.target.id
+    own = {
+        id(n)
+        for sub in ctx.walk(loop)
+        if isinstance(sub, ast.AugAssign) and _targets(sub, name)
+        for n in ctx.walk(sub.target)
+    }
+    for sub in ctx.walk(loop):
+        if isinstance(sub, ast.Name) and sub.id == name and id(sub) not in own:
+            return True
+    return False
+
+
+def _targets(node: ast.AugAssign, name: str) -> bool:
+    return isinstance(node.target, ast.Name) and node.target.id == name
+
+
+def _same_space(ctx: KernelContext, a: ast.For, b: ast.For) -> bool:
+    """Whether two loops iterate the same range (written the same way): loops over disjoint column ranges
+    (full tiles, then the tail; masked, then unmasked keys) are one pass split in two, not two passes."""
+    return ast.dump(a.iter) == ast.dump(b.iter)
 
 
 def _exclusive(ctx: KernelContext, a: ast.AST, b: ast.AST) -> bool:

@@ -83,6 +83,8 @@ def one_program_per_element(ctx: KernelContext) -> Iterator[Finding]:
         return
     if not any(True for _ in ctx.calls_to(TL + "load", TL + "store")):
         return
+    if _serial_per_program(ctx):
+        return  # each program loops over many elements: serial work per program, not one element each
     for launch in ctx.launches:
         grid = launch.grid_value or launch.grid_resolved_value
         if grid is not None and all(isinstance(g, int) for g in grid) and prod(grid) <= _SMALL_GRID:
@@ -98,6 +100,8 @@ def one_program_per_element(ctx: KernelContext) -> Iterator[Finding]:
 def scalar_load_per_program(ctx: KernelContext) -> Iterator[Finding]:
     if ctx.has_arange:
         return
+    if _serial_per_program(ctx):
+        return  # a program that loops over elements is not a one-element program
     pid_names = ctx.program_id_names
     for call in ctx.calls_to(TL + "load"):
         pointer = ctx.pointer_arg(call)
@@ -121,6 +125,8 @@ def atomic_same_address(ctx: KernelContext) -> Iterator[Finding]:
             continue
         loops = ctx.enclosing_loops(call)
         op = ctx.resolve(call.func).rsplit(".", 1)[-1]
+        if loops and _moves_or_accumulates(ctx, loops[0], call, pointer):
+            continue
         if loops:
             where = f"inside the loop at line {loops[0].lineno}"
         elif not ctx.has_arange and _indexes_by_program(ctx):
@@ -131,6 +137,27 @@ def atomic_same_address(ctx: KernelContext) -> Iterator[Finding]:
             f"{op} on the single address {short(ctx, pointer)} {where}: accumulate first, then one atomic"
         )
         yield finding(HOT_ATOMIC, ctx, call, message)
+
+
+def _serial_per_program(ctx: KernelContext) -> bool:
+    """Whether some loop of the kernel reads or writes memory: each program then handles many elements."""
+    return any(ctx.enclosing_loops(call) for call in ctx.calls_to(TL + "load", TL + "store", *ATOMICS))
+
+
+def _moves_or_accumulates(ctx: KernelContext, loop: ast.For, call: ast.Call, pointer: ast.AST) -> bool:
+    """Whether an atomic in `loop` is not the hot single-address pattern: its address changes with the loop
+    (the loop variable or any value the loop assigns, e.g. an index loaded per iteration), or the value it
+    adds was already accumulated in the loop (a segment flushed once per key)."""
+    changed = ctx.assigned_in(loop) | {n.id for n in ctx.walk(loop.target) if isinstance(n, ast.Name)}
+    if ctx.names_of(pointer) & changed:
+        return True
+    values = call.args[1:2] or [kw.value for kw in call.keywords if kw.arg == "val"]
+    accumulated = {
+        sub.target.id
+        for sub in ctx.walk(loop)
+        if isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name)
+    }
+    return any(ctx.names_of(v) & accumulated for v in values)
 
 
 def _indexes_by_program(ctx: KernelContext) -> bool:

@@ -252,9 +252,15 @@ def _compile_into(req: dict[str, Any], result: dict[str, Any]) -> None:
         result["errors"].append(_error("frontend", exc.message, exc.line, exc.col))
         return
     try:
+        from triton.runtime.jit import JITFunction
+
+        if source_module.find_jit(loaded.module.__dict__, req["kernel"], JITFunction) is None:
+            loaded.define_nested(req["kernel"])  # a kernel defined inside a function
         _compile_loaded(req, result, loaded.module.__dict__, loaded.warnings, (soc, on_910_95))
     finally:
         loaded.close()
+    if result["errors"]:  # a failed import may be why the compile failed: the caller puts it on its line
+        result.setdefault("metadata", {}).setdefault("module_warnings", loaded.warnings)
 
 
 def _compile_loaded(
@@ -283,7 +289,6 @@ def _compile_loaded(
         why = next((s["message"] for s in skipped if kernel in source.splitlines()[s["line"] - 1]), "")
         msg = f"no @triton.jit function named {kernel!r} in {path}" + (f" ({why})" if why else "")
         result["errors"].append(_error("frontend", msg))
-        result.setdefault("metadata", {})["module_warnings"] = skipped
         return
     try:
         signature, constants = _signature_for(fn, req)

@@ -83,6 +83,8 @@ def _find_kernel(loaded: LoadedSource, name: str) -> Any:
 
     # @triton.autotune / @triton.heuristics wrap the JITFunction; `k = triton.jit(f)` binds it to another name.
     obj = find_jit(loaded.module.__dict__, name, JITFunction)
+    if obj is None and loaded.define_nested(name):  # a kernel defined inside a function
+        obj = find_jit(loaded.module.__dict__, name, JITFunction)
     if obj is not None:
         return obj
     kernels = sorted(k for k, v in loaded.module.__dict__.items() if isinstance(v, JITFunction))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -18,13 +19,28 @@ class BackendUnavailable(Exception):
     """The requested backend cannot run here; the message says why in plain words."""
 
 
+NEEDS = {"npu": " and torch_npu (Ascend's PyTorch adapter, with CANN)"}
+SETUP_HINT = {
+    "npu": "Profiling on Ascend needs an Ascend host with CANN, torch and torch_npu; without one, use "
+    "--backend interpret for a CPU correctness run.",
+    "cuda": "Set up the CUDA runner environment with scripts/bootstrap (or point --runner local:PYTHON at one).",
+    "interpret": "Set up the CUDA runner environment with scripts/bootstrap (it has a CPU build of torch).",
+}
+
+
 class Backend:
     name = "base"
     timing_meaningful = True
 
     def __init__(self) -> None:
-        import torch
-
+        try:
+            import torch
+        except ImportError as exc:  # a plain message, not "No module named 'torch'"
+            raise BackendUnavailable(
+                f"backend {self.name!r} needs PyTorch{NEEDS.get(self.name, '')} in the runner environment "
+                f"({sys.executable}), and importing torch failed: {exc}. "
+                f"{SETUP_HINT.get(self.name, '')}"
+            ) from None
         self.torch = torch
 
     @property

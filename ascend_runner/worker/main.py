@@ -246,11 +246,11 @@ def serve(channel_in: TextIO, channel_out: TextIO) -> None:
 
 
 def _remove_private_cache() -> None:
-    """The pool gave this worker its own TRITON_CACHE_DIR: leave nothing behind on a normal exit."""
-    if os.environ.get("TRITONLENS_WORKER_OWNS_CACHE") == "1" and os.environ.get("TRITON_CACHE_DIR"):
+    """The pool gave this worker a private scratch folder (Triton's cache, snapshots): leave nothing behind."""
+    if os.environ.get("TRITONLENS_WORKER_SCRATCH"):
         import shutil
 
-        shutil.rmtree(os.environ["TRITON_CACHE_DIR"], ignore_errors=True)
+        shutil.rmtree(os.environ["TRITONLENS_WORKER_SCRATCH"], ignore_errors=True)
 
 
 def main() -> None:

@@ -144,7 +144,7 @@ def run_job(be: Backend, payload: dict[str, Any], profile: bool) -> dict[str, An
     want_ncu = profile and bool(payload.get("ncu"))
     snapshot_dir = None
     if payload.get("snapshot") or want_ncu:
-        snapshot_dir = payload.get("artifacts_dir") or tempfile.mkdtemp(prefix="tritonlens-snap-")
+        snapshot_dir = payload.get("artifacts_dir") or scratch_dir("tritonlens-snap-")
         os.makedirs(snapshot_dir, exist_ok=True)
     recorder = LaunchRecorder(max_launches=int(payload.get("max_launches", 64)), snapshot_dir=snapshot_dir)
     seed = int(payload.get("seed", 0))
@@ -196,6 +196,10 @@ def run_job(be: Backend, payload: dict[str, Any], profile: bool) -> dict[str, An
         result["ceilings"] = be.ceilings()
     if want_ncu:
         result["ncu"] = run_ncu(be, harness, recorder.launches, float(payload.get("ncu_timeout_s", 240.0)))
+    if snapshot_dir and not payload.get("snapshot") and not payload.get("artifacts_dir"):
+        shutil.rmtree(snapshot_dir, ignore_errors=True)  # made only for ncu's replay: nobody asked to keep it
+        for rec in recorder.launches:
+            rec["snapshot"] = None
     result["versions"] = _versions()
     return result
 
@@ -246,6 +250,12 @@ def replay_launch(
     result["replay"] = outcome
 
 
+def scratch_dir(prefix: str) -> str:
+    """A temporary folder inside the worker's private scratch (removed with the worker), else in the system's
+    temporary folder (a standalone run_job)."""
+    return tempfile.mkdtemp(prefix=prefix, dir=os.environ.get("TRITONLENS_WORKER_SCRATCH") or None)
+
+
 def run_ncu(be: Backend, harness: dict[str, Any], launches: list[dict[str, Any]], timeout_s: float) -> dict:
     """Nsight Compute source view of the slowest recorded launch, replayed alone from its snapshot."""
     ncu = shutil.which("ncu")
@@ -257,7 +267,14 @@ def run_ncu(be: Backend, harness: dict[str, Any], launches: list[dict[str, Any]]
     if not timed:
         return {"error": "no launch with a snapshot to replay under ncu"}
     target = max(timed, key=lambda r: (r.get("time_ms") or {}).get("median", 0.0))
-    work = tempfile.mkdtemp(prefix="tritonlens-ncu-")
+    work = scratch_dir("tritonlens-ncu-")
+    try:
+        return _run_ncu_in(work, ncu, harness, target, timeout_s)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _run_ncu_in(work: str, ncu: str, harness: dict[str, Any], target: dict[str, Any], timeout_s: float) -> dict:
     payload = {"harness": harness, "replay": {"snapshot": target["snapshot"], "verify": False}}
     payload_path = os.path.join(work, "payload.json")
     with open(payload_path, "w", encoding="utf-8") as fh:

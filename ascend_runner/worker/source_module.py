@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import importlib
 import importlib.machinery
+import importlib.util
 import itertools
 import linecache
 import os
@@ -28,10 +29,14 @@ import types
 from dataclasses import dataclass, field
 from typing import Any
 
+from stand_ins import standing_in
+
 # Packages that are slow to import and rarely needed to *compile* a kernel: bound lazily, imported for real
 # on first attribute access (so a kernel file's top-level `import torch` costs nothing unless used).
 LAZY_PACKAGES = ("torch",)
 _counter = itertools.count()
+# Decided once, before any stand-in finder is on sys.meta_path (it would answer for a missing package too).
+_LAZY_INSTALLED = frozenset(p for p in LAZY_PACKAGES if importlib.util.find_spec(p) is not None)
 
 
 class SourceError(Exception):
@@ -50,6 +55,30 @@ class LoadedSource:
     warnings: list[dict[str, Any]] = field(default_factory=list)  # {"line", "message"} per skipped statement
     local_modules: list[str] = field(default_factory=list)  # the user's own modules it imported
     stub_packages: list[str] = field(default_factory=list)  # bare packages standing in for unimportable ones
+    tree: ast.Module | None = None
+    path: str = ""
+
+    def define_nested(self, name: str) -> bool:
+        """A kernel defined inside a function (a test, a launcher) is defined again at module level, with its
+        decorators, so it can be compiled on its own; its globals are the module's. False when absent."""
+        if self.tree is None:
+            return False
+        nested = [
+            node
+            for top in self.tree.body
+            if isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            for node in ast.walk(top)
+            if isinstance(node, ast.FunctionDef) and node.name == name and node is not top
+        ]
+        if not nested:
+            return False
+        code = compile(ast.Module(body=[nested[0]], type_ignores=[]), self.path, "exec")
+        try:
+            exec(code, self.module.__dict__)
+        except Exception as exc:  # noqa: BLE001 - its decorators need something the module lacks
+            self.warnings.append({"line": nested[0].lineno, "message": f"nested kernel not defined: {exc}"})
+            return False
+        return True
 
     def close(self) -> None:
         # Forget the buffer and the user's sibling modules, so the next job sees their current text.
@@ -75,6 +104,8 @@ def _lazy_bindings(stmt: ast.stmt) -> dict[str, types.ModuleType] | None:
     for alias in stmt.names:
         if alias.name not in LAZY_PACKAGES or alias.name in sys.modules:
             return None
+        if alias.name not in _LAZY_INSTALLED:
+            return None  # not installed here: the import runs, and a stand-in takes its place
         bound[alias.asname or alias.name] = _LazyModule(alias.name)
     return bound
 
@@ -196,6 +227,19 @@ def _installed(file: str) -> bool:
     return real.startswith(tuple(prefixes)) or "site-packages" in parts or "dist-packages" in parts
 
 
+def _report_stand_ins(loaded: LoadedSource, stood: list[str], seen: int, line: int) -> None:
+    for name in stood[seen:]:
+        loaded.warnings.append(
+            {
+                "line": line,
+                "message": f"module {name} is not installed in this runner environment: a stand-in took its "
+                "place so the file could load (a kernel that uses it will not compile)",
+                "import": True,
+                "stand_in": name,
+            }
+        )
+
+
 def _is_import(stmt: ast.stmt) -> bool:
     return any(isinstance(node, (ast.Import, ast.ImportFrom)) for node in ast.walk(stmt))
 
@@ -214,15 +258,18 @@ def load_source(source: str, path: str, job_folder: str | None = None) -> Loaded
     module = types.ModuleType(name)
     module.__file__ = path
     sys.modules[name] = module  # dataclasses, inspect.getmodule and pickling look modules up here
-    loaded = LoadedSource(module)
+    loaded = LoadedSource(module, tree=tree, path=path)
     folder = os.path.abspath(job_folder) if job_folder else os.path.dirname(os.path.abspath(path))
     # Sibling imports (`from utils import helper`), package and workspace imports resolve as for the user.
     roots = [folder] if job_folder else import_roots(path)
     added = [p for p in roots if os.path.isdir(p) and p not in sys.path]
     sys.path[:0] = added
     before = set(sys.modules)
+    stand_ins = standing_in()
+    stood = stand_ins.__enter__()
     root, package = (None, None) if job_folder else package_of(path)
     package_error = _enter_package(package, root, loaded.stub_packages) if package and root else None
+    _report_stand_ins(loaded, stood, 0, 1)
     if package and root and package_error is None or loaded.stub_packages:
         module.__package__ = package
     elif os.path.isdir(folder):
@@ -246,9 +293,12 @@ def load_source(source: str, path: str, job_folder: str | None = None) -> Loaded
                 module.__dict__.update(lazy)
                 continue
             code = compile(ast.Module(body=[stmt], type_ignores=[]), path, "exec")
+            seen = len(stood)
             try:
                 exec(code, module.__dict__)
+                _report_stand_ins(loaded, stood, seen, stmt.lineno)
             except (Exception, SystemExit) as exc:
+                _report_stand_ins(loaded, stood, seen, stmt.lineno)
                 loaded.warnings.append(
                     {
                         "line": stmt.lineno,
@@ -257,6 +307,7 @@ def load_source(source: str, path: str, job_folder: str | None = None) -> Loaded
                     }
                 )
     finally:
+        stand_ins.__exit__(None, None, None)
         sys.dont_write_bytecode = saved_bytecode_flag
         for entry in added:
             if entry in sys.path:
@@ -275,9 +326,12 @@ def find_jit(namespace: dict[str, Any], name: str, jit_class: type) -> Any:
 
     def unwrap(obj: Any) -> Any:
         for _ in range(8):  # Autotuner / Heuristics keep the wrapped function in .fn
-            if obj is None or isinstance(obj, jit_class) or not hasattr(obj, "fn"):
-                break
-            obj = obj.fn
+            try:
+                if obj is None or isinstance(obj, jit_class) or not hasattr(obj, "fn"):
+                    break
+                obj = obj.fn
+            except Exception:  # noqa: BLE001 - a lazy module that cannot import, an odd object: not a kernel
+                return None
         return obj if isinstance(obj, jit_class) else None
 
     found = unwrap(namespace.get(name))

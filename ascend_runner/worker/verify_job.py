@@ -6,6 +6,8 @@ Payload (protocol.VerifyRequest as a dict). Beyond harness/seeds/candidate/refer
       checked with every seed. `held_out` marks shapes the search never used (reported per check).
   baseline_source: the original file. When given, the reference Model, get_inputs and get_init_inputs come
       from it (a candidate cannot change what it is compared against) and its ModelNew is the baseline timed.
+  reference_source: the ORIGINAL file when the baseline is an intermediate text (a later round of the loop): the
+      reference Model and the inputs come from it, the timed baseline from baseline_source.
   interleave: {"repeats", "overrides", "label"}: time baseline and candidate alternately `repeats` times at
       that shape (after checking the candidate there too); each repeat's ratio is one sample of the speedup.
 Stdlib + torch + triton only (no tritonlens).
@@ -91,12 +93,15 @@ def verify_job(be: Backend, payload: dict[str, Any]) -> dict[str, Any]:
             base_path = f"{harness['path']}.baseline.py"  # its own linecache entry: tracebacks stay right
             base_mod = load_module(base_path, baseline_source)
             kernelbench(base_mod, (ref_name,))
+        ref_only = None
+        if payload.get("reference_source") is not None:
+            ref_only = load_module(f"{harness['path']}.reference.py", payload["reference_source"])
         cand_mod = load_module(harness["path"], harness.get("source"))
-        ref_mod = base_mod or cand_mod
+        ref_mod = ref_only or base_mod or cand_mod
         kernelbench(ref_mod, (ref_name,))
         if not hasattr(cand_mod, cand_name):
             raise HarnessError(f"the candidate defines no class {cand_name!r}")
-        sizes = _Sizes([m for m in (base_mod, cand_mod) if m is not None], shapes, interleave)
+        sizes = _Sizes([m for m in (ref_only, base_mod, cand_mod) if m is not None], shapes, interleave)
         recorder = LaunchRecorder(max_launches=16)
         for shape in shapes:
             if not _check_shape(be, shape, sizes, ref_mod, cand_mod, payload, recorder, result):
@@ -106,7 +111,7 @@ def verify_job(be: Backend, payload: dict[str, Any]) -> dict[str, Any]:
         if payload.get("time", True) and be.timing_meaningful and result["passed"]:
             if interleave and base_mod is not None:
                 try:
-                    _interleaved(be, interleave, sizes, base_mod, cand_mod, payload, recorder, result)
+                    _interleaved(be, interleave, sizes, ref_mod, base_mod, cand_mod, payload, recorder, result)
                 except Exception as exc:  # e.g. out of memory at the benchmark shape: no timing, said plainly
                     result["errors"].append(f"timing at the benchmark shape failed: {describe_exception(exc)}")
             else:
@@ -171,6 +176,7 @@ def _interleaved(
     be: Backend,
     spec: dict[str, Any],
     sizes: _Sizes,
+    ref_mod: Any,
     base_mod: Any,
     cand_mod: Any,
     payload: dict[str, Any],
@@ -182,9 +188,10 @@ def _interleaved(
     repeats = max(2, int(spec.get("repeats", 5)))
     label = str(spec.get("label", "timing shape"))
     sizes.use(dict(spec.get("overrides") or {}))
-    reference, candidate = _models(be, base_mod, cand_mod, payload)
-    baseline = make_model(be, base_mod, payload.get("baseline_class", "ModelNew"), list(base_mod.get_init_inputs()), 0)
-    args = inputs(be, base_mod, 0)
+    reference, candidate = _models(be, ref_mod, cand_mod, payload)
+    init = list(ref_mod.get_init_inputs())
+    baseline = make_model(be, base_mod, payload.get("baseline_class", "ModelNew"), init, 0)
+    args = inputs(be, ref_mod, 0)
     # correctness at the timing shape too: the shape the speedup is claimed at
     check: dict[str, Any] = {"seed": 0, "shape": label, "held_out": False}
     try:

@@ -58,10 +58,19 @@ def collect_files(paths: list[str]) -> list[Path]:
                 sorted(p for p in path.rglob("*.py") if not any(part.startswith(".") for part in p.parts))
             )
         elif path.exists():
+            if path.suffix not in PYTHON_SUFFIXES:
+                raise NotPythonError(raw)
             files.append(path)
         else:
             raise FileNotFoundError(raw)
     return files
+
+
+PYTHON_SUFFIXES = (".py", ".pyi")
+
+
+class NotPythonError(ValueError):
+    """A file named on the command line that is not Python source: a usage error, not a finding."""
 
 
 def settings_from_args(args: argparse.Namespace, target: str) -> Settings:
@@ -75,6 +84,9 @@ def run(args: argparse.Namespace) -> int:
         files = collect_files(args.paths)
     except FileNotFoundError as exc:
         print(f"tritonlens check: no such file or folder: {exc}", file=sys.stderr)
+        return 2
+    except NotPythonError as exc:
+        print(f"tritonlens check: {exc} is not a Python file (.py)", file=sys.stderr)
         return 2
     if args.level == "ir":
         from .check_ir import analyze_files_ir

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,9 @@ from ..engine.optimize.gate import GateConfig
 from ..engine.optimize.loop import Budget, OptimizeOptions, optimize_source
 from ..engine.optimize.proposers import RecipeProposer, llm_proposer
 from .profile import BACKEND_CHOICES, detect_harness, make_runner
+
+# worker processes of the local runner: config-search compiles run in parallel over them
+WORKERS = max(1, min(8, (os.cpu_count() or 2) // 2))
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -34,6 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--no-config-search", action="store_true", help="recipes (and the LLM) only")
     p.add_argument("--llm-base-url", metavar="URL", help="OpenAI-compatible endpoint for the LLM proposer")
     p.add_argument("--llm-model", metavar="M", help="model name for the LLM proposer")
+    p.add_argument("--llm-api-key-env", metavar="VAR", help="environment variable holding the LLM API key")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--report", metavar="DIR", help="write optimize-report.md and optimize-report.json there")
     p.add_argument("--apply", action="store_true", help="write each file's verified faster final text into it")
@@ -66,12 +71,12 @@ def run(args: argparse.Namespace) -> int:
     if not files:
         return 2
     try:
-        runner = make_runner(args.runner, args.token_env, args.token_file, cache=True, workers=2)
+        runner = make_runner(args.runner, args.token_env, args.token_file, cache=True, workers=WORKERS)
     except RuntimeError as exc:
         print(f"tritonlens optimize: {exc}", file=sys.stderr)
         return 2
     notes: list[str] = []
-    llm = llm_proposer(args.llm_base_url, args.llm_model)
+    llm = llm_proposer(args.llm_base_url, args.llm_model, api_key_env=args.llm_api_key_env)
     if (args.llm_base_url or args.llm_model) and llm is None:
         notes.append(
             "the LLM proposer is not part of this build (or needs both --llm-base-url and --llm-model): "
@@ -103,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
                 continue
             proposers: list[Any] = [RecipeProposer()]
             if not args.no_config_search:
-                proposers.append(ConfigSearch(runner, args.target, backend=args.backend))
+                proposers.append(ConfigSearch(runner, args.target, backend=args.backend, workers=WORKERS))
             if llm is not None:
                 proposers.append(llm)
             print(f"tritonlens optimize: {path} ...", file=sys.stderr)

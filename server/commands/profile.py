@@ -101,10 +101,16 @@ def make_runner(
             remote["tokenEnv"] = token_env
         if token_file:
             remote["tokenFile"] = token_file
+        if not token_env and not token_file:
+            raise RuntimeError(
+                f"the remote runner {spec} needs its token: pass --token-env VAR (a variable holding it) "
+                "or --token-file PATH"
+            )
         try:
             return factory.get_runner(remote)
         except Exception as exc:  # the remote client may not exist or may want credentials
-            raise RuntimeError(f"cannot use the remote runner {spec}: {exc}") from None
+            message = str(exc).replace("tokenEnv", "--token-env").replace("tokenFile", "--token-file")
+            raise RuntimeError(f"cannot use the remote runner {spec}: {message}") from None
     if spec.startswith(("ray://", "ray:auto")):
         try:
             return factory.get_runner({"address": spec})
@@ -114,7 +120,14 @@ def make_runner(
     if spec.startswith("local:"):
         env = spec.split(":", 1)[1]
         if env in ("cuda", "ascend"):
-            pass  # the environment the backend maps to; found as ascend_runner.environments says
+            # Every backend runs under the named environment's interpreter (e.g. interpret under ascend).
+            from ...ascend_runner.environments import EnvironmentUnavailable, find_environment
+
+            try:
+                python = find_environment(env).python
+            except EnvironmentUnavailable as exc:
+                raise RuntimeError(f"--runner local:{env}: {exc}") from None
+            config.update(cuda={"python": python}, ascend={"python": python})
         elif env:
             config.update(cuda={"python": env}, ascend={"python": env})
         else:
@@ -163,6 +176,9 @@ def run_profile(args: argparse.Namespace, harness: dict[str, Any]) -> dict[str, 
 
 def run(args: argparse.Namespace) -> int:
     path = args.file
+    if Path(path).suffix not in (".py", ".pyi") and Path(path).is_file():
+        print(f"tritonlens profile: {path} is not a Python file (.py)", file=sys.stderr)
+        return 2
     try:
         source = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:

@@ -102,3 +102,13 @@ def test_timed_verdicts_slower_than_noise_rejected_real_gain_accepted():
     good = g.judge_reply(c, _timed_reply([2.0, 2.02, 2.01], [1.0, 1.0, 1.01]), {})
     assert good.accepted and good.speedup == pytest.approx(2.0, rel=0.02) and good.spread is not None
     assert good.details["faster"] and good.details["device"] == "NVIDIA H200"
+
+
+def test_later_rounds_still_compare_with_the_original_reference(runner):
+    """Round 2 times against round 1's text; the reference Model still comes from the original file."""
+    moved = BAD["moved reference"][0]  # its Model agrees with its own wrong kernel
+    config = GateConfig(backend="interpret", target="sm_90", seeds=(0,), compile_check=False)
+    g = Gate(runner, config, plan_shapes(SOURCE), PATH, reference_source=SOURCE)
+    cand = candidate(moved.replace("BLOCK = 64", "BLOCK = 128"))
+    verdict = g.check(moved, cand).verdict  # baseline: the (hypothetically applied) moved text
+    assert not verdict.accepted and verdict.stage == "correctness" and "outside atol" in verdict.reason

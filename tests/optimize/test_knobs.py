@@ -73,3 +73,21 @@ def test_moves_step_from_the_current_values():
     assert not any(
         label.startswith("a_kernel.num_stages") for label in labels
     )  # no loop: stages mean nothing
+
+
+def test_ascend_moves_flip_multibuffer_and_ub_overflow_prunes():
+    from tritonlens.server.engine.optimize.config_search import ConfigSearch, Move
+
+    module = parse_module(SOURCE)
+    params = {k.name: [(p.name, p.is_constexpr) for p in k.params] for k in module.kernels}
+    knobs = find_knobs(SOURCE, params, platform="ascend")
+    assert not any(k.kind in ("num_warps", "num_stages") for k in knobs)
+    labels = [m.label for m in moves(knobs)]
+    assert "a_kernel.multibuffer: True -> False" in labels
+    search = ConfigSearch(None, "ascend910b3", backend="npu")
+    move = Move(((knobs[0], 512),))
+    base = {"kernels": {"a_kernel": {"errors": []}}}
+    over = {"kernels": {"a_kernel": {"errors": [], "ub": {"feasible": False, "reason": "ub overflow: requires 3 bits"}}}}
+    undecided = {"kernels": {"a_kernel": {"errors": [], "ub": {"feasible": None, "reason": "no hivm stage"}}}}
+    assert search._prune_reason(over, base, move) == "ascend910b3: ub overflow: requires 3 bits"
+    assert search._prune_reason(undecided, base, move) is None  # kept; the rationale names the undecided verdict

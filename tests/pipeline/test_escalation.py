@@ -113,11 +113,16 @@ def test_multipass_softmax_merges_only_same_line_same_cause() -> None:
 def test_ieee_dot_folds_into_dot_on_fma() -> None:
     found, case = cuda_findings("matmul_fp32_ieee")
     line = case.line("acc += tl.dot(a, b, input_precision=")
-    assert at(found, line) == ["TL111", "TL305"]
+    # Triage no longer claims fp32 for operands whose dtype it cannot see (docs/precision.md): only the
+    # compile knows. When triage does fire (operands cast to fp32, or fp32 tensors at the launch), the
+    # compiler's TL305 confirms it: pair them on the same line.
+    assert at(found, line) == ["TL305"]
+    tl305 = next(f for f in found if f.span.line == line)
+    found = [*found, replace(tl305, code="TL111", level=Level.TRIAGE, evidence=(), data={})]
     merged = merge(found)
     (f,) = [m for m in merged if m.span.line == line]
     assert f.code == "TL305" and f.data["confirms"] == ["TL111"] and f.platforms == ("cuda",)
-    assert "input_precision" in f.evidence[0].excerpt and any(e.stage == "ptx" for e in f.evidence)
+    assert any(e.stage == "ptx" for e in f.evidence)
     assert [m.code for m in merged if m.code == "TL308"]  # unrelated compiler finding untouched
     # a TL305 for another operand type (small tiles, integers) is not TL111's cause
     other = [replace(x, data={**x.data, "operand_type": "f16"}) if x.code == "TL305" else x for x in found]

@@ -117,7 +117,8 @@ def test_cuda_pairs_are_one_finding_each(cli, tmp_path: Path) -> None:
     assert strided[0]["platforms"] == ["cuda"]  # NVIDIA vectorization says nothing about Ascend's DMA
     wide = on_line(found, line_of(CUDA_KERNELS, "x_ptr + offs.to(tl.int64)"))
     assert [f["code"] for f in wide] == ["TL312"]
-    assert wide[0]["data"]["confirms"] == ["TL113"] and wide[0]["platforms"] == ["cuda", "ascend"]
+    # TL113 is Ascend-only (docs/precision.md): on sm_90 the compiler's TL312 stands on its own
+    assert "confirms" not in wide[0]["data"] and wide[0]["platforms"] == ["cuda"]
     # the text output shows the same merged result, the info finding marked as such
     text = cli("check", "--level", "ir", "--target", "sm_90", str(path))
     lines = [ln for ln in text.out.splitlines() if ln]

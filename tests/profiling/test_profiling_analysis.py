@@ -179,3 +179,31 @@ def test_report_is_json_serializable(h200):
     report = profiling.analyze_run(load("profile_transpose.json"), h200)
     text = json.dumps(report.to_dict())
     assert '"TL202"' in text and '"stop_escalation": false' in text
+
+
+PERSISTENT_SOURCE = """
+import triton
+import triton.language as tl
+
+@triton.jit
+def k(x_ptr, y_ptr, n_tiles, BLOCK: tl.constexpr):
+    for tile in tl.range(tl.program_id(0), n_tiles, tl.num_programs(0)):
+        offs = tile * BLOCK + tl.arange(0, BLOCK)
+        tl.store(y_ptr + offs, tl.load(x_ptr + offs))
+"""
+
+
+def test_persistent_kernel_gets_no_wave_tail_or_occupancy_verdict():
+    # The same launch as test_wave_tail, but the kernel loops over tiles with a num_programs stride: a single
+    # wave of few programs per SM is what a persistent kernel is built for.
+    args = [tensor("x", [1 << 22]), tensor("y", [1 << 22], written=True)]
+    rec = record([290, 1, 1], 0.5, args, resources={"num_warps": 32, "n_regs": 32, "shared": 0})
+    run = {"launches": [rec], "timing_meaningful": True}
+    report = profiling.analyze_run(run, H100, source=PERSISTENT_SOURCE, path="k.py")
+    assert report.launches[0].persistent
+    assert "TL204" not in codes(report) and "TL205" not in codes(report)
+    assert any("persistent kernel" in note for note in report.launches[0].notes)
+    plain = PERSISTENT_SOURCE.replace(
+        "for tile in tl.range(tl.program_id(0), n_tiles, tl.num_programs(0)):", "for tile in range(1):"
+    ).replace("tile * BLOCK", "tl.program_id(0) * BLOCK")
+    assert "TL204" in codes(profiling.analyze_run(run, H100, source=plain, path="k.py"))

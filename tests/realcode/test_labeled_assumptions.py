@@ -112,3 +112,20 @@ def test_flags_by_name_and_plain_ints() -> None:
     assert typical_value(fn, "EVEN_K") is False
     assert typical_value(fn, "N_COLS") == 64
     assert typical_value(fn, "num_stages") == 2
+
+
+def test_a_tensor_descriptor_argument_is_a_labeled_descriptor_not_an_int() -> None:
+    source = textwrap.dedent(
+        """
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def copy_kernel(in_desc, out_desc, BLOCK_M: tl.constexpr):
+            m = tl.program_id(0) * BLOCK_M
+            out_desc.store([m, 0], in_desc.load([m, 0]))
+        """
+    )
+    (spec,) = specializations(source, "copy_kernel")
+    assert spec.signature["in_desc"] == "tensordesc<fp16[64, 64]>"
+    assert pipeline.variant_guesses(spec)["out_desc"] == "out_desc as tensordesc<fp16[64, 64]>"

@@ -116,3 +116,27 @@ def test_unwritable_cache_dir_only_loses_the_disk_copy(tmp_path: Path) -> None:
     cache = ResultCache(blocker / "sub")
     cache.put("ef" * 32, {"n": 1})
     assert cache.get("ef" * 32) == {"n": 1}
+
+
+def test_disk_cache_is_bounded_least_recently_used_first(tmp_path) -> None:
+    """Issue 14, item 16: the compile cache has a size bound; entries read recently survive a trim."""
+    import os
+    import time
+
+    from tritonlens.ascend_runner.cache import ResultCache
+
+    cache = ResultCache(tmp_path, max_disk_mb=None)  # filled unbounded, then bounded to ~52 kB
+    blob = "x" * 4000
+    keys = [f"{i:064x}" for i in range(40)]
+    for i, key in enumerate(keys):
+        cache.put(key, {"blob": blob})
+        os.utime(cache._file(key), (time.time() - 1000 + i, time.time() - 1000 + i))
+    cache.clear_memory()
+    assert cache.get(keys[0]) is not None  # read now: the most recently used
+    cache.max_disk_bytes = int(0.05 * 1024 * 1024)
+    assert cache.trim() > 0
+    size = sum(f.stat().st_size for f in (tmp_path / "compile").glob("*/*.json"))
+    assert size <= 0.05 * 1024 * 1024
+    assert cache._file(keys[0]).exists(), "a just-read entry was evicted"
+    assert not cache._file(keys[1]).exists(), "the least recently used entry survived"
+    assert cache._file(keys[-1]).exists()

@@ -97,3 +97,29 @@ async def test_optimize_offers_a_verified_rewrite_that_applies_and_verifies(tmp_
             "interpret", {"harness": {"mode": "kernelbench", "path": str(applied)}, "seeds": [3], "shapes": shapes}
         )
     assert reply["ok"] and reply["result"]["passed"], reply
+
+
+@pytest.mark.usefixtures("cuda_env", "cache")
+async def test_optimize_is_cancellable_from_the_editor(tmp_path: Path):
+    import asyncio
+
+    from lsp_harness import wait_for
+
+    text = TASK.read_text()
+    path = tmp_path / "row_sum.py"
+    path.write_text(text)
+    async with session([tmp_path], config={**CONFIG, "optimizeBudget": "candidates=6,rounds=3"}, progress=True) as (
+        client,
+        rec,
+    ):
+        uri = open_doc(client, path, text)
+        await wait_published(rec, uri, 1, timeout=60)
+        run = types.ExecuteCommandParams(command="tritonlens.optimizeKernel", arguments=[uri, "row_sum_kernel"])
+        task = asyncio.ensure_future(client.workspace_execute_command_async(run))
+        await wait_for(lambda: client.progress_reports, timeout=60, what="a progress token")
+        (token,) = client.progress_reports
+        client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
+        summary = await asyncio.wait_for(task, 240)
+        assert summary["cancelled"] and summary["offers"] == []
+        end = client.progress_reports[token][-1]
+        assert isinstance(end, types.WorkDoneProgressEnd) and end.message == "cancelled"

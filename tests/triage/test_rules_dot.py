@@ -42,10 +42,20 @@ def test_tl111_fires_on_ieee_precision_in_the_example() -> None:
     assert f.fix is None  # changing precision changes results: never a quick fix
 
 
-def test_tl111_fires_on_allow_tf32_false() -> None:
-    src = SMALL.replace("tl.dot(a, b)", "tl.dot(a, b, allow_tf32=False)")
+def test_tl111_fires_on_allow_tf32_false_with_fp32_operands() -> None:
+    src = SMALL.replace("tl.dot(a, b)", "tl.dot(a.to(tl.float32), b.to(tl.float32).T, allow_tf32=False)")
     (f,) = of(src, "TL111")
     assert f.span == locate(src, "allow_tf32=False")
+
+
+def test_tl111_silent_when_the_operands_are_not_known_fp32() -> None:
+    # Flash attention: P is cast to V's storage dtype (fp16/bf16), where allow_tf32 changes nothing.
+    src = SMALL.replace(
+        "acc += tl.dot(a, b)", "p = a.to(b.dtype)\n        acc += tl.dot(p, b, allow_tf32=False)"
+    )
+    assert not of(src, "TL111")
+    # Loaded operands with no visible launch: the dtype is unknown, so no claim is made.
+    assert not of(SMALL.replace("tl.dot(a, b)", "tl.dot(a, b, allow_tf32=False)"), "TL111")
 
 
 def test_tl111_silent_for_default_and_tf32x3() -> None:

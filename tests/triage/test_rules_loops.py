@@ -129,14 +129,10 @@ def norm(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
 """
 
 
-def test_tl108_fires_on_second_pass_over_the_same_input() -> None:
-    (f,) = of(MULTI_PASS, "TL108")
-    assert f.span == locate(MULTI_PASS, "tl.load(row + cols, mask=cols < n, other=0.0)", 2)
-    assert "x_ptr" in f.message and "2 passes" in f.message
-    # Changed: one statistics pass plus the pass that writes is the minimum for a row longer than a block
-    # (Liger's multi-block softmax), so this is a hint to load the row once when it fits, not a warning.
-    assert f.severity == Severity.INFO and not f.data["fusable"]
-    assert "when a row fits in one block" in f.message
+def test_tl108_silent_on_the_two_pass_minimum() -> None:
+    # Changed (precision on public code, docs/precision.md): one statistics pass plus the pass that writes is
+    # the minimum for a row longer than a block (Liger's multi-block softmax), so it is not reported at all.
+    assert not of(MULTI_PASS, "TL108")
 
 
 def test_tl108_warns_when_statistics_passes_could_be_fused() -> None:
@@ -148,7 +144,8 @@ def test_tl108_warns_when_statistics_passes_could_be_fused() -> None:
         "    for start in range(0, n, BLOCK):\n        cols = start + tl.arange(0, BLOCK)\n        x = tl.load",
     )
     found = of(src, "TL108")
-    assert len(found) == 2 and all(f.severity == Severity.WARNING and f.data["fusable"] for f in found)
+    assert len(found) == 2 and all(f.severity == Severity.WARNING for f in found)
+    assert found[0].span == locate(src, "tl.load(row + cols, mask=cols < n, other=0.0)", 2)
     assert all("3 passes" in f.message and "one-pass formulation" in f.message for f in found)
 
 

@@ -8,9 +8,10 @@ pruned before timing by what the compiler reports (spilled registers, shared mem
 limit, new error-level compiler findings such as an Ascend UB overflow) and the winner is written into the
 source, verified. Like Helion's pattern search, each round explores the neighbours of the best config so far.
 
-Ascend: `FEASIBILITY[platform]` is the hook for a UB-feasibility function `(facts, knobs, target) -> reason |
-None` that analysis may register (e.g. from analysis/compiler_ascend_checks.ub_estimate); until it does, Ascend
-moves are pruned by the compile and its TL4xx error findings only.
+Ascend: each compiled move carries the compiler's own Unified Buffer verdict (analysis/ub_feasibility.py, from
+bishengir's PlanMemory); `FEASIBILITY["ascend"]` prunes a move the compiler said overflows the UB and keeps one
+it did not decide on (the candidate's rationale says so). `FEASIBILITY[platform]` is the hook for any further
+`(facts, config, target) -> reason | None` check.
 """
 
 from __future__ import annotations
@@ -30,7 +31,14 @@ BLOCK_RANGE = (16, 8192)
 WARPS = (1, 2, 4, 8, 16)
 STAGES = (1, 2, 3, 4, 5)
 Feasibility = Callable[[dict[str, Any], dict[str, Any], str], "str | None"]
-FEASIBILITY: dict[str, Feasibility] = {}  # platform -> check; see the module docstring
+
+
+def _ub_overflow(facts: dict[str, Any], config: dict[str, Any], target: str) -> str | None:
+    ub = facts.get("ub") or {}
+    return f"{target}: {ub.get('reason')}" if ub.get("feasible") is False else None
+
+
+FEASIBILITY: dict[str, Feasibility] = {"ascend": _ub_overflow}  # platform -> check; see the module docstring
 
 
 def _platform(target: str) -> str:
@@ -159,6 +167,11 @@ class ConfigSearch:
         for analysis in analyze_document(source, ctx.path, self.target, self.runner, kernels=kernels,
                                          cancel=self.cancel, max_variants=1):
             facts = compile_facts(analysis)
+            if _platform(self.target) == "ascend" and analysis.primary is not None:
+                from ....analysis.ub_feasibility import ub_feasibility
+
+                verdict = ub_feasibility(analysis.primary)
+                facts["ub"] = {"feasible": verdict.feasible, "reason": verdict.reason, "source": verdict.source}
             facts["errors"] = sorted(
                 {f.code for f in analysis.findings if f.severity == Severity.ERROR and f.code[:3] in ("TL3", "TL4")}
             )
@@ -196,6 +209,7 @@ class ConfigSearch:
 
     def _candidate(self, ctx: RecipeContext, move: Move, text: str, fact: dict[str, Any]) -> Candidate:
         resources = "; ".join(
+            f"{k}: UB {f['ub']['reason']}" if "ub" in f else
             f"{k}: {f.get('registers')} registers, {f.get('spill_stores') or 0} spilled, {f.get('shared')} B shared"
             for k, f in fact["kernels"].items()
         )

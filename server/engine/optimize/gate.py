@@ -65,8 +65,13 @@ def _reject(candidate: Candidate, stage: str, reason: str, **details: Any) -> Ve
 
 
 class Gate:
-    def __init__(self, runner: Any, config: GateConfig, shapes: ShapePlan, path: str) -> None:
+    def __init__(
+        self, runner: Any, config: GateConfig, shapes: ShapePlan, path: str, reference_source: str | None = None
+    ) -> None:
+        """`reference_source`: the original text; the reference Model always comes from it, whatever the
+        baseline (the text the candidate is timed against) is."""
         self.runner, self.config, self.shapes, self.path = runner, config, shapes, path
+        self.reference_source = reference_source
 
     # -- 1. compile --------------------------------------------------------------------------------------
     def compile_check(self, source: str, cancel: threading.Event | None) -> tuple[str | None, GateResult]:
@@ -112,6 +117,8 @@ class Gate:
             "time": cfg.timing_meaningful,
             "timing": {"warmup_ms": cfg.warmup_ms, "rep_ms": cfg.rep_ms},
         }
+        if self.reference_source is not None and self.reference_source != baseline_source:
+            payload["reference_source"] = self.reference_source
         if cfg.timing_meaningful:
             t = self.shapes.timing
             payload["interleave"] = {"repeats": cfg.repeats, "overrides": dict(t.overrides), "label": t.label}

@@ -132,7 +132,7 @@ def optimize_source(
         out.error = f"{path} has no @triton.jit kernel to optimize"
         return out
     config = options.gate or GateConfig(backend=options.backend, target=options.target)
-    gate = Gate(runner, config, out.shapes, path)
+    gate = Gate(runner, config, out.shapes, path, reference_source=source)
     proposers = list(proposers) if proposers is not None else [RecipeProposer()]
     feedback: dict[tuple[str, str], list[Verdict]] = {}
     seen: set[str] = set()

@@ -12,7 +12,7 @@ def softmax_kernel(out_ptr, in_ptr, in_stride, out_stride, n_cols, BLOCK_SIZE: t
     x = tl.load(in_ptr + row * in_stride + cols, mask=mask, other=-float("inf"))
     x = x - tl.max(x, axis=0)
     num = tl.exp(x)
-    y = num / tl.sum(num, axis=0)
+    y = num * (1.0 / tl.sum(num, axis=0))  # one reciprocal per row, not one division per element
     tl.store(out_ptr + row * out_stride + cols, y, mask=mask)
 
 

@@ -1,0 +1,233 @@
+"""Levels 3-4 coverage on real public kernels: how many get compiled and analyzed with no pragma, from what
+(recorded launches, launch sites/configs/defaults, or labeled assumptions), and why the others do not.
+
+    python benchmarks/precision/corpus.py                     # once: the manifest's files (needs the snapshots)
+    python benchmarks/precision/ir_coverage.py [--per-group 8] [--all] [--out benchmarks/results/ir_coverage.json]
+
+Each file is analyzed inside a checkout of its repository's source tree at the manifest's commit (written under
+the corpus cache, `trees/OWNER+NAME/`, never into this repository), so it imports its package as it does for its
+users. The compile target follows the file's platform as `auto` decides it (sm_90 for CUDA, ascend910b3 for
+Ascend); the decision is compared with the manifest's judgement. Kernels are sampled deterministically: up to
+`--per-group` per (repository, platform), spread over files (`--all`: every kernel).
+
+Every kernel that does not compile is classified: `needs-absent` when the file needs something this machine does
+not have (a module that is neither in the repository nor installed: vllm, flash_attn, torch_npu...; a Triton API
+this version lacks), `tool` otherwise (a failure of tritonlens: its guess, its import of the file, the runner).
+Prints the table and saves every row (kernel, provenance, failure class and message) as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+sys.path.insert(0, str(HERE))
+from corpus import DEFAULT_CACHE, DEFAULT_MIRROR, Entry, git_dir, read_manifest  # noqa: E402
+
+OUT = ROOT / "benchmarks" / "results" / "ir_coverage.json"
+_DEVICE = re.compile(r"[Nn]o device were detected|no (NVIDIA|CUDA|NPU) (GPU|device)|Found no NVIDIA driver")
+_TRITON_SUBMODULE = re.compile(r"No module named '(triton\.[\w.]+)'")
+_MISSING_MODULE = re.compile(r"No module named '([A-Za-z0-9_.]+)'")
+_NO_ATTR = re.compile(
+    r"module '(triton[\w.]*)' has no attribute '(\w+)'|cannot import name '(\w+)' from '(triton[\w.]*)'"
+)
+
+
+def tree_roots(path: str) -> str:
+    """The folder of the repository to check out for a file: its package's source root."""
+    parts = path.split("/")
+    if parts[0] in ("src", "python") and len(parts) > 2:
+        return "/".join(parts[:2])
+    return parts[0] if len(parts) > 1 else path
+
+
+def checkout(entry: Entry, mirror: Path, cache: Path) -> Path | None:
+    """The file inside a checkout of the folders it needs (plus the repository's root project files)."""
+    base = cache / "trees" / entry.repo.replace("/", "+")
+    target = base / entry.path
+    if target.exists():
+        return target
+    gdir = git_dir(mirror, entry.repo)
+    if gdir is None:
+        return None
+    listing = subprocess.run(
+        ["git", "-C", str(gdir), "ls-tree", "--name-only", entry.commit],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.split()
+    wanted = [tree_roots(entry.path)] + [f for f in ("pyproject.toml", "setup.py") if f in listing]
+    base.mkdir(parents=True, exist_ok=True)
+    archive = subprocess.run(
+        ["git", "-C", str(gdir), "archive", entry.commit, *wanted], capture_output=True, check=False
+    )
+    if archive.returncode != 0:
+        return None
+    subprocess.run(["tar", "-x", "-C", str(base)], input=archive.stdout, check=False)
+    return target if target.exists() else None
+
+
+def sample(entries: list[Entry], cache: Path, per_group: int | None) -> list[tuple[Entry, str]]:
+    from tritonlens.server.pipeline import launchable_kernels
+
+    groups: dict[tuple[str, str], list[list[tuple[Entry, str]]]] = defaultdict(list)
+    for entry in entries:
+        source = (cache / entry.local).read_text(encoding="utf-8")
+        kernels = [(entry, k) for k in launchable_kernels(source)]
+        if kernels:
+            groups[(entry.repo, entry.platform)].append(kernels)
+    picked: list[tuple[Entry, str]] = []
+    for key in sorted(groups):
+        files = groups[key]
+        chosen: list[tuple[Entry, str]] = []
+        depth = 0
+        while (per_group is None or len(chosen) < per_group) and any(depth < len(f) for f in files):
+            for f in files:  # one kernel per file per round: spread over files
+                if depth < len(f) and (per_group is None or len(chosen) < per_group):
+                    chosen.append(f[depth])
+            depth += 1
+        picked.extend(chosen)
+    return picked
+
+
+def classify(analysis: Any, tree: Path) -> tuple[str, str]:
+    """(class, reason) for a kernel that did not compile."""
+    texts = [f.message for f in analysis.findings if f.code in ("TL004", "TL005", "TL300", "TL400")]
+    texts += [e.message for v in analysis.variants for e in v.errors]
+    warnings = [w for v in analysis.variants for w in (v.metadata or {}).get("module_warnings") or []]
+    texts += [str(w.get("message", "")) for w in warnings]
+    if analysis.error:
+        texts.append(analysis.error)
+    blob = "\n".join(texts)
+    first = (blob.splitlines() or ["no message"])[0][:300]
+    if _DEVICE.search(blob):
+        return "needs-absent", "the package needs a device (or its driver) at import: " + first
+    newer = _TRITON_SUBMODULE.search(blob)
+    if newer:
+        return "needs-absent", f"this Triton has no {newer.group(1)}: {first}"
+    for name in _MISSING_MODULE.findall(blob) + [str(w["stand_in"]) for w in warnings if w.get("stand_in")]:
+        top = name.split(".")[0]
+        if not (tree / top).exists() and not any(tree.glob(f"*/{top}")):
+            return "needs-absent", f"module {name} is neither in the repository nor installed here: {first}"
+    attr = _NO_ATTR.search(blob)
+    if attr:
+        return "needs-absent", f"this Triton lacks {attr.group(2) or attr.group(3)}: {first}"
+    return "tool", first
+
+
+def provenance(analysis: Any) -> str:
+    from tritonlens.server.pipeline import variant_guesses
+
+    spec = analysis.primary.specialization
+    if spec.label.startswith("recorded"):
+        return "recorded"
+    return "assumed" if variant_guesses(spec) else "visible"
+
+
+def run(args: argparse.Namespace) -> int:
+    from tritonlens.analysis.platform import compile_target_for, decide
+    from tritonlens.ascend_runner.client import LocalRunner
+    from tritonlens.server.pipeline import analyze_kernel
+
+    entries = read_manifest()
+    picked = sample(entries, args.cache, None if args.all else args.per_group)
+    cache = tempfile.mkdtemp(prefix="tritonlens-coverage-cache-")  # measure compiles, not an older run's cache
+    runner = LocalRunner({"workers": 1, "timeout_s": args.timeout, "cache_dir": cache})
+    rows: list[dict[str, Any]] = []
+    started = time.perf_counter()
+    try:
+        for entry, kernel in picked:
+            path = checkout(entry, args.mirror, args.cache) or (args.cache / entry.local)
+            source = path.read_text(encoding="utf-8")
+            decision = decide(source, entry.path)
+            target = compile_target_for(decision.platforms)
+            t0 = time.perf_counter()
+            analysis = analyze_kernel(
+                source, str(path), kernel, target, runner, max_variants=1, timeout_s=args.timeout
+            )
+            row: dict[str, Any] = {
+                "repo": entry.repo,
+                "path": entry.path,
+                "kernel": kernel,
+                "platform": entry.platform,
+                "auto_platforms": list(decision.platforms),
+                "target": target,
+                "seconds": round(time.perf_counter() - t0, 2),
+                "analyzed": analysis.primary is not None,
+                "findings": [f.code for f in analysis.findings],
+            }
+            if analysis.primary is not None:
+                row["from"] = provenance(analysis)
+                row["variant"] = analysis.primary.specialization.label
+            else:
+                row["failure"], row["reason"] = classify(analysis, path.parent)
+            rows.append(row)
+            status = row.get("from") or f"{row['failure']}: {row['reason'][:120]}"
+            print(
+                f"{len(rows):3}/{len(picked)} {entry.repo}:{entry.path}:{kernel} [{target}] {status}",
+                flush=True,
+            )
+    finally:
+        runner.close()
+    summary = summarise(rows)
+    summary["wall_s"] = round(time.perf_counter() - started, 1)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps({"summary": summary, "rows": rows}, indent=1) + "\n", encoding="utf-8")
+    print_summary(summary)
+    print(f"-> {args.out}")
+    return 0
+
+
+def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    analyzed = [r for r in rows if r["analyzed"]]
+    failures = Counter(r["failure"] for r in rows if not r["analyzed"])
+    per_group: dict[str, dict[str, int]] = {}
+    for r in rows:
+        g = per_group.setdefault(f"{r['repo']} ({r['platform']})", {"kernels": 0, "analyzed": 0})
+        g["kernels"] += 1
+        g["analyzed"] += int(r["analyzed"])
+    return {
+        "kernels": len(rows),
+        "files": len({(r["repo"], r["path"]) for r in rows}),
+        "analyzed": len(analyzed),
+        "analyzed_share": round(len(analyzed) / len(rows), 3) if rows else 0.0,
+        "from": dict(Counter(r["from"] for r in analyzed)),
+        "failures": dict(failures),
+        "platform_agreement": sum(1 for r in rows if r["auto_platforms"] == [r["platform"]]),
+        "per_group": per_group,
+    }
+
+
+def print_summary(s: dict[str, Any]) -> None:
+    print(
+        f"\n{s['analyzed']}/{s['kernels']} kernels ({s['analyzed_share']:.0%}) from {s['files']} files analyzed at levels 3-4"
+    )
+    print(f"  from: {s['from']}; not compiled: {s['failures']}")
+    print(f"  auto platform agrees with the manifest on {s['platform_agreement']}/{s['kernels']} kernels")
+    for group, g in s["per_group"].items():
+        print(f"  {group:45} {g['analyzed']}/{g['kernels']}")
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
+    p.add_argument("--mirror", type=Path, default=DEFAULT_MIRROR)
+    p.add_argument("--per-group", type=int, default=8)
+    p.add_argument("--all", action="store_true")
+    p.add_argument("--timeout", type=float, default=180.0)
+    p.add_argument("--out", type=Path, default=OUT)
+    return run(p.parse_args())
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
