@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from .compiler_ascend_hivm import HivmReport
 from .compiler_ascend_hivm_rules import SCALAR_FALLBACK
-from .compiler_ascend_rules import DISCRETE_ACCESS, INT_VECTOR_DEGRADED
+from .compiler_ascend_rules import DISCRETE_ACCESS, INT_VECTOR_DEGRADED, STATIC_RANGE_UNROLLED
 from .findings import Finding, Severity
 
 CONFIRMABLE = (DISCRETE_ACCESS.code, INT_VECTOR_DEGRADED.code)
@@ -46,8 +46,25 @@ def confirm_with_hivm(findings: list[Finding], hivm: HivmReport) -> list[Finding
                     "scalar loop); whether hivmc's implementation of it is slower is not visible without CANN.",
                     data={**f.data, "confirmed_by": None},
                 )
+        elif f.code == STATIC_RANGE_UNROLLED.code and hivm.ran and "multibuffered" in hivm.summary:
+            f = _multibuffer_verdict(f, hivm.summary["multibuffered"])
         out.append(f)
     return [f for f in out if not (f.code == SCALAR_FALLBACK.code and f.span.line in folded)]
+
+
+def _multibuffer_verdict(f: Finding, marks: list[dict]) -> Finding:
+    """TL406 says the unrolled loads lose multibuffering: MarkMultiBuffer's marks say whether they did."""
+    loads = set(f.data.get("load_lines") or ())
+    marked = sorted({m["line"] for m in marks if m.get("line") in loads})
+    if marked:
+        note = f" bishengir's MarkMultiBuffer still double-buffered the loads on line(s) {marked}."
+        return replace(
+            f, message=f.message + note, data={**f.data, "confirmed_by": None, "multibuffered": marked}
+        )
+    note = " Confirmed by bishengir: MarkMultiBuffer marked none of these loads for multibuffering."
+    return replace(
+        f, message=f.message + note, data={**f.data, "confirmed_by": "bishengir", "multibuffered": []}
+    )
 
 
 def _what(hits: list[Finding]) -> str:

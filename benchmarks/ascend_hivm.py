@@ -79,12 +79,14 @@ def bench_test_kernels(repeat: int, scratch: Path) -> dict[str, Any]:
         for target in TARGETS:
             for name, raw in requests.items():
                 req = CompileRequest(**{**raw, "target": target})
-                row: dict[str, Any] = {"cold_ms": [], "hivm_s": []}
+                row: dict[str, Any] = {"cold_ms": [], "hivm_s": [], "cold_cpu_s": [], "hivm_cpu_s": []}
                 for i in range(repeat if target == "ascend910b3" else 1):
                     runner.cache = ResultCache(scratch / f"{target}-{name}-{i}")
                     ms, result = timed(lambda r=runner, q=req: r.compile(q))
                     row["cold_ms"].append(ms)
                     row["hivm_s"].append(hivm_info(result.metadata).get("elapsed_s"))
+                    row["hivm_cpu_s"].append(hivm_info(result.metadata).get("cpu_s"))
+                    row["cold_cpu_s"].append(result.metadata.get("cpu_seconds"))
                 row["reached_ttadapter"] = "ttadapter" in result.stages
                 row["hivm_status"] = hivm_info(result.metadata).get("status")
                 row["hivm_stages"] = sorted(s for s in result.stages if s.startswith("hivm"))

@@ -17,6 +17,7 @@ COMMAND_MODULES = (
     "tritonlens.server.commands.profile",
     "tritonlens.server.commands.record",
     "tritonlens.server.commands.optimize",
+    "tritonlens.server.commands.bench",
 )
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from ..findings import Finding, Level, Severity
 from ..rules import Rule, register
@@ -100,6 +100,8 @@ def strided_innermost(ctx: KernelContext) -> Iterator[Finding]:
                 value = _stride_value(ctx, stride)  # cheap test first
                 if value is None or not _innermost_index(ctx, index):
                     continue
+                if _interleaved(ctx, exprs.values(), value):
+                    continue  # `x[2*i]` and `x[2*i + 1]` both accessed: together the lanes cover every element
                 message = f"`{short(ctx, node)}`: adjacent lanes are {value} elements apart, so accesses do not coalesce"
                 yield finding(STRIDED, ctx, node, message, data={"stride": value})
                 break
@@ -142,6 +144,31 @@ def index_divmod(ctx: KernelContext) -> Iterator[Finding]:
             f"on each iteration of the loop at line {loops[0].lineno}"
         )
         yield finding(VECTOR_DIVMOD, ctx, node, message)
+
+
+def _interleaved(ctx: KernelContext, exprs: Iterable[ast.AST], stride: int) -> bool:
+    """Whether the kernel reads both `base + idx` and `base + (idx + c)` with 0 < c < stride (real/imaginary or
+    interleaved fields): the strided accesses then cover every element between them, so no sector is wasted."""
+    direct = set()
+    for call in ctx.calls_to(TL + "load", TL + "store", *ATOMICS):
+        pointer = ctx.pointer_arg(call)
+        if pointer is not None:
+            direct |= ctx.names_of(pointer)
+    for expr in exprs:
+        for node in ctx.walk(expr):
+            if not isinstance(node, ast.BinOp) or not isinstance(node.op, ast.Add):
+                continue
+            for name, const in ((node.left, node.right), (node.right, node.left)):
+                if (
+                    isinstance(name, ast.Name)
+                    and name.id in direct
+                    and isinstance(const, ast.Constant)
+                    and isinstance(const.value, int)
+                    and not isinstance(const.value, bool)
+                    and 0 < const.value < stride
+                ):
+                    return True
+    return False
 
 
 def _heavy_body(ctx: KernelContext, loop: ast.For) -> bool:

@@ -8,8 +8,9 @@ Payload (protocol.VerifyRequest as a dict). Beyond harness/seeds/candidate/refer
       from it (a candidate cannot change what it is compared against) and its ModelNew is the baseline timed.
   reference_source: the ORIGINAL file when the baseline is an intermediate text (a later round of the loop): the
       reference Model and the inputs come from it, the timed baseline from baseline_source.
-  interleave: {"repeats", "overrides", "label"}: time baseline and candidate alternately `repeats` times at
-      that shape (after checking the candidate there too); each repeat's ratio is one sample of the speedup.
+  interleave: {"repeats", "overrides", "label", "compiled_reference"}: time baseline and candidate alternately
+      `repeats` times at that shape (after checking the candidate there too); each repeat's ratio is one sample of
+      the speedup. The reference is timed too, and with `compiled_reference` also through torch.compile.
 Stdlib + torch + triton only (no tritonlens).
 """
 
@@ -172,6 +173,23 @@ def _versus_reference(
     result.update(candidate_ms=c, reference_ms=r, speedup=r / c if c > 0 else None)
 
 
+def _time_compiled(be: Backend, reference: Any, args: list[Any], warmup_ms: float, rep_ms: float) -> dict[str, Any]:
+    """The reference through torch.compile (what a PyTorch user gets without writing a kernel): its median time,
+    or why it could not be compiled. Compile time itself is left out (warm-up runs absorb it)."""
+    import time
+
+    try:
+        started = time.perf_counter()
+        compiled = be.torch.compile(reference)
+        compiled(*args)  # compiles here
+        be.synchronize()
+        compile_s = time.perf_counter() - started
+        return {"compiled_reference_ms": be.time_ms(lambda: compiled(*args), warmup_ms, rep_ms)["median"],
+                "compiled_reference_compile_s": round(compile_s, 2)}
+    except Exception as exc:  # inductor missing a compiler, an op it cannot lower...
+        return {"compiled_reference_error": describe_exception(exc)[:500]}
+
+
 def _interleaved(
     be: Backend,
     spec: dict[str, Any],
@@ -212,7 +230,9 @@ def _interleaved(
                 t = be.time_ms(lambda m=model: m(*args), warmup_ms, rep_ms)
                 (base_ms if tag == "b" else cand_ms).append(t)
         ref_t = be.time_ms(lambda: reference(*args), warmup_ms, rep_ms)
+        compiled = _time_compiled(be, reference, args, warmup_ms, rep_ms) if spec.get("compiled_reference") else {}
     result["timing"] = {
+        **compiled,
         "shape": label,
         "overrides": dict(spec.get("overrides") or {}),
         "repeats": repeats,

@@ -168,6 +168,9 @@ def cmd_sample(args: argparse.Namespace) -> int:
     judged = {key(r) for r in read_judgements()}
     if args.unjudged:
         findings = [f for f in findings if key(f) not in judged]
+    if args.codes:
+        wanted = [c.strip().upper() for c in args.codes.split(",") if c.strip()]
+        findings = [f for f in findings if any(f["code"].startswith(c) for c in wanted)]
     picked = stratified(findings, args.n, args.seed)
     for i, f in enumerate(picked, 1):
         print(f"### {i}. {f['code']} {f['repo']}:{f['path']}:{f['line']} ({f['platform']}) [{f['kernel']}]")
@@ -251,6 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     sample.add_argument("--seed", type=int, default=9)
     sample.add_argument("--radius", type=int, default=12, help="lines of code shown around each finding")
     sample.add_argument("--unjudged", action="store_true", help="only findings without a judgement yet")
+    sample.add_argument("--codes", default="", help="comma-separated rule codes or prefixes to sample from")
     sample.add_argument("--append", action="store_true", help="add blank judgement rows for the sample")
     sample.add_argument("--round", default="1", help="round label for appended rows")
     sample.set_defaults(func=cmd_sample)

@@ -165,3 +165,10 @@ def test_code_lens_shows_the_compilers_ub_numbers() -> None:
     fits = ub_lens_part(report(case("fits-ascend910b3")).summary)
     assert fits is not None and fits.startswith("UB ") and fits.endswith("of 192 KB (bishengir PlanMemory)")
     assert ub_lens_part({"ub_bytes_estimate": 1000}) is None  # estimates are not shown as the compiler's
+
+
+def test_static_range_loses_multibuffering_as_bishengir_decided() -> None:
+    rep = report(case("static_range-ascend910b3"))
+    (f,) = [f for f in rep.findings if f.code == "TL406"]
+    assert f.data["confirmed_by"] == "bishengir" and f.data["multibuffered"] == []
+    assert rep.summary["multibuffered"] == []  # the persistent loop's loads are marked (test above): these not

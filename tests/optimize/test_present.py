@@ -52,9 +52,9 @@ def test_line_edits_touch_only_changed_lines():
 def test_summary_geomean_counts_kept_drafts_as_one():
     files = [
         {"path": "a.py", "speedup": 4.0, "spread": 0.01, "overall": {"accepted": True}, "applied": [1],
-         "rejected": [], "timing_meaningful": True, "initial_ms": 2.0, "final_ms": 0.5},
+         "rejected": [], "timing_meaningful": True, "initial_ms": 2.0, "final_ms": 0.5, "offered": []},
         {"path": "b.py", "speedup": None, "spread": None, "overall": None, "applied": [], "rejected": [1, 2],
-         "timing_meaningful": True, "initial_ms": None, "final_ms": None},
+         "timing_meaningful": True, "initial_ms": None, "final_ms": None, "offered": [1]},
     ]
     text = summary_markdown(files)
     assert "Geometric mean over 2 file(s): 2.00x" in text and "kept (1.00x)" in text

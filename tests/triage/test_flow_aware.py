@@ -338,3 +338,16 @@ def test_tl104_tl105_silent_for_a_program_that_loops_over_its_elements():
             scan[(E,)](cnt, E)
         """)
     assert not of(src, "TL104") and not of(src, "TL105")
+
+
+def test_tl109_silent_for_interleaved_fields_but_fires_on_one_strided_field():
+    src = k("""
+        @triton.jit
+        def cdot(x_ptr, out_ptr, BLOCK: tl.constexpr):
+            re = 2 * tl.arange(0, BLOCK)
+            im = re + 1
+            tl.store(out_ptr, tl.sum(tl.load(x_ptr + re) * tl.load(x_ptr + im), axis=0))
+        """)
+    assert not of(src, "TL109")
+    only_real = src.replace("tl.load(x_ptr + re) * tl.load(x_ptr + im)", "tl.load(x_ptr + re)")
+    assert len(of(only_real, "TL109")) == 1

@@ -28,9 +28,16 @@ def _roofline(ev: Any) -> list[dict[str, Any]]:
     return list(ev.roofline) if ev is not None else []
 
 
+def _profiled_ms(ev: Any) -> float | None:
+    """ModelNew's median time from a level-2 profile (timings.model_ms), when one ran."""
+    model = ((ev.profile or {}).get("timings") or {}).get("model_ms") if ev is not None else None
+    return model.get("median") if isinstance(model, dict) else None
+
+
 def to_dict(result: OptimizeResult) -> dict[str, Any]:
     overall = result.overall
     timing = (overall.details.get("judgement") if overall else None) or {}
+    initial = timing.get("baseline_ms") or _profiled_ms(result.evidence_before)
     return {
         "path": result.path,
         "backend": result.backend,
@@ -47,8 +54,8 @@ def to_dict(result: OptimizeResult) -> dict[str, Any]:
             "timing": result.shapes.timing.to_payload(),
             "note": result.shapes.source_note,
         },
-        "initial_ms": timing.get("baseline_ms"),
-        "final_ms": timing.get("candidate_ms"),
+        "initial_ms": initial,  # interleaved median when a rewrite was applied, else the profile's
+        "final_ms": timing.get("candidate_ms") if overall is not None and overall.accepted else initial,
         "speedup": overall.speedup if overall else None,
         "spread": overall.spread if overall else None,
         "overall": None if overall is None else {
@@ -143,18 +150,22 @@ def to_markdown(result: OptimizeResult) -> str:
 def summary_markdown(files: list[dict[str, Any]]) -> str:
     """One row per file (from to_dict) and the geometric mean of the speedups; a file with no verified faster
     rewrite counts as 1.0x (its first draft is kept), one that failed to run is listed and left out."""
-    rows = ["| file | initial | final | speedup | spread | applied | rejected |", "|---|---|---|---|---|---|---|"]
+    rows = [
+        "| file | initial | final | speedup | spread | applied | verified, not applied | rejected |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     speedups: list[float] = []
     for d in files:
         if d.get("error"):
-            rows.append(f"| {d['path']} | error: {d['error']} | | | | | |")
+            rows.append(f"| {d['path']} | error: {d['error']} | | | | | | |")
             continue
         sp = d.get("speedup") if (d.get("overall") or {}).get("accepted") else None
         speedups.append(sp if sp else 1.0)
         spread = "" if d.get("spread") is None else f"±{d['spread']:.1%}"
+        shown = f"{sp:.2f}x" if sp else "kept (1.00x)" if d.get("timing_meaningful") else "not timed"
         rows.append(
-            f"| {d['path']} | {_fmt_ms(d.get('initial_ms'))} | {_fmt_ms(d.get('final_ms'))} | "
-            f"{f'{sp:.2f}x' if sp else 'kept (1.00x)'} | {spread} | {len(d['applied'])} | {len(d['rejected'])} |"
+            f"| {d['path']} | {_fmt_ms(d.get('initial_ms'))} | {_fmt_ms(d.get('final_ms'))} | {shown} | {spread} | "
+            f"{len(d['applied'])} | {len(d['offered'])} | {len(d['rejected'])} |"
         )
     if speedups and any(d.get("timing_meaningful") for d in files):
         geo = math.exp(sum(math.log(x) for x in speedups) / len(speedups))

@@ -1,0 +1,160 @@
+"""`tritonlens bench DIR`: the optimize loop over every KernelBench-form task, with baselines and a report of
+the whole speedup distribution (JSON, Markdown, PNG). Resumable: each finished task is saved to a state file and
+skipped when the command runs again; `--shard I/N` and `--time-budget S` split the work into pieces that fit
+short device leases. Tasks run one at a time on a single accelerator (timings must not share it); on a Ray
+runner as many at once as the cluster has actors for.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from ...ascend_runner.fanout import in_order, parallelism
+from ..engine.bench import state as bench_state
+from ..engine.bench.measure import BenchOptions, run_task
+from ..engine.bench.plot import write_plot
+from ..engine.bench.summary import summarize, to_markdown
+from ..engine.bench.tasks import find_tasks, parse_shard, shard
+from ..engine.optimize.config_search import ConfigSearch
+from ..engine.optimize.loop import Budget
+from ..engine.optimize.proposers import RecipeProposer, llm_proposer
+from .profile import BACKEND_CHOICES, make_runner
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("bench", help="optimize every task of a benchmark folder and report the speedups")
+    p.add_argument("paths", nargs="+", metavar="DIR|FILE", help="folders of KernelBench-form tasks (e.g. bench/)")
+    p.add_argument("--runner", default="local", help="local, local:ENV, an http(s) URL, ray://HOST:PORT or ray:auto")
+    p.add_argument("--token-env", metavar="VAR", help="environment variable holding a remote runner's token")
+    p.add_argument("--token-file", metavar="PATH", help="file holding a remote runner's token")
+    p.add_argument("--backend", choices=BACKEND_CHOICES, default="cuda")
+    p.add_argument("--target", default="sm_90", help="compile target (sm_90, ascend910b3, ...)")
+    p.add_argument("--budget", default="candidates=12,rounds=2,seconds=120", metavar="SPEC",
+                   help="per task: candidates=N,rounds=N,seconds=S")
+    p.add_argument("--repeats", type=int, default=5, help="interleaved timing repeats per candidate")
+    p.add_argument("--no-torch-compile", action="store_true", help="do not time torch.compile(Model)")
+    p.add_argument("--no-config-search", action="store_true")
+    p.add_argument("--shard", default="1/1", metavar="I/N", help="run the I-th of N interleaved slices of the tasks")
+    p.add_argument("--time-budget", type=float, default=0.0, metavar="S",
+                   help="start no new task after S seconds (the rest waits for the next run)")
+    p.add_argument("--jobs", type=int, default=0, help="tasks at once (default: 1, or the Ray pool's width)")
+    p.add_argument("--report", default="bench-report", metavar="DIR", help="where the report and state go")
+    p.add_argument("--state", metavar="FILE", help="state file (default REPORT/bench-state.json)")
+    p.add_argument("--llm-base-url", metavar="URL")
+    p.add_argument("--llm-model", metavar="M")
+    p.add_argument("--llm-api-key-env", metavar="VAR")
+    p.set_defaults(func=run)
+
+
+def _context(args: argparse.Namespace, records: list[dict[str, Any]]) -> dict[str, Any]:
+    devices = sorted({r["baseline"]["device"] for r in records if (r.get("baseline") or {}).get("device")})
+    return {
+        "command": "tritonlens " + " ".join(sys.argv[2:] if sys.argv[1:2] == ["bench"] else sys.argv[1:]),
+        "backend": args.backend,
+        "target": args.target,
+        "device": ", ".join(devices) or "unknown",
+        "budget per task": args.budget,
+        "host python": platform.python_version(),
+    }
+
+
+def write_report(args: argparse.Namespace, state: dict[str, Any], out: Path) -> dict[str, Any]:
+    records = list(state["tasks"].values())
+    summary = summarize(records)
+    context = _context(args, records)
+    out.mkdir(parents=True, exist_ok=True)
+    note = write_plot(records, summary, out / "bench-speedups.png")
+    if note:
+        context["plot"] = note
+    (out / "bench-report.json").write_text(
+        json.dumps({"context": context, "summary": summary, "tasks": records}, indent=1, default=repr)
+    )
+    (out / "bench-report.md").write_text(to_markdown(summary, records, context), encoding="utf-8")
+    return summary
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        budget = Budget.parse(args.budget)
+        index, count = parse_shard(args.shard)
+    except ValueError as exc:
+        print(f"tritonlens bench: {exc}", file=sys.stderr)
+        return 2
+    tasks, problems = find_tasks(args.paths)
+    for problem in problems:
+        print(f"tritonlens bench: {problem}", file=sys.stderr)
+    if not tasks:
+        print("tritonlens bench: no KernelBench-form task found", file=sys.stderr)
+        return 2
+    out = Path(args.report)
+    state_path = Path(args.state) if args.state else out / "bench-state.json"
+    try:
+        state = bench_state.load(state_path)
+    except (ValueError, OSError) as exc:
+        print(f"tritonlens bench: {exc}", file=sys.stderr)
+        return 2
+    todo = [t for t in shard(tasks, index, count) if str(t) not in state["tasks"]]
+    print(f"tritonlens bench: {len(tasks)} tasks, shard {index}/{count}: {len(todo)} to run "
+          f"({len(state['tasks'])} already in {state_path})", file=sys.stderr)
+    try:
+        runner = make_runner(args.runner, args.token_env, args.token_file, cache=True, workers=2)
+    except RuntimeError as exc:
+        print(f"tritonlens bench: {exc}", file=sys.stderr)
+        return 2
+    llm = llm_proposer(args.llm_base_url, args.llm_model, api_key_env=args.llm_api_key_env)
+    options = BenchOptions(backend=args.backend, target=args.target, budget=budget, repeats=args.repeats,
+                           compiled_reference=not args.no_torch_compile)
+
+    def proposers() -> list[Any]:
+        found: list[Any] = [RecipeProposer()]
+        if not args.no_config_search:
+            found.append(ConfigSearch(runner, args.target, backend=args.backend))
+        if llm is not None:
+            found.append(llm)
+        return found
+
+    started = time.monotonic()
+    cancel = threading.Event()
+    lock = threading.Lock()
+    ray_runner = args.runner.startswith("ray")
+    width = args.jobs or (parallelism(runner, "verify", args.backend) if ray_runner else 1)
+
+    def task_call(path: Path) -> Any:
+        def call() -> dict[str, Any] | None:
+            if args.time_budget and time.monotonic() - started > args.time_budget:
+                return None  # left for the next run
+            record = run_task(path, runner, options, proposers,
+                              progress=lambda m: print(f"  {path}: {m}", file=sys.stderr), cancel=cancel)
+            if record.get("status") != "cancelled":
+                with lock:  # saved as soon as it is done: a killed run loses at most the tasks in flight
+                    state["tasks"][str(path)] = record
+                    bench_state.save(state_path, state)
+            return record
+
+        return call
+
+    status = 0
+    try:
+        for path, record in zip(todo, in_order([task_call(p) for p in todo], width), strict=True):
+            if record is None:
+                print(f"tritonlens bench: {path}: skipped (time budget); run again to resume", file=sys.stderr)
+                continue
+            timed = record.get("status") == "done" and record.get("timing_meaningful")
+            line = f"{record.get('speedup') or 0:.2f}x" if timed else record.get("miss")
+            print(f"tritonlens bench: {path}: {record.get('status')} {line}", file=sys.stderr)
+    except KeyboardInterrupt:
+        cancel.set()
+        status = 130
+    finally:
+        runner.close()
+    summary = write_report(args, state, out)
+    print(json.dumps(summary, indent=1))
+    print(f"tritonlens bench: report in {out}/bench-report.md (.json, .png)", file=sys.stderr)
+    return status

@@ -1,0 +1,106 @@
+"""The bench's numbers: the whole speedup distribution over tasks, and the Markdown a reader needs.
+
+Pure functions over the per-task records (measure.run_task); nothing here measures anything.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import Counter
+from typing import Any
+
+LEVELS = {1: "1 triage", 2: "2 profiling", 3: "3 IR", 4: "4 compiler"}
+
+
+def geomean(values: list[float]) -> float | None:
+    values = [v for v in values if v and v > 0]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
+    timed = [r for r in records if r.get("status") == "done" and r.get("timing_meaningful")]
+    speedups = [float(r["speedup"]) for r in timed]
+    vs_eager = [r["vs_eager"] for r in timed if r.get("vs_eager")]
+    vs_compile = [r["vs_compile"] for r in timed if r.get("vs_compile")]
+    after = [r["roofline_after"] for r in timed if r.get("roofline_after") is not None]
+    drivers = Counter(LEVELS.get(max(r["levels"]), str(max(r["levels"]))) for r in timed if r.get("levels"))
+    producers = Counter(p for r in timed for p in r.get("producers") or [])
+    unseen = [r["unseen_correct"] for r in timed if r.get("levels") and r.get("unseen_correct") is not None]
+    return {
+        "tasks": len(records),
+        "timed": len(timed),
+        "errors": sum(1 for r in records if r.get("status") == "error"),
+        "geomean_speedup": geomean(speedups),
+        "median_speedup": statistics.median(speedups) if speedups else None,
+        "above_2x": sum(s > 2 for s in speedups) / len(speedups) if speedups else None,
+        "above_5x": sum(s > 5 for s in speedups) / len(speedups) if speedups else None,
+        "slower_than_initial": sum(s < 1 for s in speedups),
+        "geomean_vs_eager": geomean(vs_eager),
+        "geomean_vs_compile": geomean(vs_compile),
+        "at_least_compile": sum(v >= 1 for v in vs_compile) / len(vs_compile) if vs_compile else None,
+        "compile_measured": len(vs_compile),
+        "median_roofline_after": statistics.median(after) if after else None,
+        "wins_by_level": dict(drivers),
+        "wins_by_producer": dict(producers.most_common()),
+        "accepted_correct_on_unseen": (sum(unseen) / len(unseen)) if unseen else None,
+    }
+
+
+def _x(value: Any) -> str:
+    return "n/a" if value is None else f"{value:.2f}x"
+
+
+def _pct(value: Any) -> str:
+    return "n/a" if value is None else f"{100 * value:.0f}%"
+
+
+def _ms(value: Any) -> str:
+    return "n/a" if value is None else f"{value:.4g}"
+
+
+def to_markdown(summary: dict[str, Any], records: list[dict[str, Any]], context: dict[str, Any]) -> str:
+    lines = ["# tritonlens bench", ""]
+    lines += [f"- {k}: {v}" for k, v in context.items()]
+    lines += [
+        "",
+        "## Distribution",
+        "",
+        f"- tasks: {summary['tasks']} ({summary['timed']} timed, {summary['errors']} errors)",
+        f"- speedup over the first draft: geometric mean {_x(summary['geomean_speedup'])}, "
+        f"median {_x(summary['median_speedup'])}, above 2x {_pct(summary['above_2x'])}, "
+        f"above 5x {_pct(summary['above_5x'])}, slower than the first draft: {summary['slower_than_initial']}",
+        f"- final vs PyTorch eager: geometric mean {_x(summary['geomean_vs_eager'])}",
+        f"- final vs torch.compile: geometric mean {_x(summary['geomean_vs_compile'])}; at or faster than "
+        f"torch.compile on {_pct(summary['at_least_compile'])} of {summary['compile_measured']} tasks measured",
+        f"- median fraction of the roofline floor reached after: {_pct(summary['median_roofline_after'])}",
+        f"- accepted kernels correct on shapes never used while optimizing: "
+        f"{_pct(summary['accepted_correct_on_unseen'])}",
+        f"- which level's evidence drove each win: {summary['wins_by_level'] or 'none'}",
+        f"- rewrites applied: {summary['wins_by_producer'] or 'none'}",
+        "",
+        "## Per task",
+        "",
+        "| task | first draft ms | final ms | speedup | vs eager | vs compile | roofline before -> after | "
+        "rewrites (level) |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in sorted(records, key=lambda r: r["task"]):
+        rewrites = ", ".join(f"{p} ({lv})" for p, lv in zip(r.get("producers") or [], r.get("levels") or [],
+                                                            strict=False)) or "-"
+        lines.append(
+            f"| {r['task']} | {_ms(r.get('initial_ms'))} | {_ms(r.get('final_ms'))} | {_x(r.get('speedup'))} | "
+            f"{_x(r.get('vs_eager'))} | {_x(r.get('vs_compile'))} | {_pct(r.get('roofline_before'))} -> "
+            f"{_pct(r.get('roofline_after'))} | {rewrites} |"
+        )
+    misses = [r for r in records if r.get("miss")]
+    if misses:
+        lines += ["", "## Misses (why)", ""]
+        for r in sorted(misses, key=lambda r: r["task"]):
+            lines.append(f"- **{r['task']}**: {r['miss']}")
+            lines += [f"  - {m}" for m in (r.get("misses") or [])[:8]]
+    compile_errors = [r for r in records if (r.get("baseline") or {}).get("compiled_error")]
+    if compile_errors:
+        lines += ["", "## torch.compile could not run", ""]
+        lines += [f"- {r['task']}: {r['baseline']['compiled_error'][:200]}" for r in compile_errors]
+    return "\n".join(lines) + "\n"

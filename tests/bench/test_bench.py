@@ -1,0 +1,85 @@
+"""`tritonlens bench`: task discovery, shards, resumable state, the distribution's numbers, and the command end to
+end on the interpret backend (correctness only: nothing is timed or claimed faster there)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tritonlens.server.engine.bench import state as bench_state
+from tritonlens.server.engine.bench.summary import geomean, summarize, to_markdown
+from tritonlens.server.engine.bench.tasks import find_tasks, is_task, parse_shard, shard
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+
+
+def record(task: str, speedup: float, **extra) -> dict:
+    base = {"task": task, "status": "done", "timing_meaningful": True, "speedup": speedup, "levels": [1],
+            "producers": ["r"], "vs_eager": 2.0, "vs_compile": 0.5, "roofline_after": 0.5, "unseen_correct": True}
+    return {**base, **extra}
+
+
+def test_summary_is_the_whole_distribution():
+    records = [record("a", 1.0, levels=[]), record("b", 3.0), record("c", 6.0, levels=[2, 4], vs_compile=1.5),
+               record("d", 0.0, status="error", timing_meaningful=True), record("e", 9.0, timing_meaningful=False)]
+    s = summarize(records)
+    assert s["tasks"] == 5 and s["timed"] == 3 and s["errors"] == 1
+    assert math.isclose(s["geomean_speedup"], (1 * 3 * 6) ** (1 / 3))
+    assert s["median_speedup"] == 3.0
+    assert s["above_2x"] == pytest.approx(2 / 3) and s["above_5x"] == pytest.approx(1 / 3)
+    assert s["at_least_compile"] == pytest.approx(1 / 3)
+    assert s["wins_by_level"] == {"1 triage": 1, "4 compiler": 1}
+    text = to_markdown(s, records, {"command": "x"})
+    assert "geometric mean 2.62x" in text and "| b |" in text
+
+
+def test_geomean_ignores_missing_values():
+    assert geomean([]) is None and geomean([4.0, None, 1.0]) == pytest.approx(2.0)
+
+
+def test_tasks_shards_and_state(tmp_path):
+    (tmp_path / "t1.py").write_text((ROOT / "bench" / "scan" / "cumsum.py").read_text())
+    (tmp_path / "helper.py").write_text("def f():\n    return 1\n")
+    (tmp_path / "broken.py").write_text("def (:\n")
+    tasks, problems = find_tasks([str(tmp_path), str(tmp_path / "absent")])
+    assert [t.name for t in tasks] == ["t1.py"] and problems and "absent" in problems[0]
+    assert not is_task("class Model: pass")
+    assert parse_shard("2/3") == (2, 3)
+    with pytest.raises(ValueError):
+        parse_shard("4/3")
+    paths = [Path(str(i)) for i in range(7)]
+    assert [len(shard(paths, i, 3)) for i in (1, 2, 3)] == [3, 2, 2]
+    assert sorted(p for i in (1, 2, 3) for p in shard(paths, i, 3)) == sorted(paths)
+    state_file = tmp_path / "state.json"
+    data = bench_state.load(state_file)
+    data["tasks"]["x"] = {"speedup": 2.0}
+    bench_state.save(state_file, data)
+    assert bench_state.load(state_file)["tasks"]["x"]["speedup"] == 2.0
+    state_file.write_text(json.dumps({"version": 99}))
+    with pytest.raises(ValueError):
+        bench_state.load(state_file)
+
+
+@pytest.mark.cuda_env
+def test_bench_end_to_end_on_the_cpu_then_resumed(tmp_path):
+    if not (ROOT / ".envs" / "cuda" / "bin" / "python").exists() and not os.environ.get("TRITONLENS_CUDA_PYTHON"):
+        pytest.skip("cuda runner env (.envs/cuda) not installed")
+    report = tmp_path / "report"
+    command = [str(BIN / "tritonlens"), "bench", str(ROOT / "bench" / "scan" / "cumsum.py"), "--backend",
+               "interpret", "--budget", "candidates=1,rounds=1", "--no-config-search", "--report", str(report)]
+    first = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert first.returncode == 0, first.stderr[-3000:]
+    data = json.loads((report / "bench-report.json").read_text())
+    [task] = data["tasks"]
+    assert task["status"] == "done" and task["baseline"]["correct"] and task["baseline"]["unseen_correct"]
+    assert not task["timing_meaningful"] and "not timed" in task["miss"]  # interpret: nothing claimed faster
+    assert data["summary"]["timed"] == 0 and (report / "bench-report.md").exists()
+    again = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0 and "0 to run (1 already in" in again.stderr, again.stderr[-2000:]
