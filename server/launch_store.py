@@ -10,6 +10,7 @@ recorded gets none of them (`analysis.recorded.kernel_source_hash`). The folder 
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import json
 import os
@@ -34,6 +35,22 @@ def workspace_root(start: str | os.PathLike[str]) -> Path:
         if any((candidate / marker).exists() for marker in _ROOT_MARKERS):
             return candidate
     return folder
+
+
+@functools.lru_cache(maxsize=512)
+def _root_of_folder(folder: str) -> str:
+    return str(workspace_root(folder))
+
+
+def project_relative(path: str) -> str:
+    """`path` relative to its workspace root, for evidence read from folder names (analysis.platform): the
+    folders above the project (where a clone happens to live) say nothing about its files."""
+    try:
+        absolute = os.path.abspath(path)
+        root = _root_of_folder(os.path.dirname(absolute))
+        return os.path.relpath(absolute, root)
+    except (OSError, ValueError):
+        return os.path.basename(path)
 
 
 def _store_file(root: Path, source_path: Path) -> tuple[Path, str]:

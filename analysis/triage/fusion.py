@@ -73,6 +73,8 @@ def intermediate_round_trip(ctx: KernelContext) -> Iterator[Finding]:
         if host is not None:
             by_host.setdefault(id(host), (host, []))[1].append(site)
     for host, sites in by_host.values():
+        if not any(s.kernel == ctx.name for s in sites):
+            continue  # this kernel is launched elsewhere: nothing here can be its round trip
         sites.sort(key=lambda s: (s.span.line, s.span.col))
         allocated = _allocations(host)
         returned = _returned_names(host)
@@ -135,19 +137,30 @@ def _exclusive(host: ast.AST, a: LaunchSite, b: LaunchSite) -> bool:
 
 def _host_def(ctx: KernelContext, site: LaunchSite) -> ast.AST | None:
     """The innermost function definition that contains the launch."""
-    tree = ctx.module.tree
-    if tree is None:
-        return None
     best: ast.AST | None = None
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-            and node.name == site.function
-            and node.lineno <= site.span.line <= (node.end_lineno or node.lineno)
-        ):
+    for node in _function_defs(ctx):
+        if node.name == site.function and node.lineno <= site.span.line <= (node.end_lineno or node.lineno):
             if best is None or node.lineno > best.lineno:
                 best = node
     return best
+
+
+# The module's function definitions, found once per parsed tree: every kernel of the file asks for the host of
+# every launch, and walking the whole module each time made triage quadratic in the file's length.
+_DEFS: dict[int, tuple[ast.Module, list[ast.FunctionDef | ast.AsyncFunctionDef]]] = {}
+
+
+def _function_defs(ctx: KernelContext) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    tree = ctx.module.tree
+    if tree is None:
+        return []
+    cached = _DEFS.get(id(tree))
+    if cached is None or cached[0] is not tree:
+        defs = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        if len(_DEFS) >= 8:
+            _DEFS.pop(next(iter(_DEFS)))
+        cached = _DEFS[id(tree)] = (tree, defs)
+    return cached[1]
 
 
 def _allocations(host: ast.AST) -> dict[str, ast.Call]:

@@ -104,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"tritonlens check: {exc}", file=sys.stderr)
         return 2
     from ...analysis.triage import triage
+    from ..launch_store import project_relative
 
     results: dict[str, list[Finding]] = {}
     unreadable = False
@@ -115,6 +116,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"tritonlens check: cannot read {path}: {exc}", file=sys.stderr)
             unreadable = True
             continue
-        results[str(path)] = settings.for_file(source, str(path)).apply(triage(source, str(path)).findings)
+        file_settings = settings.for_file(source, project_relative(str(path)))
+        results[str(path)] = file_settings.apply(triage(source, str(path)).findings)
     status = print_findings(args.format, results, Severity.parse(args.min_severity))
     return 2 if unreadable else status

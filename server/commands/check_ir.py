@@ -15,6 +15,7 @@ from ...analysis.escalation import apply_and_merge
 from ...analysis.findings import Finding, Severity
 from ...analysis.platform import compile_target_for
 from ...analysis.settings import Settings
+from ..launch_store import project_relative
 from ..pipeline import (
     TARGETS,
     KernelAnalysis,
@@ -105,7 +106,7 @@ def analyze_files_ir(args: argparse.Namespace, files: list[Path]) -> int:
                 unreadable = True
                 continue
             overrides = find_pyproject_overrides(path)
-            file_settings = settings.for_file(source, str(path))
+            file_settings = settings.for_file(source, project_relative(str(path)))
             target = requested if requested != "auto" else compile_target_for(file_settings.platforms)
             findings = _triage(source, str(path))
             for analysis in analyze_document(source, str(path), target, runner, overrides=overrides):

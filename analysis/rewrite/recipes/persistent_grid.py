@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 
 from ...devices import DEVICES
-from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish, grid_node
+from ..recipe_kit import Decline, KernelSource, SourceRecipe, append_argument, finish, grid_node
 from ..source_edit import Edit, reindent
 
 
@@ -60,10 +60,7 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
         else:
             count = f"{ks.segment(call.func.slice)}[0]"
         edits.append(ks.text.replace(call.func.slice, f"(min({count}, {cores}),)"))
-        close = ks.text.end(call) - 1
-        before = ks.text.source[:close].rstrip()
-        sep = " " if before.endswith(",") or before.endswith("(") else ", "
-        edits.append(Edit(close, close, f"{sep}{tiles}={count}"))
+        edits.append(append_argument(ks, call, f"{tiles}={count}"))
     # the new parameter goes last
     last = args.args[-1]
     edits.append(Edit(ks.text.end(last), ks.text.end(last), f", {tiles}"))
