@@ -21,6 +21,7 @@ from typing import Any
 
 from ..analysis.recorded import kernel_source_hash, launch_key
 from .file_store import locked, write_atomic
+from .source_files import read_python_source
 
 STORE_DIR = Path(".tritonlens") / "launches"
 MAX_PER_KERNEL = 64
@@ -93,7 +94,7 @@ def save(root: Path, launches: Iterable[dict[str, Any]]) -> SaveSummary:
         by_file.setdefault(path, []).append(launch)
     for path, items in by_file.items():
         try:
-            source = path.read_text(encoding="utf-8")
+            source = read_python_source(path)
         except (OSError, UnicodeDecodeError):
             summary.unmatched.extend(f"{path}: {launch['kernel']}" for launch in items)
             continue

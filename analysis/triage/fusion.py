@@ -67,17 +67,7 @@ UNFUSED_CHAIN = register(
 def intermediate_round_trip(ctx: KernelContext) -> Iterator[Finding]:
     if ctx.kernel.is_helper or not ctx.launches:
         return
-    by_host: dict[int, tuple[ast.AST, list[LaunchSite]]] = {}
-    for site in ctx.module.launches:
-        host = _host_def(ctx, site) if site.function else None
-        if host is not None:
-            by_host.setdefault(id(host), (host, []))[1].append(site)
-    for host, sites in by_host.values():
-        if not any(s.kernel == ctx.name for s in sites):
-            continue  # this kernel is launched elsewhere: nothing here can be its round trip
-        sites.sort(key=lambda s: (s.span.line, s.span.col))
-        allocated = _allocations(host)
-        returned = _returned_names(host)
+    for host, sites, allocated, returned in _launching_hosts(ctx).get(ctx.name, ()):
         for i, producer in enumerate(sites):
             if producer.kernel != ctx.name:
                 continue
@@ -135,32 +125,43 @@ def _exclusive(host: ast.AST, a: LaunchSite, b: LaunchSite) -> bool:
     return False
 
 
-def _host_def(ctx: KernelContext, site: LaunchSite) -> ast.AST | None:
-    """The innermost function definition that contains the launch."""
+_Host = tuple[ast.AST, list[LaunchSite], dict[str, ast.Call], set[str]]
+
+
+def _launching_hosts(ctx: KernelContext) -> dict[str, list[_Host]]:
+    """kernel name -> the host functions launching it: (def, all its launches in source order, allocations,
+    returned names). Read once per file (every kernel asks; walking the tree per kernel and launch was cubic)."""
+    key = ("fusion.hosts",)
+    hosts = ctx.module.memo.get(key)
+    if hosts is None:
+        defs: dict[str, list[ast.AST]] = {}
+        if ctx.module.tree is not None:
+            for node in ast.walk(ctx.module.tree):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    defs.setdefault(node.name, []).append(node)
+        grouped: dict[int, tuple[ast.AST, list[LaunchSite]]] = {}
+        for site in ctx.module.launches:
+            host = _host_def(defs.get(site.function or "", []), site) if site.function else None
+            if host is not None:
+                grouped.setdefault(id(host), (host, []))[1].append(site)
+        hosts = {}
+        for host, sites in grouped.values():
+            sites.sort(key=lambda s: (s.span.line, s.span.col))
+            entry = (host, sites, _allocations(host), _returned_names(host))
+            for name in dict.fromkeys(site.kernel for site in sites):
+                hosts.setdefault(name, []).append(entry)
+        ctx.module.memo[key] = hosts
+    return hosts
+
+
+def _host_def(candidates: list[ast.AST], site: LaunchSite) -> ast.AST | None:
+    """The innermost of the same-named function definitions that contains the launch."""
     best: ast.AST | None = None
-    for node in _function_defs(ctx):
-        if node.name == site.function and node.lineno <= site.span.line <= (node.end_lineno or node.lineno):
-            if best is None or node.lineno > best.lineno:
+    for node in candidates:
+        if node.lineno <= site.span.line <= (getattr(node, "end_lineno", None) or node.lineno):  # type: ignore[attr-defined]
+            if best is None or node.lineno > best.lineno:  # type: ignore[attr-defined]
                 best = node
     return best
-
-
-# The module's function definitions, found once per parsed tree: every kernel of the file asks for the host of
-# every launch, and walking the whole module each time made triage quadratic in the file's length.
-_DEFS: dict[int, tuple[ast.Module, list[ast.FunctionDef | ast.AsyncFunctionDef]]] = {}
-
-
-def _function_defs(ctx: KernelContext) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
-    tree = ctx.module.tree
-    if tree is None:
-        return []
-    cached = _DEFS.get(id(tree))
-    if cached is None or cached[0] is not tree:
-        defs = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-        if len(_DEFS) >= 8:
-            _DEFS.pop(next(iter(_DEFS)))
-        cached = _DEFS[id(tree)] = (tree, defs)
-    return cached[1]
 
 
 def _allocations(host: ast.AST) -> dict[str, ast.Call]:

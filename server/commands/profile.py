@@ -19,6 +19,7 @@ from typing import Any
 from ...analysis import devices, profiling
 from ...analysis.findings import Finding
 from ...analysis.profiling_ncu import NcuParseError, parse_source_csv
+from ..source_files import read_python_source
 
 BACKEND_CHOICES = ("cuda", "npu", "interpret")
 
@@ -180,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"tritonlens profile: {path} is not a Python file (.py)", file=sys.stderr)
         return 2
     try:
-        source = Path(path).read_text(encoding="utf-8")
+        source = read_python_source(Path(path))
     except (OSError, UnicodeDecodeError) as exc:
         print(f"tritonlens profile: cannot read {path}: {exc}", file=sys.stderr)
         return 2
