@@ -21,6 +21,7 @@ from typing import Any
 
 from ..analysis.recorded import kernel_source_hash, launch_key
 from .file_store import locked, write_atomic
+from .source_files import read_python_source
 
 STORE_DIR = Path(".tritonlens") / "launches"
 MAX_PER_KERNEL = 64
@@ -93,7 +94,7 @@ def save(root: Path, launches: Iterable[dict[str, Any]]) -> SaveSummary:
         by_file.setdefault(path, []).append(launch)
     for path, items in by_file.items():
         try:
-            source = path.read_text(encoding="utf-8")
+            source = read_python_source(path)
         except (OSError, UnicodeDecodeError):
             summary.unmatched.extend(f"{path}: {launch['kernel']}" for launch in items)
             continue
@@ -169,3 +170,21 @@ def recorded_kernels(path: str, source: str) -> dict[str, int]:
     for launch in recorded_for(path, source):
         counts[launch["kernel"]] = counts.get(launch["kernel"], 0) + 1
     return counts
+
+
+def keep_profiled_launches(path: str, result: dict[str, Any]) -> SaveSummary | None:
+    """A profile run (KernelBench module, script, entry) recorded real launches anyway: keep those of `path`'s
+    kernels in the store, so levels 3-4 use them too. Launches a remote runner reports under its sandbox path
+    are this file's when the file name matches. Never raises (a store that cannot be written is no error)."""
+    launches = [dict(x) for x in result.get("launches") or [] if isinstance(x, dict)]
+    if not launches or not path or path.startswith("<"):
+        return None
+    name = os.path.basename(path)
+    for launch in launches:
+        file = launch.get("file")
+        if isinstance(file, str) and os.path.basename(file) == name and not os.path.exists(file):
+            launch["file"] = path
+    try:
+        return save(workspace_root(path), launches)
+    except OSError:
+        return None

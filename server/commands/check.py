@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ...analysis.findings import Finding, Severity
 from ...analysis.settings import TARGET_PLATFORMS, Settings
+from ..source_files import read_python_source
 from .findings_output import check_codes, print_findings
 
 SEVERITY_CHOICES = ("error", "warning", "info", "hint")
@@ -110,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
     unreadable = False
     for path in files:
         try:
-            source = path.read_text(encoding="utf-8")
+            source = read_python_source(path)
         except (OSError, UnicodeDecodeError) as exc:
             # One undecodable file in a folder must not hide the findings of the others: say so, go on, exit 2.
             print(f"tritonlens check: cannot read {path}: {exc}", file=sys.stderr)

@@ -23,6 +23,7 @@ from ..pipeline import (
     find_pyproject_overrides,
     platform_of,
 )
+from ..source_files import read_python_source
 
 SETUP_HINT = (
     "set up the runner environments with `scripts/bootstrap` (NVIDIA targets: .envs/cuda) or "
@@ -99,7 +100,7 @@ def analyze_files_ir(args: argparse.Namespace, files: list[Path]) -> int:
     try:
         for path in files:
             try:
-                source = path.read_text(encoding="utf-8")
+                source = read_python_source(path)
             except (OSError, UnicodeDecodeError) as exc:
                 # as in triage: report the unreadable file, analyze the rest, exit 2
                 print(f"tritonlens check: cannot read {path}: {exc}", file=sys.stderr)
