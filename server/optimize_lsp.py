@@ -13,10 +13,12 @@ apiKeyEnv} for the LLM proposer when it is installed; runner and backend as for 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote
 
 from lsprotocol import types
 
@@ -32,6 +34,7 @@ log = logging.getLogger(__name__)
 
 OPTIMIZE_COMMAND = "tritonlens.optimizeKernel"
 CANDIDATE_REQUEST = "tritonlens/candidate"
+DIFF_COMMAND = "tritonlens.showCandidateDiff"  # implemented by the VS Code client
 PROVIDER = "optimize"
 DEFAULT_BUDGET = Budget(candidates=12, rounds=2, seconds=900.0)
 
@@ -145,6 +148,12 @@ class OptimizeService:
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _diff_link(uri: str, cid: str) -> str:
+    """A command link to the client's diff view of the candidate (clients without the command ignore it)."""
+    args = quote(json.dumps([uri, cid]))
+    return f"[Show the diff against the buffer](command:{DIFF_COMMAND}?{args})"
 
 
 def _shape(stored: Stored) -> str:
@@ -281,7 +290,10 @@ def install(server: Any) -> None:
             return None
         for k in doc.analysis.kernels:
             if k.span.line <= line <= k.name_span.line:
-                records = [hover_record(o, stored.result) for o in stored.offers if o.candidate.kernel == k.name]
+                records = [
+                    hover_record(o, stored.result) + "\n\n" + _diff_link(doc.uri, o.id)
+                    for o in stored.offers if o.candidate.kernel == k.name
+                ]
                 return "\n\n---\n\n".join(records) if records else None
         return None
 
