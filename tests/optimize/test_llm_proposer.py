@@ -8,9 +8,16 @@ import logging
 from pathlib import Path
 
 import pytest
+from fake_openai import FakeOpenAI, Scripted
 
 from tritonlens.analysis.kernels import parse_module
-from tritonlens.analysis.rewrite.llm_prompt import MARK_END, MARK_EVIDENCE, MARK_FILE, MARK_REASONING, MARK_TITLE
+from tritonlens.analysis.rewrite.llm_prompt import (
+    MARK_END,
+    MARK_EVIDENCE,
+    MARK_FILE,
+    MARK_REASONING,
+    MARK_TITLE,
+)
 from tritonlens.analysis.rewrite.model import RecipeContext
 from tritonlens.server.engine.optimize.gate import Gate, GateConfig
 from tritonlens.server.engine.optimize.llm import LLMError, make_proposer
@@ -19,8 +26,6 @@ from tritonlens.server.engine.optimize.proposers import llm_proposer
 from tritonlens.server.engine.optimize.report import to_dict, to_markdown
 from tritonlens.server.engine.optimize.shapes import plan_shapes
 from tritonlens.server.optimize_present import action_title, offers
-
-from fake_openai import FakeOpenAI, Scripted
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "optimize" / "kb_scale.py"
 SOURCE = FIXTURE.read_text()
