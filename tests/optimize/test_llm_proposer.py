@@ -204,3 +204,23 @@ def test_gate_accepts_the_good_reply_and_rejects_broken_and_wrong(server, runner
     assert action_title(offer, "N=4096").startswith("[LLM] Apply verified-correct rewrite")
     text = json.dumps(to_dict(result)) + to_markdown(result)
     assert "test-model" in text and KEY not in text
+
+
+def test_editor_settings_use_the_same_proposer(server, key_env, monkeypatch):
+    """tritonlens.llm {baseUrl|endpoint, model, apiKeyEnv, tokenBudget} -> the same make_proposer as the CLI."""
+    from types import SimpleNamespace
+
+    from tritonlens.server.optimize_lsp import OptimizeService
+
+    shown: list[str] = []
+    settings: dict = {"endpoint": server.base_url, "model": "m1", "apiKeyEnv": key_env, "tokenBudget": 77}
+    fake = SimpleNamespace(config=SimpleNamespace(for_uri=lambda uri: SimpleNamespace(extra={"llm": settings})),
+                           show_once=shown.append)
+    service = OptimizeService(fake)
+    p = service._llm("file:///k.py")
+    assert p.model == "m1" and p.token_budget == 77 and p.client.settings.base_url == server.base_url
+    monkeypatch.delenv(key_env)
+    assert service._llm("file:///k.py") is None and shown and key_env in shown[0] and KEY not in shown[0]
+    settings.clear()
+    assert service._llm("file:///k.py") is None  # not configured: recipes only, no message
+    assert len(shown) == 1
