@@ -224,3 +224,13 @@ def test_editor_settings_use_the_same_proposer(server, key_env, monkeypatch):
     settings.clear()
     assert service._llm("file:///k.py") is None  # not configured: recipes only, no message
     assert len(shown) == 1
+
+
+def test_cli_unset_key_variable_is_a_usage_error(server, monkeypatch, capsys):
+    from tritonlens.server.cli import main
+
+    monkeypatch.delenv("TL_UNSET_KEY_VAR", raising=False)
+    code = main(["optimize", str(FIXTURE), "--backend", "interpret", "--llm-base-url", server.base_url,
+                 "--llm-model", "m", "--llm-api-key-env", "TL_UNSET_KEY_VAR"])
+    err = capsys.readouterr().err
+    assert code == 2 and "TL_UNSET_KEY_VAR" in err and "Traceback" not in err and server.requests == []
