@@ -63,7 +63,8 @@ def _folder_evidence(path: str | None) -> tuple[list[str], list[str]]:
 
 
 def decide(source: str, path: str | None = None) -> PlatformDecision:
-    """The platforms a file is written for (see the module docstring for the evidence read)."""
+    """The platforms a file is written for (see the module docstring for the evidence read). `path` is best
+    given relative to the project root: the folders a clone happens to live in say nothing about its files."""
     ascend = [why for pattern, why in _ASCEND_TEXT if pattern.search(source)]
     cuda = [why for pattern, why in _CUDA_TEXT if pattern.search(source)]
     folder_ascend, folder_cuda = _folder_evidence(path)

@@ -4,6 +4,11 @@ It understands literals, arithmetic, comparisons, boolean logic, `a if c else b`
 environment, `args["X"]` / `args.get("X", d)` (what `@triton.heuristics` lambdas read), and a few pure
 helpers (`triton.next_power_of_2`, `triton.cdiv`, `min`, `max`, `abs`, `int`, `bool`). Anything else is
 UNKNOWN, which callers treat as "no value" rather than guessing.
+
+Every evaluation is bounded in size and time, not only in its exponent: an operation whose result would exceed
+MAX_BITS (integers) or MAX_ITEMS (strings, tuples) is refused before it runs (`(((3**128)**128)**128)**128` or
+`"x" * 10**9` would otherwise hold the GIL for minutes and freeze the whole server), and one evaluation reads at
+most MAX_STEPS nodes.
 """
 
 from __future__ import annotations
@@ -67,7 +72,42 @@ _FUNCS: dict[str, Callable[..., Any]] = {
     "float": float,
 }
 _LITERAL_TYPES = (int, float, bool, str, type(None))
-_MAX_INT = 1 << 64  # refuse to build huge numbers (e.g. 10 ** 10 ** 10)
+_MAX_INT = 1 << 64  # a final value larger than this is no launch value anyone means
+MAX_BITS = 4096  # largest intermediate integer
+MAX_ITEMS = 10_000  # longest intermediate string or tuple
+MAX_STEPS = 10_000  # nodes one evaluation may visit
+
+
+class _TooBig(Exception):
+    """An operation would exceed the evaluator's bounds."""
+
+
+def _check(value: Any) -> Any:
+    if isinstance(value, int) and value.bit_length() > MAX_BITS:
+        raise _TooBig
+    if isinstance(value, (str, tuple, list)) and len(value) > MAX_ITEMS:
+        raise _TooBig
+    return value
+
+
+def _refuse_big(op: ast.operator, left: Any, right: Any) -> bool:
+    """Whether `left op right` would build a value past the bounds (checked before computing it)."""
+    ints = isinstance(left, int) and isinstance(right, int)
+    if isinstance(op, ast.Pow) and ints:
+        return right > 0 and abs(left) > 1 and left.bit_length() * right > MAX_BITS
+    if isinstance(op, ast.LShift) and ints:
+        return right > 0 and left.bit_length() + right > MAX_BITS
+    if isinstance(op, ast.Mult):
+        if ints:
+            return left.bit_length() + right.bit_length() > MAX_BITS
+        for seq, n in ((left, right), (right, left)):
+            if isinstance(seq, (str, tuple, list)) and isinstance(n, int):
+                return len(seq) * max(n, 0) > MAX_ITEMS
+    if isinstance(op, ast.Add) and isinstance(left, (str, tuple, list)) and isinstance(right, (str, tuple, list)):
+        return len(left) + len(right) > MAX_ITEMS
+    if isinstance(op, ast.Mod) and isinstance(left, str):
+        return True  # printf-style formatting: widths can ask for gigabytes
+    return False
 
 
 def call_name(func: ast.expr) -> str:
@@ -82,23 +122,24 @@ def call_name(func: ast.expr) -> str:
 def evaluate(node: ast.AST, env: Mapping[str, Any], args_name: str | None = None) -> Any:
     """Value of `node` given `env`, or UNKNOWN; never raises."""
     try:
-        value = _eval(node, env, args_name, 0)
-    except (ArithmeticError, TypeError, ValueError, RecursionError):
+        value = _eval(node, env, args_name, 0, [MAX_STEPS])
+    except (ArithmeticError, TypeError, ValueError, RecursionError, MemoryError, _TooBig):
         return UNKNOWN
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _MAX_INT:
         return UNKNOWN
     return value
 
 
-def _eval(node: ast.AST, env: Mapping[str, Any], args_name: str | None, depth: int) -> Any:
-    if depth > 50:
+def _eval(node: ast.AST, env: Mapping[str, Any], args_name: str | None, depth: int, steps: list[int]) -> Any:
+    steps[0] -= 1
+    if depth > 50 or steps[0] < 0:
         return UNKNOWN
 
     def ev(n: ast.AST) -> Any:
-        return _eval(n, env, args_name, depth + 1)
+        return _check(_eval(n, env, args_name, depth + 1, steps))
 
     if isinstance(node, ast.Constant):
-        return node.value if isinstance(node.value, _LITERAL_TYPES) else UNKNOWN
+        return _check(node.value) if isinstance(node.value, _LITERAL_TYPES) else UNKNOWN
     if isinstance(node, ast.Name):
         if node.id in ("True", "False", "None"):
             return {"True": True, "False": False, "None": None}[node.id]
@@ -119,7 +160,9 @@ def _eval(node: ast.AST, env: Mapping[str, Any], args_name: str | None, depth: i
             return UNKNOWN
         if isinstance(node.op, ast.LShift) and isinstance(right, int) and right > 128:
             return UNKNOWN
-        return _BINOPS[type(node.op)](left, right)
+        if _refuse_big(node.op, left, right):
+            return UNKNOWN
+        return _check(_BINOPS[type(node.op)](left, right))
     if isinstance(node, ast.UnaryOp):
         operand = ev(node.operand)
         if operand is UNKNOWN:
@@ -189,4 +232,4 @@ def _eval_call(
     values = [ev(a) for a in node.args]
     if any(v is UNKNOWN for v in values):
         return UNKNOWN
-    return _FUNCS[name](*values)
+    return _check(_FUNCS[name](*values))

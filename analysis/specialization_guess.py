@@ -6,8 +6,9 @@ warning (server/pipeline.py). How the kernel body uses the name decides the kind
 - tested as a flag (`if HAS_BIAS:`, `not EVEN_K`) or named like one (`HAS_`, `IS_`, `USE_`, `EVEN_`): False;
 - compared with strings (`ACTIVATION == "leaky_relu"`): the first string it is compared with;
 - used as a dtype (`x.to(OUT_DTYPE)`, `dtype=ACC_TYPE`) or named like one (`DTYPE`, `_TYPE`): tl.float32;
-- an int otherwise: the group size of grouped orderings is 8, stage counts 2, warps 4, everything else
-  (block sizes, `tl.arange` bounds, head dims) 64, a power of two that fits every tutorial shape.
+- an int otherwise: the group size of grouped orderings is 8, stage counts 2, warps 4; a block dimension
+  (a `tl.arange`/`tl.zeros`/`reshape` shape, or named BLOCK/TILE/SIZE/DIM) 64, a power of two every tutorial
+  shape fits; any other int (a problem size such as K or N_COLS) 1024, a multiple of every usual block size.
 Pure: AST in, values out.
 """
 
@@ -19,12 +20,14 @@ from typing import Any
 
 ASSUMED_TYPICAL = "assumed: a typical value (nothing shows this constexpr's value)"
 _FLAG_NAME = re.compile(r"^(HAS|IS|USE|EVEN|ENABLE|WITH|DO|APPLY|NEED|SHOULD)_|_(ENABLED|FLAG)$", re.I)
+_SHAPE_CALLS = frozenset({"arange", "zeros", "full", "reshape", "view", "broadcast_to", "make_block_ptr"})
+_BLOCK_NAME = re.compile(r"BLOCK|TILE|SIZE|DIM|WIDTH|_B[MNK]?$|^B[MNKHD]$", re.I)
 _DTYPE_NAME = re.compile(r"(^|_)(DTYPE|TYPE|DT)$", re.I)
 
 
 def _uses(node: ast.AST, name: str) -> dict[str, Any]:
     """How the function body uses `name`: flags, compared strings, dtype positions."""
-    found: dict[str, Any] = {"flag": False, "strings": [], "dtype": False}
+    found: dict[str, Any] = {"flag": False, "strings": [], "dtype": False, "shape": False}
 
     def is_name(x: ast.AST) -> bool:
         return isinstance(x, ast.Name) and x.id == name
@@ -44,6 +47,9 @@ def _uses(node: ast.AST, name: str) -> dict[str, Any]:
                 ]
         elif isinstance(sub, ast.Call):
             func = sub.func
+            name_of = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name_of in _SHAPE_CALLS and any(is_name(x) for a in sub.args for x in ast.walk(a)):
+                found["shape"] = True
             if (
                 isinstance(func, ast.Attribute)
                 and func.attr in ("to", "cast")
@@ -71,4 +77,6 @@ def typical_value(function: ast.FunctionDef, name: str) -> Any:
         return 2
     if "WARPS" in upper:
         return 4
-    return 64
+    if uses["shape"] or _BLOCK_NAME.search(name):
+        return 64  # a block dimension: a power of two every tutorial shape fits
+    return 1024  # a problem size (K, N_COLS, SEQ_LEN): a multiple of every usual block size

@@ -10,6 +10,7 @@ recorded gets none of them (`analysis.recorded.kernel_source_hash`). The folder 
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import json
 import os
@@ -20,6 +21,7 @@ from typing import Any
 
 from ..analysis.recorded import kernel_source_hash, launch_key
 from .file_store import locked, write_atomic
+from .source_files import read_python_source
 
 STORE_DIR = Path(".tritonlens") / "launches"
 MAX_PER_KERNEL = 64
@@ -34,6 +36,22 @@ def workspace_root(start: str | os.PathLike[str]) -> Path:
         if any((candidate / marker).exists() for marker in _ROOT_MARKERS):
             return candidate
     return folder
+
+
+@functools.lru_cache(maxsize=512)
+def _root_of_folder(folder: str) -> str:
+    return str(workspace_root(folder))
+
+
+def project_relative(path: str) -> str:
+    """`path` relative to its workspace root, for evidence read from folder names (analysis.platform): the
+    folders above the project (where a clone happens to live) say nothing about its files."""
+    try:
+        absolute = os.path.abspath(path)
+        root = _root_of_folder(os.path.dirname(absolute))
+        return os.path.relpath(absolute, root)
+    except (OSError, ValueError):
+        return os.path.basename(path)
 
 
 def _store_file(root: Path, source_path: Path) -> tuple[Path, str]:
@@ -76,7 +94,7 @@ def save(root: Path, launches: Iterable[dict[str, Any]]) -> SaveSummary:
         by_file.setdefault(path, []).append(launch)
     for path, items in by_file.items():
         try:
-            source = path.read_text(encoding="utf-8")
+            source = read_python_source(path)
         except (OSError, UnicodeDecodeError):
             summary.unmatched.extend(f"{path}: {launch['kernel']}" for launch in items)
             continue
@@ -152,3 +170,21 @@ def recorded_kernels(path: str, source: str) -> dict[str, int]:
     for launch in recorded_for(path, source):
         counts[launch["kernel"]] = counts.get(launch["kernel"], 0) + 1
     return counts
+
+
+def keep_profiled_launches(path: str, result: dict[str, Any]) -> SaveSummary | None:
+    """A profile run (KernelBench module, script, entry) recorded real launches anyway: keep those of `path`'s
+    kernels in the store, so levels 3-4 use them too. Launches a remote runner reports under its sandbox path
+    are this file's when the file name matches. Never raises (a store that cannot be written is no error)."""
+    launches = [dict(x) for x in result.get("launches") or [] if isinstance(x, dict)]
+    if not launches or not path or path.startswith("<"):
+        return None
+    name = os.path.basename(path)
+    for launch in launches:
+        file = launch.get("file")
+        if isinstance(file, str) and os.path.basename(file) == name and not os.path.exists(file):
+            launch["file"] = path
+    try:
+        return save(workspace_root(path), launches)
+    except OSError:
+        return None

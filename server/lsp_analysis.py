@@ -48,8 +48,9 @@ def analyze_text(text: str, path: str, version: int) -> Analysis:
 
 def _platforms(text: str, path: str) -> tuple[str, ...]:
     from ..analysis.platform import decide
+    from .launch_store import project_relative
 
-    return decide(text, path).platforms
+    return decide(text, project_relative(path)).platforms
 
 
 _gc_lock = threading.Lock()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import re
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -60,6 +61,19 @@ class TritonLensProtocol(LanguageServerProtocol):
         if message is _MALFORMED:
             return
         super().handle_message(message)
+
+    def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
+        """Errors reach the client as one plain sentence: pygls attaches the Python traceback of a failed handler
+        (and names the exception's module); the traceback goes to the log only."""
+        if error is not None and isinstance(error.data, dict) and "traceback" in error.data:
+            log.error("request %s failed: %s\n%s", msg_id, error.message, "".join(error.data["traceback"]))
+            message = _EXCEPTION_PREFIX.sub("", error.message or "internal error")
+            error = type(error)(code=error.code, message=message, data=None)
+        super()._send_response(msg_id, result=result, error=error)
+
+
+# "tritonlens.server.lsp_commands.CommandError: x is not open" -> "x is not open"
+_EXCEPTION_PREFIX = re.compile(r"^(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)?: ")
 
 
 # Later levels add lenses (registers, spills, ...): (server, doc, kernel, its filtered findings) -> lenses.

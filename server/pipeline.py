@@ -7,6 +7,7 @@ source, missing values, compile errors, a missing runner environment): those com
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import inspect
 import os
@@ -724,7 +725,15 @@ def _callers(parsed: ParsedModule, kernel: str) -> list[str]:
 
 
 def _helper_only(parsed: ParsedModule, kernel: str, source: str) -> bool:
-    return bool(_callers(parsed, kernel)) and f"{kernel}[" not in source
+    """Compiled only inside other jit functions: referenced by one (a `tl.reduce` combine function), or
+    returning a value (a device function: a launched kernel cannot return one), and never launched here."""
+    if f"{kernel}[" in source:
+        return False
+    info = parsed.kernels.get(kernel)
+    returns = info is not None and any(
+        isinstance(n, ast.Return) and n.value is not None for n in ast.walk(info.node)
+    )
+    return returns or bool(_callers(parsed, kernel))
 
 
 def _names(node: Any) -> list[str]:

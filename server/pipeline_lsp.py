@@ -24,6 +24,7 @@ from pygls.uris import to_fs_path
 from ..analysis.findings import Level, Severity
 from ..analysis.platform import compile_target_for
 from ..ascend_runner.settings import RunnerSettings, parse_runner_settings
+from .compile_inputs import compile_inputs_digest
 from .lsp_commands import CommandError, arg
 from .lsp_progress import work_done
 from .pipeline import (
@@ -80,7 +81,9 @@ class PipelineService:
     def __init__(self, server: Any) -> None:
         self.server = server
         self.results: dict[tuple[str, str], Stored] = {}
-        self.analyzed_hash: dict[tuple[str, str, str], str] = {}  # (uri, kernel, target) -> kernel text hash
+        # (uri, kernel, target) -> digest of everything that compile read (compile_inputs): a save recompiles
+        # a kernel when it changed, e.g. a launch site's block size outside the kernel's own lines.
+        self.analyzed_hash: dict[tuple[str, str, str], str] = {}
         self._runner: Any = None
         self._runner_config: Any = None
         self._runner_lock = threading.Lock()
@@ -157,16 +160,17 @@ class PipelineService:
         if version is not None and doc.version != version:
             return None
         version, text, path = doc.version, doc.text, doc.path
-        source_hash = doc.analysis.kernel_hashes.get(kernel) if doc.analysis else None
         runner = self.runner(uri)
-        overrides = find_pyproject_overrides(path) if path else {}
-        loop = asyncio.get_running_loop()
-        analysis = await loop.run_in_executor(
-            self._pool,
-            lambda: analyze_kernel(
-                text, path or uri, kernel, target, runner, overrides=overrides, cancel=cancel
-            ),
-        )
+        inputs: list[str | None] = []
+
+        def compile_and_analyze() -> KernelAnalysis:
+            # The digest first: a file changed during the compile then reads as changed at the next save.
+            inputs.append(compile_inputs_digest(text, path, kernel))
+            overrides = find_pyproject_overrides(path) if path else {}
+            return analyze_kernel(text, path or uri, kernel, target, runner, overrides=overrides, cancel=cancel)
+
+        analysis = await asyncio.get_running_loop().run_in_executor(self._pool, compile_and_analyze)
+        source_hash = inputs[0] if inputs else None
         if not analysis.cancelled and self.server.add_findings(
             uri, version, kernel, Level.COMPILER, list(analysis.findings)
         ):
@@ -186,24 +190,25 @@ class PipelineService:
             return None
         return hit.analysis
 
-    def changed_kernels(self, doc: Any, target: str, symptoms_only: bool = False) -> list[str]:
-        """Launchable kernels whose text changed since their last IR analysis for `target`."""
-        if doc.analysis is None or doc.analysis.syntax_error:
-            return []
-        hashes = doc.analysis.kernel_hashes
-        names = [
+    def with_symptoms(self, doc: Any) -> set[str]:
+        """Kernels with a level-1 warning or error (on the event loop: it reads the server's findings)."""
+        return {
+            f.kernel
+            for f in self.server.visible_findings(doc)
+            if f.level == Level.TRIAGE and f.severity <= Severity.WARNING and f.kernel
+        }
+
+    def changed_kernels(
+        self, uri: str, text: str, path: str | None, target: str, among: set[str] | None = None
+    ) -> list[str]:
+        """Launchable kernels (of `among`, if given) whose compile inputs changed since their last IR analysis
+        for `target`. Reads the text and files: call it off the event loop."""
+        return [
             n
-            for n in launchable_kernels(doc.text)
-            if n in hashes and self.analyzed_hash.get((doc.uri, n, target)) != hashes[n]
+            for n in launchable_kernels(text)
+            if (among is None or n in among)
+            and self.analyzed_hash.get((uri, n, target)) != compile_inputs_digest(text, path, n)
         ]
-        if symptoms_only:
-            with_symptoms = {
-                f.kernel
-                for f in self.server.visible_findings(doc)
-                if f.level == Level.TRIAGE and f.severity <= Severity.WARNING and f.kernel
-            }
-            names = [n for n in names if n in with_symptoms]
-        return names
 
     def forget(self, uri: str) -> None:
         self.results = {k: v for k, v in self.results.items() if k[0] != uri}
@@ -258,7 +263,13 @@ class Escalator:
                 return
             version = doc.version
             target = self.service.target_for(uri)
-            names = self.service.changed_kernels(doc, target, symptoms_only=why == "symptom")
+            if doc.analysis is None or doc.analysis.syntax_error:
+                return
+            among = self.service.with_symptoms(doc) if why == "symptom" else None
+            text, path = doc.text, doc.path
+            names = await asyncio.get_running_loop().run_in_executor(
+                None, self.service.changed_kernels, uri, text, path, target, among
+            )
             if not names:
                 return
             self.runs += 1
@@ -426,7 +437,10 @@ def install(server: Any) -> None:
             return {"error": str(exc), "stages": []}
         analysis = service.stored(uri, kernel, target)
         if analysis is None:
-            analysis = await service.analyze(uri, kernel, target, threading.Event())
+            try:
+                analysis = await service.analyze(uri, kernel, target, threading.Event())
+            except CommandError as exc:  # e.g. the document is not open: a sentence, not a traceback
+                return {"error": str(exc), "stages": [], "target": target}
         if analysis is None:
             return {"error": "the document changed; ask again", "stages": [], "target": target}
         primary = analysis.primary

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..ascend_runner.environments import EnvironmentUnavailable, environment_for_backend, find_environment
 from ..ascend_runner.recording import RecordRun, record_command
+from .source_files import read_python_source
 
 MAX_UPLOAD_BYTES = 6 * 1024 * 1024
 _SKIP_DIRS = frozenset({"node_modules", "__pycache__", "build", "dist", "venv", "env", "site-packages"})
@@ -70,7 +71,7 @@ def workspace_files(root: Path, limit: int = MAX_UPLOAD_BYTES) -> dict[str, str]
                 continue
             path = Path(dirpath) / name
             try:
-                text = path.read_text(encoding="utf-8")
+                text = read_python_source(path)
             except (OSError, UnicodeDecodeError):
                 continue
             total += len(text.encode("utf-8"))

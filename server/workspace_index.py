@@ -18,6 +18,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 from ..analysis.findings import Finding
+from .source_files import read_python_source
 
 log = logging.getLogger(__name__)
 
@@ -178,8 +179,7 @@ class WorkspaceIndex:
         try:
             if os.path.getsize(path) > MAX_FILE_BYTES:
                 return None
-            with open(path, encoding="utf-8") as fh:
-                text = fh.read()
+            text = read_python_source(path)
         except (OSError, UnicodeDecodeError):
             return None
         if "triton" not in text:  # cheap filter: non-Triton Python has no kernels to index

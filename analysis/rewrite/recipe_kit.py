@@ -398,3 +398,50 @@ def grid_node(ks: KernelSource, call: ast.Call) -> ast.AST:
             raise Decline(f"the grid {grid.id} is not assigned exactly once")
         return assigns[0].value
     return grid
+
+
+def additive_update(stmt: ast.stmt) -> tuple[str, ast.AST] | None:
+    """(acc, value) for `acc += value` and `acc = acc + value`."""
+    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add) and isinstance(stmt.target, ast.Name):
+        return stmt.target.id, stmt.value
+    if (
+        isinstance(stmt, ast.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], ast.Name)
+        and isinstance(stmt.value, ast.BinOp)
+        and isinstance(stmt.value.op, ast.Add)
+        and isinstance(stmt.value.left, ast.Name)
+        and stmt.value.left.id == stmt.targets[0].id
+    ):
+        return stmt.targets[0].id, stmt.value.right
+    return None
+
+
+def append_argument(ks: KernelSource, call: ast.Call, text: str) -> Edit:
+    """An edit adding `text` (e.g. `num_warps=8`) as the call's last argument, trailing comma or not."""
+    close = ks.text.end(call) - 1
+    before = ks.text.source[:close].rstrip()
+    sep = " " if before.endswith(",") or before.endswith("(") else ", "
+    return Edit(close, close, f"{sep}{text}")
+
+
+def imported_as(ks: KernelSource, module: str) -> str:
+    """The name under which the file imports `module` (`import torch as th` -> "th")."""
+    for node in ast.walk(ks.tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == module:
+                    return alias.asname or module
+    raise Decline(f"the file does not `import {module}` (the rewritten launch needs it)")
+
+
+def launches_for_new_parameter(ks: KernelSource) -> list[LaunchSite]:
+    """The kernel's launch sites, when a parameter can be appended to it: none defaulted, keyword-only or
+    variadic (the new last parameter is then passed by keyword at every launch in the file)."""
+    args = ks.fn.args
+    if args.defaults or args.kw_defaults or args.vararg or args.kwarg or args.kwonlyargs:
+        raise Decline("the kernel has defaulted, keyword-only or variadic parameters")
+    sites = ks.launches()
+    if not sites:
+        raise Decline("no launch of the kernel in this file")
+    return sites

@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterator
 
 from ..findings import Finding, Level, Severity
+from ..numbers import data_number, number_text
 from ..rules import Rule, register
 from . import references as ref
 from .base import (
@@ -130,13 +131,15 @@ def block_size_not_power_of_two(ctx: KernelContext) -> Iterator[Finding]:
         if value <= 0 or is_power_of_two(value):
             continue
         rounded = next_power_of_two(value)
+        shown, shown_rounded = number_text(value), number_text(rounded)
         fix = (
-            replace_fix(f"Round {value} up to {rounded} (loads/stores are masked)", site.span, str(rounded))
-            if fixable
+            replace_fix(f"Round {shown} up to {shown_rounded} (loads/stores are masked)", site.span, str(rounded))
+            if fixable and rounded.bit_length() <= 64  # no kernel takes a larger block: no edit to offer
             else None
         )
-        message = f"{label} = {value} is not a power of two (tl.arange needs one): use {rounded} with a mask"
-        yield finding(NOT_POW2, ctx, site.span, message, fix=fix, data={"value": value, "suggested": rounded})
+        message = f"{label} = {shown} is not a power of two (tl.arange needs one): use {shown_rounded} with a mask"
+        data = {"value": data_number(value), "suggested": data_number(rounded)}
+        yield finding(NOT_POW2, ctx, site.span, message, fix=fix, data=data)
 
 
 @kernel_check

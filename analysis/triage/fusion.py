@@ -52,7 +52,9 @@ UNFUSED_CHAIN = register(
             "trip can cost as much as each kernel's own useful traffic. Fusing the consumer's work into the "
             "producer keeps the intermediate in registers (NVIDIA) or the unified buffer (Ascend).\n\n"
             "Not reported when the intermediate is returned (it is an output) or was not allocated in the "
-            "launching function.\n\n"
+            "launching function, when the two launches use different grids (a per-block partial result then a "
+            "final reduction needs the grid-wide synchronization a second launch gives), or when they sit in "
+            "different branches of an `if`.\n\n"
             "**Fix:** apply the second kernel's operation to the first kernel's result before its `tl.store` "
             "(e.g. bias + activation in the matmul epilogue, as the matmul tutorial fuses leaky_relu)."
         ),
@@ -65,25 +67,20 @@ UNFUSED_CHAIN = register(
 def intermediate_round_trip(ctx: KernelContext) -> Iterator[Finding]:
     if ctx.kernel.is_helper or not ctx.launches:
         return
-    by_host: dict[int, tuple[ast.AST, list[LaunchSite]]] = {}
-    for site in ctx.module.launches:
-        host = _host_def(ctx, site) if site.function else None
-        if host is not None:
-            by_host.setdefault(id(host), (host, []))[1].append(site)
-    for host, sites in by_host.values():
-        sites.sort(key=lambda s: (s.span.line, s.span.col))
-        allocated = _allocations(host)
-        returned = _returned_names(host)
+    for host, sites, allocated, returned in _launching_hosts(ctx).get(ctx.name, ()):
         for i, producer in enumerate(sites):
             if producer.kernel != ctx.name:
                 continue
             written = _param_args(ctx, producer, _stored_params(ctx))
             for consumer in sites[i + 1 :]:
                 other = ctx.module.kernel(consumer.kernel)
-                if other is None:
+                if other is None or not _same_grid(producer, consumer) or _exclusive(host, producer, consumer):
                     continue
-                read = _param_args(_context(ctx, other), consumer, _loaded_params(_context(ctx, other)))
+                other_ctx = _context(ctx, other)
+                read = _param_args(other_ctx, consumer, _aligned_loads(other_ctx))
                 for name in sorted(set(written) & set(read) & set(allocated) - returned):
+                    if _used_between(host, name, producer, consumer):
+                        continue  # the host reads or changes it between the launches (a cumsum, a size)
                     nbytes = _bytes(ctx, host, allocated[name], consumer)
                     cost = (
                         f"{_fmt(2 * nbytes)} (written once, read once)"
@@ -109,19 +106,60 @@ def intermediate_round_trip(ctx: KernelContext) -> Iterator[Finding]:
                 written = [w for w in written if w not in read]  # reported once per intermediate
 
 
-def _host_def(ctx: KernelContext, site: LaunchSite) -> ast.AST | None:
-    """The innermost function definition that contains the launch."""
-    tree = ctx.module.tree
-    if tree is None:
-        return None
+def _same_grid(a: LaunchSite, b: LaunchSite) -> bool:
+    """Launched over the same grid: program i of the consumer reads what program i of the producer wrote, so the
+    two fuse into one kernel. Different grids (a per-block partial, then a one-program final reduction) need a
+    grid-wide synchronization between them: that split is deliberate."""
+    return " ".join(a.grid_text.split()) == " ".join(b.grid_text.split())
+
+
+def _exclusive(host: ast.AST, a: LaunchSite, b: LaunchSite) -> bool:
+    """Whether the two launches sit in different branches of one `if` (only one of them runs)."""
+    for node in ast.walk(host):
+        if isinstance(node, ast.If) and node.orelse:
+            body = range(node.body[0].lineno, (node.body[-1].end_lineno or node.body[-1].lineno) + 1)
+            other = range(node.orelse[0].lineno, (node.orelse[-1].end_lineno or node.orelse[-1].lineno) + 1)
+            la, lb = a.span.line, b.span.line
+            if (la in body and lb in other) or (la in other and lb in body):
+                return True
+    return False
+
+
+_Host = tuple[ast.AST, list[LaunchSite], dict[str, ast.Call], set[str]]
+
+
+def _launching_hosts(ctx: KernelContext) -> dict[str, list[_Host]]:
+    """kernel name -> the host functions launching it: (def, all its launches in source order, allocations,
+    returned names). Read once per file (every kernel asks; walking the tree per kernel and launch was cubic)."""
+    key = ("fusion.hosts",)
+    hosts = ctx.module.memo.get(key)
+    if hosts is None:
+        defs: dict[str, list[ast.AST]] = {}
+        if ctx.module.tree is not None:
+            for node in ast.walk(ctx.module.tree):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    defs.setdefault(node.name, []).append(node)
+        grouped: dict[int, tuple[ast.AST, list[LaunchSite]]] = {}
+        for site in ctx.module.launches:
+            host = _host_def(defs.get(site.function or "", []), site) if site.function else None
+            if host is not None:
+                grouped.setdefault(id(host), (host, []))[1].append(site)
+        hosts = {}
+        for host, sites in grouped.values():
+            sites.sort(key=lambda s: (s.span.line, s.span.col))
+            entry = (host, sites, _allocations(host), _returned_names(host))
+            for name in dict.fromkeys(site.kernel for site in sites):
+                hosts.setdefault(name, []).append(entry)
+        ctx.module.memo[key] = hosts
+    return hosts
+
+
+def _host_def(candidates: list[ast.AST], site: LaunchSite) -> ast.AST | None:
+    """The innermost of the same-named function definitions that contains the launch."""
     best: ast.AST | None = None
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-            and node.name == site.function
-            and node.lineno <= site.span.line <= (node.end_lineno or node.lineno)
-        ):
-            if best is None or node.lineno > best.lineno:
+    for node in candidates:
+        if node.lineno <= site.span.line <= (getattr(node, "end_lineno", None) or node.lineno):  # type: ignore[attr-defined]
+            if best is None or node.lineno > best.lineno:  # type: ignore[attr-defined]
                 best = node
     return best
 
@@ -162,8 +200,39 @@ def _stored_params(ctx: KernelContext) -> set[str]:
     return _bases(ctx, {TL + "store", *ATOMICS})
 
 
-def _loaded_params(ctx: KernelContext) -> set[str]:
-    return _bases(ctx, {TL + "load"})
+def _aligned_loads(ctx: KernelContext) -> set[str]:
+    """Parameters the kernel reads once per program at its own block (`pid * BLOCK + tl.arange`), outside loops:
+    what the same program of the producer wrote. A read in a loop or at other programs' blocks (a prefix over
+    per-program counts) depends on the whole producer grid and cannot fuse."""
+    out: set[str] = set()
+    blocked: set[str] = set()
+    for call, name in ctx.calls:
+        if name != TL + "load":
+            continue
+        pointer = ctx.pointer_arg(call)
+        if pointer is None:
+            continue
+        bases = ctx.base_pointers(pointer)
+        names = set().union(*(ctx.names_of(e) for e in ctx.address_exprs(pointer)))
+        per_program = any(
+            isinstance(c, ast.Call) and ctx.resolve(c.func) == TL + "program_id"
+            for e in ctx.address_exprs(pointer)
+            for c in ctx.walk(e)
+        ) or bool(names & ctx.program_id_names)
+        if ctx.enclosing_loops(call) or not per_program or not ctx.is_block_expr(pointer):
+            blocked |= bases
+        else:
+            out |= bases
+    return out - blocked
+
+
+def _used_between(host: ast.AST, name: str, first: LaunchSite, second: LaunchSite) -> bool:
+    for node in ast.walk(host):
+        if isinstance(node, ast.Name) and node.id == name:
+            line = node.lineno
+            if first.span.end_line < line < second.span.line:
+                return True
+    return False
 
 
 def _bases(ctx: KernelContext, ops: set[str]) -> set[str]:

@@ -7,6 +7,7 @@ from math import prod
 
 from ..findings import Finding, Level, Severity
 from ..kernels import LaunchSite
+from ..numbers import data_number, number_text
 from ..rules import Rule, register
 from . import references as ref
 from .base import finding, kernel_check
@@ -93,14 +94,14 @@ def grid_limits(ctx: KernelContext) -> Iterator[Finding]:
             continue
         total = prod(grid)
         shown = launch.grid_resolved_text if launch.grid_value is None else launch.grid_text
-        data = {"grid": list(grid), "programs": total}
+        data = {"grid": [data_number(g) for g in grid], "programs": data_number(total)}
         if total > ASCEND_MAX_GRID:
-            message = f"grid {shown} = {total} programs exceeds Ascend's limit of {ASCEND_MAX_GRID}"
+            message = f"grid {shown} = {number_text(total)} programs exceeds Ascend's limit of {ASCEND_MAX_GRID}"
             yield finding(ASCEND_GRID_LIMIT, ctx, launch.grid_span, message, data=data)
         elif total > ASCEND_MANY_PROGRAMS:
-            message = f"grid {shown} = {total} programs, far above the 20-48 AI cores of an Ascend NPU"
+            message = f"grid {shown} = {number_text(total)} programs, far above the 20-48 AI cores of an Ascend NPU"
             yield finding(ASCEND_MANY_CORES, ctx, launch.grid_span, message, data=data)
         for axis, (size, limit) in enumerate(zip(grid, CUDA_MAX_GRID, strict=False)):
             if size > limit:
-                message = f"grid axis {axis} = {size} exceeds CUDA's limit of {limit} for that axis"
+                message = f"grid axis {axis} = {number_text(size)} exceeds CUDA's limit of {limit} for that axis"
                 yield finding(CUDA_GRID_LIMIT, ctx, launch.grid_span, message, data={**data, "axis": axis})

@@ -11,8 +11,9 @@ Ascend); the decision is compared with the manifest's judgement. Kernels are sam
 `--per-group` per (repository, platform), spread over files (`--all`: every kernel).
 
 Every kernel that does not compile is classified: `needs-absent` when the file needs something this machine does
-not have (a module that is neither in the repository nor installed: vllm, flash_attn, torch_npu...; a Triton API
-this version lacks), `tool` otherwise (a failure of tritonlens: its guess, its import of the file, the runner).
+not have (a device at import, a module that is neither in the repository nor installed and whose names the kernel
+uses, a Triton API this version lacks), `tool-guess` when the compile of a labeled guess failed (recording real
+launches fixes it), `tool` otherwise (a failure of tritonlens itself: its import of the file, the runner).
 Prints the table and saves every row (kernel, provenance, failure class and message) as JSON.
 """
 
@@ -35,6 +36,8 @@ sys.path.insert(0, str(HERE))
 from corpus import DEFAULT_CACHE, DEFAULT_MIRROR, Entry, git_dir, read_manifest  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "results" / "ir_coverage.json"
+_UNDEFINED = re.compile(r"NameError|is not defined|no @triton.jit function named")
+_OLD_API = re.compile(r"unexpected keyword argument 'trans_[ab]'|Cannot access global variable")
 _DEVICE = re.compile(r"[Nn]o device were detected|no (NVIDIA|CUDA|NPU) (GPU|device)|Found no NVIDIA driver")
 _TRITON_SUBMODULE = re.compile(r"No module named '(triton\.[\w.]+)'")
 _MISSING_MODULE = re.compile(r"No module named '([A-Za-z0-9_.]+)'")
@@ -101,27 +104,30 @@ def sample(entries: list[Entry], cache: Path, per_group: int | None) -> list[tup
 
 
 def classify(analysis: Any, tree: Path) -> tuple[str, str]:
-    """(class, reason) for a kernel that did not compile."""
-    texts = [f.message for f in analysis.findings if f.code in ("TL004", "TL005", "TL300", "TL400")]
-    texts += [e.message for v in analysis.variants for e in v.errors]
+    """(class, reason) for a kernel that did not compile, most specific cause first:
+    needs-absent (a device at import, an API this Triton lacks, a name that comes from a module absent here),
+    tool-guess (the compile of a labeled guess failed: recording real launches fixes it), tool (anything else)."""
+    compile_errors = [f.message for f in analysis.findings if f.code in ("TL300", "TL400", "TL005")]
+    compile_errors += [e.message for v in analysis.variants for e in v.errors]
     warnings = [w for v in analysis.variants for w in (v.metadata or {}).get("module_warnings") or []]
-    texts += [str(w.get("message", "")) for w in warnings]
-    if analysis.error:
-        texts.append(analysis.error)
-    blob = "\n".join(texts)
-    first = (blob.splitlines() or ["no message"])[0][:300]
+    notes = [str(w.get("message", "")) for w in warnings]
+    blob = "\n".join(compile_errors + notes + [analysis.error or ""])
+    first = (compile_errors or notes or ["no message"])[0].splitlines()[0][:300]
     if _DEVICE.search(blob):
         return "needs-absent", "the package needs a device (or its driver) at import: " + first
     newer = _TRITON_SUBMODULE.search(blob)
     if newer:
         return "needs-absent", f"this Triton has no {newer.group(1)}: {first}"
-    for name in _MISSING_MODULE.findall(blob) + [str(w["stand_in"]) for w in warnings if w.get("stand_in")]:
-        top = name.split(".")[0]
-        if not (tree / top).exists() and not any(tree.glob(f"*/{top}")):
-            return "needs-absent", f"module {name} is neither in the repository nor installed here: {first}"
-    attr = _NO_ATTR.search(blob)
+    attr = _NO_ATTR.search(blob) or _OLD_API.search(blob)
     if attr:
-        return "needs-absent", f"this Triton lacks {attr.group(2) or attr.group(3)}: {first}"
+        return "needs-absent", f"an API this Triton lacks: {first}"
+    missing = [m for m in _MISSING_MODULE.findall(blob) if not (tree / m.split(".")[0]).exists()]
+    missing += [str(w["stand_in"]) for w in warnings if w.get("stand_in")]
+    undefined = _UNDEFINED.search("\n".join(compile_errors + [analysis.error or ""]))
+    if missing and (undefined or not compile_errors or "no @triton.jit function" in blob):
+        return "needs-absent", f"needs {', '.join(sorted(set(missing)))} (absent here): {first}"
+    if "compiled with assumed" in blob:
+        return "tool-guess", first
     return "tool", first
 
 
@@ -141,7 +147,9 @@ def run(args: argparse.Namespace) -> int:
 
     entries = read_manifest()
     picked = sample(entries, args.cache, None if args.all else args.per_group)
-    cache = tempfile.mkdtemp(prefix="tritonlens-coverage-cache-")  # measure compiles, not an older run's cache
+    cache = tempfile.mkdtemp(
+        prefix="tritonlens-coverage-cache-"
+    )  # measure compiles, not an older run's cache
     runner = LocalRunner({"workers": 1, "timeout_s": args.timeout, "cache_dir": cache})
     rows: list[dict[str, Any]] = []
     started = time.perf_counter()
@@ -181,11 +189,35 @@ def run(args: argparse.Namespace) -> int:
         runner.close()
     summary = summarise(rows)
     summary["wall_s"] = round(time.perf_counter() - started, 1)
+    summary["platform_share"] = platform_share(entries, args.mirror, args.cache)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"summary": summary, "rows": rows}, indent=1) + "\n", encoding="utf-8")
     print_summary(summary)
     print(f"-> {args.out}")
     return 0
+
+
+def platform_share(entries: list[Entry], mirror: Path, cache: Path) -> dict[str, dict[str, int]]:
+    """Level-1 findings of `tritonlens check` (default target: auto) on every manifest file inside its checkout,
+    and how many on files written for one platform come from rules of the other platform only."""
+    paths = {str(checkout(e, mirror, cache) or cache / e.local): e for e in entries}
+    exe = Path(sys.executable).with_name("tritonlens")
+    proc = subprocess.run(
+        [str(exe), "check", "--format", "json", *paths], capture_output=True, text=True, check=False
+    )
+    out: dict[str, dict[str, int]] = {}
+    for platform in ("cuda", "ascend"):
+        out[platform] = {
+            "files": sum(1 for e in entries if e.platform == platform),
+            "findings": 0,
+            "other_platform_only": 0,
+        }
+    for finding in json.loads(proc.stdout or "[]"):
+        row = out[paths[finding["path"]].platform]
+        row["findings"] += 1
+        rule = finding.get("platforms") or []
+        row["other_platform_only"] += int(bool(rule) and paths[finding["path"]].platform not in rule)
+    return out
 
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -216,6 +248,12 @@ def print_summary(s: dict[str, Any]) -> None:
     print(f"  auto platform agrees with the manifest on {s['platform_agreement']}/{s['kernels']} kernels")
     for group, g in s["per_group"].items():
         print(f"  {group:45} {g['analyzed']}/{g['kernels']}")
+    for platform, row in s.get("platform_share", {}).items():
+        share = row["other_platform_only"] / row["findings"] if row["findings"] else 0.0
+        print(
+            f"  level 1, target auto: {row['findings']} findings on {row['files']} {platform} files, "
+            f"{row['other_platform_only']} ({share:.1%}) from rules of the other platform only"
+        )
 
 
 def main() -> int:

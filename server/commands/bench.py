@@ -39,6 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--budget", default="candidates=12,rounds=2,seconds=120", metavar="SPEC",
                    help="per task: candidates=N,rounds=N,seconds=S")
     p.add_argument("--repeats", type=int, default=5, help="interleaved timing repeats per candidate")
+    p.add_argument("--rep-ms", type=float, default=100.0, help="time per timing sample, ms (default 100)")
     p.add_argument("--no-torch-compile", action="store_true", help="do not time torch.compile(Model)")
     p.add_argument("--no-config-search", action="store_true")
     p.add_argument("--shard", default="1/1", metavar="I/N", help="run the I-th of N interleaved slices of the tasks")
@@ -110,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     llm = llm_proposer(args.llm_base_url, args.llm_model, api_key_env=args.llm_api_key_env)
     options = BenchOptions(backend=args.backend, target=args.target, budget=budget, repeats=args.repeats,
-                           compiled_reference=not args.no_torch_compile)
+                           rep_ms=args.rep_ms, compiled_reference=not args.no_torch_compile)
 
     def proposers() -> list[Any]:
         found: list[Any] = [RecipeProposer()]

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ...analysis.findings import Finding, Severity
 from ...analysis.settings import TARGET_PLATFORMS, Settings
+from ..source_files import read_python_source
 from .findings_output import check_codes, print_findings
 
 SEVERITY_CHOICES = ("error", "warning", "info", "hint")
@@ -104,17 +105,19 @@ def run(args: argparse.Namespace) -> int:
         print(f"tritonlens check: {exc}", file=sys.stderr)
         return 2
     from ...analysis.triage import triage
+    from ..launch_store import project_relative
 
     results: dict[str, list[Finding]] = {}
     unreadable = False
     for path in files:
         try:
-            source = path.read_text(encoding="utf-8")
+            source = read_python_source(path)
         except (OSError, UnicodeDecodeError) as exc:
             # One undecodable file in a folder must not hide the findings of the others: say so, go on, exit 2.
             print(f"tritonlens check: cannot read {path}: {exc}", file=sys.stderr)
             unreadable = True
             continue
-        results[str(path)] = settings.for_file(source, str(path)).apply(triage(source, str(path)).findings)
+        file_settings = settings.for_file(source, project_relative(str(path)))
+        results[str(path)] = file_settings.apply(triage(source, str(path)).findings)
     status = print_findings(args.format, results, Severity.parse(args.min_severity))
     return 2 if unreadable else status

@@ -15,6 +15,7 @@ from ...analysis.escalation import apply_and_merge
 from ...analysis.findings import Finding, Severity
 from ...analysis.platform import compile_target_for
 from ...analysis.settings import Settings
+from ..launch_store import project_relative
 from ..pipeline import (
     TARGETS,
     KernelAnalysis,
@@ -22,6 +23,7 @@ from ..pipeline import (
     find_pyproject_overrides,
     platform_of,
 )
+from ..source_files import read_python_source
 
 SETUP_HINT = (
     "set up the runner environments with `scripts/bootstrap` (NVIDIA targets: .envs/cuda) or "
@@ -98,14 +100,14 @@ def analyze_files_ir(args: argparse.Namespace, files: list[Path]) -> int:
     try:
         for path in files:
             try:
-                source = path.read_text(encoding="utf-8")
+                source = read_python_source(path)
             except (OSError, UnicodeDecodeError) as exc:
                 # as in triage: report the unreadable file, analyze the rest, exit 2
                 print(f"tritonlens check: cannot read {path}: {exc}", file=sys.stderr)
                 unreadable = True
                 continue
             overrides = find_pyproject_overrides(path)
-            file_settings = settings.for_file(source, str(path))
+            file_settings = settings.for_file(source, project_relative(str(path)))
             target = requested if requested != "auto" else compile_target_for(file_settings.platforms)
             findings = _triage(source, str(path))
             for analysis in analyze_document(source, str(path), target, runner, overrides=overrides):

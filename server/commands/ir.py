@@ -15,6 +15,7 @@ from pathlib import Path
 from ...analysis.kernels import parse_module
 from ...analysis.source_lines import source_lines
 from ..pipeline import TARGETS, analyze_kernel, find_pyproject_overrides, launchable_kernels
+from ..source_files import read_python_source
 from .check_ir import make_runner, report_unavailable
 
 STAGES = ("ttir", "ttgir", "llir", "ptx", "sass", "ttadapter", "hivm")
@@ -90,7 +91,7 @@ def helper_callers(source: str, name: str) -> list[str] | None:
 def run(args: argparse.Namespace) -> int:
     path = Path(args.path)
     try:
-        source = path.read_text(encoding="utf-8")
+        source = read_python_source(path)
     except (OSError, UnicodeDecodeError) as exc:
         print(f"tritonlens ir: cannot read {path}: {exc}", file=sys.stderr)
         return 2

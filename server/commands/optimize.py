@@ -18,6 +18,7 @@ from ..engine.optimize.config_search import ConfigSearch
 from ..engine.optimize.gate import GateConfig
 from ..engine.optimize.loop import Budget, OptimizeOptions, optimize_source
 from ..engine.optimize.proposers import RecipeProposer, llm_proposer
+from ..source_files import decode_python_source, read_python_source
 from .profile import BACKEND_CHOICES, detect_harness, make_runner
 
 # worker processes of the local runner: config-search compiles run in parallel over them
@@ -95,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         for path in files:
             try:
-                source = path.read_text(encoding="utf-8")
+                source = read_python_source(path)
             except (OSError, UnicodeDecodeError) as exc:
                 print(f"tritonlens optimize: cannot read {path}: {exc}", file=sys.stderr)
                 status = 1
@@ -151,8 +152,10 @@ def _apply(path: Path, result: Any) -> None:
         why = "nothing verified faster" if result.timing_meaningful else "no timing on this backend"
         print(f"tritonlens optimize: {path} left unchanged ({why})", file=sys.stderr)
         return
-    if path.read_text(encoding="utf-8") != result.original:
+    current, encoding = decode_python_source(path.read_bytes(), str(path))
+    if current != result.original:
         print(f"tritonlens optimize: {path} changed while optimizing; not overwritten", file=sys.stderr)
         return
-    path.write_text(result.final, encoding="utf-8")
+    # In the file's own encoding (its coding line stays true); "utf-8-sig" keeps a BOM the file had.
+    path.write_bytes(result.final.encode(encoding))
     print(f"tritonlens optimize: wrote {path} ({overall.speedup:.2f}x, verified)", file=sys.stderr)

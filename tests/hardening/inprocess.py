@@ -35,7 +35,9 @@ def open_text(server: TritonLensServer, uri: str, text: str, version: int = 1) -
 def edit_text(server: TritonLensServer, uri: str, version: int, text: str) -> None:
     """A whole-document change, as the didChange handler applies it."""
     change = types.TextDocumentContentChangeWholeDocument(text=text)
-    server.workspace.update_text_document(types.VersionedTextDocumentIdentifier(uri=uri, version=version), change)
+    server.workspace.update_text_document(
+        types.VersionedTextDocumentIdentifier(uri=uri, version=version), change
+    )
     server.change(uri, version)
 
 
@@ -64,5 +66,3 @@ def kernels_source(k: int) -> str:
             f"def run_{i}(x):\n    k_{i}[(x.numel() // 100,)](x, x.numel(), BLOCK=100)\n\n\n"
         )
     return "".join(parts)
-
-

@@ -98,7 +98,9 @@ class RawServer:
     def response(self, request_id: int, timeout: float = 10.0) -> dict[str, Any] | None:
         return self.wait_for(lambda m: m.get("id") == request_id and "method" not in m, timeout)
 
-    def request(self, method: str, params: Any, timeout: float = 10.0, style: str = "standard") -> dict[str, Any] | None:
+    def request(
+        self, method: str, params: Any, timeout: float = 10.0, style: str = "standard"
+    ) -> dict[str, Any] | None:
         return self.response(self.request_async(method, params, style), timeout)
 
     def server_requests(self) -> None:
@@ -108,12 +110,20 @@ class RawServer:
             for m in pending:
                 m["_answered"] = True
         for m in pending:
-            result: Any = [None] * len(m["params"].get("items", [])) if m["method"] == "workspace/configuration" else None
+            result: Any = (
+                [None] * len(m["params"].get("items", []))
+                if m["method"] == "workspace/configuration"
+                else None
+            )
             self.send({"jsonrpc": "2.0", "id": m["id"], "result": result})
 
-    def initialize(self, capabilities: dict[str, Any] | None = None, style: str = "standard") -> dict[str, Any] | None:
+    def initialize(
+        self, capabilities: dict[str, Any] | None = None, style: str = "standard"
+    ) -> dict[str, Any] | None:
         caps = capabilities or {"textDocument": {"publishDiagnostics": {"versionSupport": True}}}
-        reply = self.request("initialize", {"processId": None, "rootUri": None, "capabilities": caps}, 30, style)
+        reply = self.request(
+            "initialize", {"processId": None, "rootUri": None, "capabilities": caps}, 30, style
+        )
         self.notify("initialized", {})
         return reply
 

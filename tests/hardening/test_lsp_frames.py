@@ -32,7 +32,9 @@ def test_malformed_frames_fail_alone(server: RawServer):
     assert alive(server)
     server.write(b"Content-Length: twelve\r\n\r\n")  # an unreadable length
     server.write(b"X-Garbage\r\n\r\n")  # a header block without a length
-    server.write(frame({"jsonrpc": "2.0", "id": 1, "method": "tritonlens/commands"}, "none"))  # no header at all
+    server.write(
+        frame({"jsonrpc": "2.0", "id": 1, "method": "tritonlens/commands"}, "none")
+    )  # no header at all
     assert alive(server)
     server.write(frame([1, 2, 3]))  # JSON, but not a message
     server.write(frame({"jsonrpc": "2.0", "id": 5, "method": "textDocument/hover", "params": {"x": 1}}))

@@ -18,7 +18,24 @@ from tritonlens.server.text_sync import install_lsp_text_documents
 
 # Characters that are line breaks for str.splitlines but not for LSP, real breaks, and wide characters.
 ALPHABET = st.sampled_from(
-    ["a", "b", " ", "x = 1", "\n", "\r", "\r\n", "\u2028", "\u2029", "\x85", "\x0c", "\x0b", "\x1c", "é", "😀", "\t"]
+    [
+        "a",
+        "b",
+        " ",
+        "x = 1",
+        "\n",
+        "\r",
+        "\r\n",
+        "\u2028",
+        "\u2029",
+        "\x85",
+        "\x0c",
+        "\x0b",
+        "\x1c",
+        "é",
+        "😀",
+        "\t",
+    ]
 )
 TEXT = st.lists(ALPHABET, max_size=30).map("".join)
 ENCODINGS = ["utf-16", "utf-8", "utf-32"]
@@ -64,7 +81,9 @@ def edits(draw: st.DrawFn, text: str) -> tuple[int, int, str]:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(start=TEXT, data=st.data(), encoding=st.sampled_from(ENCODINGS))
-def test_incremental_edits_keep_server_text_equal_to_editor_text(start: str, data: st.DataObject, encoding: str):
+def test_incremental_edits_keep_server_text_equal_to_editor_text(
+    start: str, data: st.DataObject, encoding: str
+):
     workspace = Workspace(None, types.TextDocumentSyncKind.Incremental, position_encoding=encoding)
     install_lsp_text_documents(workspace)
     uri = "file:///tmp/sync.py"
@@ -74,7 +93,9 @@ def test_incremental_edits_keep_server_text_equal_to_editor_text(start: str, dat
         a, b, new = data.draw(edits(editor))
         rng = types.Range(position(editor, a, encoding), position(editor, b, encoding))
         change = types.TextDocumentContentChangePartial(range=rng, text=new)
-        workspace.update_text_document(types.VersionedTextDocumentIdentifier(uri=uri, version=version), change)
+        workspace.update_text_document(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=version), change
+        )
         editor = editor[:a] + new + editor[b:]
         assert workspace.get_text_document(uri).source == editor
 
@@ -94,7 +115,9 @@ def test_positions_past_the_end_clamp_as_lsp_says(encoding: str):
     workspace = Workspace(None, types.TextDocumentSyncKind.Incremental, position_encoding=encoding)
     install_lsp_text_documents(workspace)
     uri = "file:///tmp/clamp.py"
-    workspace.put_text_document(types.TextDocumentItem(uri=uri, language_id="python", version=1, text="ab\ncd"))
+    workspace.put_text_document(
+        types.TextDocumentItem(uri=uri, language_id="python", version=1, text="ab\ncd")
+    )
     far = types.Range(types.Position(0, 99), types.Position(7, 3))  # end of line 0 .. end of document
     change = types.TextDocumentContentChangePartial(range=far, text="!")
     workspace.update_text_document(types.VersionedTextDocumentIdentifier(uri=uri, version=2), change)

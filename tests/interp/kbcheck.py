@@ -1,7 +1,9 @@
 """Runs KernelBench-form files under the Triton interpreter and compares ModelNew with Model at every TEST_SHAPE.
 
 A standalone script for a runner environment's Python (`.envs/cuda/bin/python`): it never imports tritonlens.
-Reads a JSON list of file paths on stdin; prints one JSON object per (file, shape) line on stdout.
+Reads a JSON list of file paths on stdin; prints one JSON object per (file, shape) line on stdout. With
+`--serve` it answers one such list per input line, each answer ending with `{"done": true}`, so a test session
+pays the torch/triton import once.
 """
 
 from __future__ import annotations
@@ -70,10 +72,18 @@ def check(path: str, index: int) -> list[dict]:
 
 
 def main() -> int:
-    paths = json.load(sys.stdin)
-    for index, path in enumerate(paths):
-        for record in check(path, index):
-            print(json.dumps(record), flush=True)
+    if "--serve" not in sys.argv:
+        for index, path in enumerate(json.load(sys.stdin)):
+            for record in check(path, index):
+                print(json.dumps(record), flush=True)
+        return 0
+    index = 0
+    for line in sys.stdin:
+        for path in json.loads(line):
+            index += 1
+            for record in check(path, index):
+                print(json.dumps(record), flush=True)
+        print(json.dumps({"done": True}), flush=True)
     return 0
 
 

@@ -50,3 +50,29 @@ def test_call_forms_are_kernels_in_triage_and_specialization() -> None:
 
 def test_a_plain_decorator_call_is_not_a_kernel() -> None:
     assert "not_a_kernel" not in {k.name for k in parse_module(SOURCE).kernels}
+
+
+def test_device_functions_and_combine_functions_are_not_compiled_alone() -> None:
+    from tritonlens.server.pipeline import launchable_kernels
+
+    source = '''
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def cosh(x):
+    return (tl.exp(x) + tl.exp(-x)) * 0.5
+
+
+@triton.jit
+def _or(a, b):
+    return a | b
+
+
+@triton.jit
+def any_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    v = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.store(out_ptr, tl.reduce(v != 0, 0, _or))
+'''
+    assert launchable_kernels(source) == ["any_kernel"]

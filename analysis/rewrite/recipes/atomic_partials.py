@@ -13,17 +13,8 @@ from __future__ import annotations
 
 import ast
 
-from ..recipe_kit import Decline, KernelSource, SourceRecipe, count_name, finish, grid_node
+from ..recipe_kit import Decline, KernelSource, SourceRecipe, count_name, finish, grid_node, imported_as
 from ..source_edit import Edit
-
-
-def _torch_name(ks: KernelSource) -> str:
-    for node in ast.walk(ks.tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.name == "torch":
-                    return alias.asname or "torch"
-    raise Decline("the file does not `import torch` (needed to allocate the partials)")
 
 
 def _atomic(ks: KernelSource) -> tuple[ast.Expr, str]:
@@ -52,7 +43,7 @@ def _atomic(ks: KernelSource) -> tuple[ast.Expr, str]:
 
 def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
     stmt, pointer = _atomic(ks)
-    torch = _torch_name(ks)
+    torch = imported_as(ks, "torch")
     sites = ks.launches()
     if not sites:
         raise Decline("no launch of the kernel in this file: the partials need the wrapper")

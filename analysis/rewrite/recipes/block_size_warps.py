@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish, grid_node
+from ..recipe_kit import Decline, KernelSource, SourceRecipe, append_argument, finish, grid_node
 from ..source_edit import Edit
 
 # block size -> num_warps: about 8-16 elements per thread for a 1D block
@@ -76,10 +76,7 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
             if warps_kw is not None:
                 edits.append(ks.text.replace(warps_kw.value, str(warps)))
             else:
-                close = ks.text.end(call) - 1
-                before = ks.text.source[:close].rstrip()
-                sep = " " if before.endswith(",") or before.endswith("(") else ", "
-                edits.append(Edit(close, close, f"{sep}num_warps={warps}"))
+                edits.append(append_argument(ks, call, f"num_warps={warps}"))
         config = {block: size} if ascend else {block: size, "num_warps": warps}
         shown = ", ".join(f"{k}={v}" for k, v in config.items())
         rationale = (

@@ -20,6 +20,7 @@ from ..recipe_kit import (
     KernelSource,
     SourceRecipe,
     add_terms,
+    additive_update,
     count_name,
     finish,
     is_zero,
@@ -51,23 +52,10 @@ def _factor(node: ast.AST) -> tuple[str, str] | None:
     return None
 
 
-def _update(ks: KernelSource, stmt: ast.stmt) -> tuple[str, ast.BinOp] | None:
-    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add) and isinstance(stmt.target, ast.Name):
-        value, acc = stmt.value, stmt.target.id
-    elif (
-        isinstance(stmt, ast.Assign)
-        and len(stmt.targets) == 1
-        and isinstance(stmt.targets[0], ast.Name)
-        and isinstance(stmt.value, ast.BinOp)
-        and isinstance(stmt.value.op, ast.Add)
-        and isinstance(stmt.value.left, ast.Name)
-        and stmt.value.left.id == stmt.targets[0].id
-    ):
-        value, acc = stmt.value.right, stmt.targets[0].id
-    else:
-        return None
-    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
-        return acc, value
+def _update(stmt: ast.stmt) -> tuple[str, ast.BinOp] | None:
+    found = additive_update(stmt)
+    if found and isinstance(found[1], ast.BinOp) and isinstance(found[1].op, ast.Mult):
+        return found
     return None
 
 
@@ -105,7 +93,7 @@ def _rewrite_loop(ks: KernelSource, loop: ast.For) -> list[Edit] | None:
     bounds = simple_range(loop)
     if bounds is None or (bounds[2] is not None and not (isinstance(bounds[2], ast.Constant) and bounds[2].value == 1)):
         return None
-    updates = [(s, u) for s in loop.body if (u := _update(ks, s)) is not None]
+    updates = [(s, u) for s in loop.body if (u := _update(s)) is not None]
     if len(updates) != 1:
         return None
     stmt, (acc, product) = updates[0]

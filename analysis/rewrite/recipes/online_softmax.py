@@ -18,6 +18,7 @@ from ..recipe_kit import (
     Decline,
     KernelSource,
     SourceRecipe,
+    additive_update,
     arange_sizes,
     assigned_names,
     axis_zero,
@@ -45,20 +46,10 @@ def _max_update(ks: KernelSource, stmt: ast.stmt) -> tuple[str, ast.AST] | None:
 
 def _sum_update(ks: KernelSource, stmt: ast.stmt, m: str) -> tuple[str, ast.AST] | None:
     """(s, y) for `s += tl.sum(tl.exp(y - m), axis=0)` or `s = s + tl.sum(...)`."""
-    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add) and isinstance(stmt.target, ast.Name):
-        s, call = stmt.target.id, stmt.value
-    elif (
-        isinstance(stmt, ast.Assign)
-        and len(stmt.targets) == 1
-        and isinstance(stmt.targets[0], ast.Name)
-        and isinstance(stmt.value, ast.BinOp)
-        and isinstance(stmt.value.op, ast.Add)
-        and isinstance(stmt.value.left, ast.Name)
-        and stmt.value.left.id == stmt.targets[0].id
-    ):
-        s, call = stmt.targets[0].id, stmt.value.right
-    else:
+    found = additive_update(stmt)
+    if found is None:
         return None
+    s, call = found
     if not (ks.is_tl(call, "sum") and axis_zero(ks, call)):
         return None
     inner = call.args[0]

@@ -20,10 +20,13 @@ from ..recipe_kit import (
     Decline,
     KernelSource,
     SourceRecipe,
+    append_argument,
     assigned_names,
     count_name,
     finish,
     grid_node,
+    imported_as,
+    launches_for_new_parameter,
     literal_init,
     loaded_names,
     previous_assignment,
@@ -37,15 +40,6 @@ _BLOCKING = (*REDUCTIONS, "dot", "cumsum", "associative_scan", "zeros", "full", 
              "atomic_add", "atomic_max", "atomic_min", "atomic_cas", "atomic_xchg", "num_programs")
 
 
-def _triton_name(ks: KernelSource) -> str:
-    for node in ast.walk(ks.tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.name == "triton":
-                    return alias.asname or "triton"
-    raise Decline("the file does not `import triton` (needed for triton.cdiv at the launch)")
-
-
 def _masked(ks: KernelSource, call: ast.Call, extra: str) -> Edit:
     """The load/store with `extra` and-ed into its mask (or added as the mask)."""
     index = 1 if ks.tl_call(call) == "load" else 2
@@ -55,8 +49,7 @@ def _masked(ks: KernelSource, call: ast.Call, extra: str) -> Edit:
         return ks.text.replace(mask, f"({ks.segment(mask)}) & {extra}")
     if len(call.args) > index:
         raise Decline(f"line {call.lineno}: unexpected positional arguments")
-    close = ks.text.end(call) - 1
-    return Edit(close, close, f", mask={extra}")
+    return append_argument(ks, call, f"mask={extra}")
 
 
 def _tainted(ks: KernelSource, seed: str) -> set[str]:
@@ -98,12 +91,8 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
         if isinstance(ks.parent(node), ast.Subscript):
             raise Decline(f"line {node.lineno}: the kernel already works on 2D tiles")
     args = fn.args
-    if args.defaults or args.kw_defaults or args.vararg or args.kwarg or args.kwonlyargs:
-        raise Decline("the kernel has defaulted, keyword-only or variadic parameters")
-    sites = ks.launches()
-    if not sites:
-        raise Decline("no launch of the kernel in this file")
-    triton = _triton_name(ks)
+    sites = launches_for_new_parameter(ks)
+    triton = imported_as(ks, "triton")
     grids = []
     for site in sites:
         call = ks.node_at(site)
@@ -147,10 +136,7 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
             edits.append(ks.text.replace(init.value, new))
         for call, count in grids:
             edits.append(ks.text.replace(call.func.slice, f"({triton}.cdiv({count}, {rows}),)"))
-            close = ks.text.end(call) - 1
-            before = ks.text.source[:close].rstrip()
-            sep = " " if before.endswith(",") or before.endswith("(") else ", "
-            edits.append(Edit(close, close, f"{sep}{total}={count}"))
+            edits.append(append_argument(ks, call, f"{total}={count}"))
         last = args.args[-1]
         edits.append(Edit(ks.text.end(last), ks.text.end(last), f", {total}"))
         if count_name([fn], row) < 2:
