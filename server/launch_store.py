@@ -170,3 +170,21 @@ def recorded_kernels(path: str, source: str) -> dict[str, int]:
     for launch in recorded_for(path, source):
         counts[launch["kernel"]] = counts.get(launch["kernel"], 0) + 1
     return counts
+
+
+def keep_profiled_launches(path: str, result: dict[str, Any]) -> SaveSummary | None:
+    """A profile run (KernelBench module, script, entry) recorded real launches anyway: keep those of `path`'s
+    kernels in the store, so levels 3-4 use them too. Launches a remote runner reports under its sandbox path
+    are this file's when the file name matches. Never raises (a store that cannot be written is no error)."""
+    launches = [dict(x) for x in result.get("launches") or [] if isinstance(x, dict)]
+    if not launches or not path or path.startswith("<"):
+        return None
+    name = os.path.basename(path)
+    for launch in launches:
+        file = launch.get("file")
+        if isinstance(file, str) and os.path.basename(file) == name and not os.path.exists(file):
+            launch["file"] = path
+    try:
+        return save(workspace_root(path), launches)
+    except OSError:
+        return None

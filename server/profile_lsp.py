@@ -27,6 +27,7 @@ from ..analysis.profiling import LaunchAnalysis, ProfileReport
 from ..ascend_runner.environments import environment_for_backend
 from .ceilings_cache import needs_measuring
 from .commands.profile import harness_spec
+from .launch_store import keep_profiled_launches
 from .lsp_commands import CommandError, arg
 from .lsp_progress import work_done
 from .profile_jobs import (
@@ -232,6 +233,7 @@ class ProfileService:
             return [self._row(kernel or names[0], choice.name, error=message, unavailable=unavailable)]
         assert result is not None
         progress.report("analyzing the launches", 90)
+        await loop.run_in_executor(self._pool, keep_profiled_launches, path, result)  # for levels 3-4 too
         report = await loop.run_in_executor(self._pool, analyze_result, result, path, text, choice.name)
         return self._merge(uri, version, names, kernel, choice.name, backend, result, report)
 

@@ -433,3 +433,15 @@ def imported_as(ks: KernelSource, module: str) -> str:
                 if alias.name == module:
                     return alias.asname or module
     raise Decline(f"the file does not `import {module}` (the rewritten launch needs it)")
+
+
+def launches_for_new_parameter(ks: KernelSource) -> list[LaunchSite]:
+    """The kernel's launch sites, when a parameter can be appended to it: none defaulted, keyword-only or
+    variadic (the new last parameter is then passed by keyword at every launch in the file)."""
+    args = ks.fn.args
+    if args.defaults or args.kw_defaults or args.vararg or args.kwarg or args.kwonlyargs:
+        raise Decline("the kernel has defaulted, keyword-only or variadic parameters")
+    sites = ks.launches()
+    if not sites:
+        raise Decline("no launch of the kernel in this file")
+    return sites

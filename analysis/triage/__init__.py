@@ -23,7 +23,7 @@ from ..kernels import _statements as walk_statements
 from ..source_lines import source_lines
 
 # Modules of this package that hold no rules; every other one registers its rules and checks on import.
-_NOT_RULE_MODULES = frozenset({"base", "context", "references", "launch_facts"})
+_NOT_RULE_MODULES = frozenset({"base", "context", "references", "launch_facts", "shapes"})
 
 
 def rule_modules() -> list[str]:

@@ -336,8 +336,9 @@ class KernelContext:
     @cached_property
     def has_arange(self) -> bool:
         """Whether this function or any helper it calls builds a block with tl.arange/make_block_ptr & co."""
-        makers = self._functions_making_blocks()
-        return self._function_makes_blocks(self.kernel) or not makers.isdisjoint(self.kernel.helpers)
+        return self._function_makes_blocks(self.kernel) or any(
+            self._named_function_makes_blocks(name) for name in self.kernel.helpers
+        )
 
     def _function_makes_blocks(self, fn: KernelInfo) -> bool:
         """Whether `fn`'s own body calls tl.arange, make_block_ptr & co."""
@@ -346,18 +347,15 @@ class KernelContext:
             for sub in self.module.function_tree(fn).nodes
         )
 
-    def _functions_making_blocks(self) -> frozenset[str]:
-        """Names of the file's jit functions whose own body makes blocks (helpers are looked up by name), read
-        once per file: every function asks about all of its helpers, quadratic in a long call chain otherwise."""
-        key = ("block_makers",)
-        found = self.module.memo.get(key)
+    def _named_function_makes_blocks(self, name: str) -> bool:
+        """`_function_makes_blocks` of a helper, by name, memoized per file: every function asks about all of its
+        helpers (quadratic in a long call chain otherwise), and only the helpers asked about are read (walking
+        every function of the file on each keystroke would defeat triage's per-function cache)."""
+        memo: dict[str, bool] = self.module.memo.setdefault(("block_makers",), {})
+        found = memo.get(name)
         if found is None:
-            found = frozenset(
-                name
-                for name in dict.fromkeys(k.name for k in self.module.functions)
-                if (fn := self.module.kernel(name)) is not None and self._function_makes_blocks(fn)
-            )
-            self.module.memo[key] = found
+            fn = self.module.kernel(name)
+            found = memo[name] = fn is not None and self._function_makes_blocks(fn)
         return found
 
     @cached_property

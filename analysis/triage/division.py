@@ -9,12 +9,9 @@ from ..findings import Finding, Level, Severity
 from ..rules import Rule, register
 from . import references as ref
 from .base import finding, kernel_check, short
-from .context import TL, KernelContext
-
-_REDUCTIONS = {TL + n for n in ("sum", "max", "min", "reduce", "xor_sum", "argmax", "argmin")}
-_BLOCKS = {
-    TL + n for n in ("arange", "zeros", "full", "zeros_like", "full_like", "rand", "randn", "cumsum", "dot")
-}
+from .context import KernelContext
+from .flat_indexing import SIZE_NAME
+from .shapes import REDUCTIONS, rank, statement
 
 DIVIDE_BY_SCALAR = register(
     Rule(
@@ -51,8 +48,14 @@ def division_by_scalar(ctx: KernelContext) -> Iterator[Finding]:
             continue
         if not ctx.is_block_expr(node.left) or not _data(ctx, node.left, loaded):
             continue
-        if _constant_numerator(node.left) or _scalar(ctx, node.left):
+        if _constant_numerator(node.left) or _scalar(ctx, node.left) or _reduced(ctx, node.left):
             continue
+        if not _from_reduction(ctx, divisor) and ctx.is_block_expr(divisor):
+            continue  # rank inference lost track: a divisor built from blocks stays a block unless reduced
+        if _size_or_scale(ctx, divisor):
+            continue  # `/ N` averages reduced values (a mean); `/ scale` quantizes: both deliberate
+        if _quantized(ctx, node):
+            continue  # `(x / scale).to(fp8)`: quantizers keep the division for bit parity with the reference
         message = (
             f"`{short(ctx, node)}` divides every element by the scalar `{short(ctx, divisor)}`: "
             "compute its reciprocal once and multiply"
@@ -70,50 +73,59 @@ def _scalar(ctx: KernelContext, node: ast.AST) -> bool:
     return rank(ctx, node) == 0
 
 
-def rank(ctx: KernelContext, node: ast.AST, depth: int = 0) -> int:
-    """Number of block dimensions of a value, inferred syntactically: `tl.arange` is 1-D, `v[:, None]` 2-D, a
-    reduction with `axis` drops one, without it gives a scalar; loads take their pointer's rank, elementwise
-    math the largest of its operands, a local name that of its reaching assignment(s). Parameters are scalars."""
-    if isinstance(node, ast.Constant) or depth > 8:
-        return 0
-    if isinstance(node, ast.Subscript):
-        elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        if any(isinstance(e, ast.Constant) and e.value is None for e in elts):
-            return len(elts)
-        return rank(ctx, node.value, depth + 1)
-    if isinstance(node, ast.Call):
-        name = ctx.resolve(node.func)
-        if name == TL + "arange":
-            return 1
-        if (
-            name in (TL + "zeros", TL + "full")
-            and node.args
-            and isinstance(node.args[0], (ast.Tuple, ast.List))
-        ):
-            return len(node.args[0].elts)
-        if name in _REDUCTIONS:
-            has_axis = len(node.args) > 1 or any(
-                k.arg == "axis" and not _is_none(k.value) for k in node.keywords
-            )
-            inner = rank(ctx, node.args[0], depth + 1) if node.args else 0
-            return max(inner - 1, 0) if has_axis else 0
-        if ctx.load_call(node) is node:
-            pointer = ctx.pointer_arg(node)
-            return rank(ctx, pointer, depth + 1) if pointer is not None else 0
-        parts = [*node.args, *(k.value for k in node.keywords if k.arg not in ("dtype", "axis"))]
-        if isinstance(node.func, ast.Attribute) and name is None:
-            parts.append(node.func.value)  # x.to(...)
-        return max((rank(ctx, p, depth + 1) for p in parts), default=0)
+def _reduced(ctx: KernelContext, node: ast.AST) -> bool:
+    """The numerator is a reduction's result (`tl.sum(acc, axis=1) / n`): one value per row, not per element."""
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "to":
+        node = node.func.value
     if isinstance(node, ast.Name):
-        if node.id in ctx.params:
-            return 0
-        values = ctx.reaching(node.id, node)
-        return max((rank(ctx, v, depth + 1) for v in values), default=0)
-    return max((rank(ctx, c, depth + 1) for c in ast.iter_child_nodes(node)), default=0)
+        values = ctx.reaching(node.id, statement(ctx, node))
+        # `acc += tl.sum(tile, axis=0)` makes `acc` an accumulator of reductions, not one reduction
+        return len(values) == 1 and id(values[0]) not in ctx.increments and _reduced(ctx, values[0])
+    return isinstance(node, ast.Call) and ctx.resolve(node.func) in REDUCTIONS
 
 
-def _is_none(node: ast.AST) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
+def _size_or_scale(ctx: KernelContext, divisor: ast.AST) -> bool:
+    """A runtime size parameter (`K`, `n_cols`: the divisor of a mean) or a name that says it is a scale."""
+    if not isinstance(divisor, ast.Name):
+        return False
+    if divisor.id in ctx.params and SIZE_NAME.search(divisor.id):
+        return True
+    return "scale" in divisor.id.lower()
+
+
+def _from_reduction(ctx: KernelContext, node: ast.AST, depth: int = 0) -> bool:
+    """Whether a reduction (`tl.sum`, `tl.max`) feeds the value, through up to three local assignments."""
+    for sub in ctx.walk(node):
+        if isinstance(sub, ast.Call) and ctx.resolve(sub.func) in REDUCTIONS:
+            return True
+        if isinstance(sub, ast.Name) and depth < 3:
+            if any(_from_reduction(ctx, v, depth + 1) for v in ctx.reaching(sub.id, statement(ctx, sub))):
+                return True
+    return False
+
+
+def _quantized(ctx: KernelContext, node: ast.AST) -> bool:
+    """The quotient is cast to an 8-bit type right away (`(x / s).to(tl.float8e4nv)`, or `y = x / s` then
+    `y = y.to(tl.int8)`): a quantizer."""
+
+    def eight_bit(call: ast.AST) -> bool:
+        if not (isinstance(call, ast.Call) and call.args):
+            return False
+        target = (ctx.resolve(call.args[0]) or ast.unparse(call.args[0])).lower()
+        return any(t in target for t in ("float8", "fp8", "int8", "uint8"))
+
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.Attribute) and parent.attr == "to" and eight_bit(ctx.parent(parent)):
+        return True
+    stmt = statement(ctx, node)
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+        return False
+    name = stmt.targets[0].id
+    return any(
+        isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr == "to"
+        and isinstance(v.func.value, ast.Name) and v.func.value.id == name and eight_bit(v)
+        for v in ctx.assigns.get(name, ())
+    )  # fmt: skip
 
 
 def _constant_numerator(node: ast.AST) -> bool:

@@ -15,7 +15,7 @@ from .context import ATOMICS, TL, KernelContext
 
 _STRIDE_NAME = re.compile(r"(^|_)stride|^s_|_s$|^ld[a-z]?$", re.IGNORECASE)
 # Names that say "a size": n_cols, num_rows, seq_len, hidden_size, D, N, ...
-_SIZE_NAME = re.compile(
+SIZE_NAME = re.compile(
     r"^(n|num)_|^n[A-Z]|(cols|rows|len|length|size|dim|width|height|hidden|features|channels)$|^[MNKDHLTCW]$",
     re.IGNORECASE,
 )
@@ -139,6 +139,8 @@ def column_access(ctx: KernelContext) -> Iterator[Finding]:
                 length = _length_name(ctx, scale, lengths)
                 if length is None or not innermost_lanes(ctx, index, id(expr) in flat):
                     continue
+                if _recovered(ctx, index) or not _only_lane_term(ctx, expr, node, id(expr) in flat):
+                    continue
                 message = (
                     f"`{short(ctx, node)}`: neighbouring lanes are `{length}` elements apart (a column): "
                     "accesses do not coalesce; make lanes run along the row"
@@ -149,11 +151,52 @@ def column_access(ctx: KernelContext) -> Iterator[Finding]:
                 break
 
 
+def _recovered(ctx: KernelContext, index: ast.AST) -> bool:
+    """The index was recovered with `//` or `%` (`head = i // size`): `head * size + i % size` is contiguous."""
+    names = ctx.names_of(index)
+    return any(
+        isinstance(sub, (ast.BinOp)) and isinstance(sub.op, (ast.FloorDiv, ast.Mod))
+        for name in names
+        for value in ctx.assigns.get(name, ())
+        for sub in ctx.walk(value)
+    )
+
+
+def _only_lane_term(ctx: KernelContext, expr: ast.AST, product: ast.BinOp, flat: bool) -> bool:
+    """Whether the scaled index is the only term of the address that varies across lanes unscaled. Another bare
+    lane index (`rows * n + cols` in a diagonal, `k[:, None] + n[None, :] * ld` in a column-major 2-D tile that
+    Triton's coalescing pass lays out along k) means some lanes are contiguous."""
+    for term in _terms(expr):
+        if term is product or any(sub is product for sub in ctx.walk(term)):
+            continue
+        if isinstance(term, ast.BinOp) and isinstance(term.op, ast.Mult):
+            if not flat and not any(_length_name(ctx, side, row_lengths(ctx)) for side in (term.left, term.right)):
+                return False  # a 2-D axis scaled by a stride that may be 1: possibly the contiguous one
+            continue
+        if ctx.is_index_expr(term):
+            return False
+    return True
+
+
+def _terms(expr: ast.AST) -> list[ast.AST]:
+    """The operands of a chain of `+` / `-`."""
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub)):
+        return [*_terms(expr.left), *_terms(expr.right)]
+    return [expr]
+
+
 def row_lengths(ctx: KernelContext) -> set[str]:
     """Runtime parameters used as a size: named like one, compared with an index (a mask bound) or bounding a
     loop, and not named like a stride."""
+    cached = ctx.memo.get("flat_indexing.row_lengths")
+    if cached is None:
+        cached = ctx.memo["flat_indexing.row_lengths"] = _row_lengths(ctx)
+    return cached
+
+
+def _row_lengths(ctx: KernelContext) -> set[str]:
     runtime = {p for p, param in ctx.params.items() if not param.is_constexpr and not _STRIDE_NAME.search(p)}
-    out: set[str] = {p for p in runtime if _SIZE_NAME.search(p) and not p.endswith("_ptr")}
+    out: set[str] = {p for p in runtime if SIZE_NAME.search(p) and not p.endswith("_ptr")}
     for node in ctx.nodes:
         if isinstance(node, ast.Compare):
             sides = [node.left, *node.comparators]

@@ -52,7 +52,9 @@ UNFUSED_CHAIN = register(
             "trip can cost as much as each kernel's own useful traffic. Fusing the consumer's work into the "
             "producer keeps the intermediate in registers (NVIDIA) or the unified buffer (Ascend).\n\n"
             "Not reported when the intermediate is returned (it is an output) or was not allocated in the "
-            "launching function.\n\n"
+            "launching function, when the two launches use different grids (a per-block partial result then a "
+            "final reduction needs the grid-wide synchronization a second launch gives), or when they sit in "
+            "different branches of an `if`.\n\n"
             "**Fix:** apply the second kernel's operation to the first kernel's result before its `tl.store` "
             "(e.g. bias + activation in the matmul epilogue, as the matmul tutorial fuses leaky_relu)."
         ),
@@ -72,10 +74,13 @@ def intermediate_round_trip(ctx: KernelContext) -> Iterator[Finding]:
             written = _param_args(ctx, producer, _stored_params(ctx))
             for consumer in sites[i + 1 :]:
                 other = ctx.module.kernel(consumer.kernel)
-                if other is None:
+                if other is None or not _same_grid(producer, consumer) or _exclusive(host, producer, consumer):
                     continue
-                read = _param_args(_context(ctx, other), consumer, _loaded_params(_context(ctx, other)))
+                other_ctx = _context(ctx, other)
+                read = _param_args(other_ctx, consumer, _aligned_loads(other_ctx))
                 for name in sorted(set(written) & set(read) & set(allocated) - returned):
+                    if _used_between(host, name, producer, consumer):
+                        continue  # the host reads or changes it between the launches (a cumsum, a size)
                     nbytes = _bytes(ctx, host, allocated[name], consumer)
                     cost = (
                         f"{_fmt(2 * nbytes)} (written once, read once)"
@@ -99,6 +104,25 @@ def intermediate_round_trip(ctx: KernelContext) -> Iterator[Finding]:
                         },
                     )
                 written = [w for w in written if w not in read]  # reported once per intermediate
+
+
+def _same_grid(a: LaunchSite, b: LaunchSite) -> bool:
+    """Launched over the same grid: program i of the consumer reads what program i of the producer wrote, so the
+    two fuse into one kernel. Different grids (a per-block partial, then a one-program final reduction) need a
+    grid-wide synchronization between them: that split is deliberate."""
+    return " ".join(a.grid_text.split()) == " ".join(b.grid_text.split())
+
+
+def _exclusive(host: ast.AST, a: LaunchSite, b: LaunchSite) -> bool:
+    """Whether the two launches sit in different branches of one `if` (only one of them runs)."""
+    for node in ast.walk(host):
+        if isinstance(node, ast.If) and node.orelse:
+            body = range(node.body[0].lineno, (node.body[-1].end_lineno or node.body[-1].lineno) + 1)
+            other = range(node.orelse[0].lineno, (node.orelse[-1].end_lineno or node.orelse[-1].lineno) + 1)
+            la, lb = a.span.line, b.span.line
+            if (la in body and lb in other) or (la in other and lb in body):
+                return True
+    return False
 
 
 _Host = tuple[ast.AST, list[LaunchSite], dict[str, ast.Call], set[str]]
@@ -176,8 +200,39 @@ def _stored_params(ctx: KernelContext) -> set[str]:
     return _bases(ctx, {TL + "store", *ATOMICS})
 
 
-def _loaded_params(ctx: KernelContext) -> set[str]:
-    return _bases(ctx, {TL + "load"})
+def _aligned_loads(ctx: KernelContext) -> set[str]:
+    """Parameters the kernel reads once per program at its own block (`pid * BLOCK + tl.arange`), outside loops:
+    what the same program of the producer wrote. A read in a loop or at other programs' blocks (a prefix over
+    per-program counts) depends on the whole producer grid and cannot fuse."""
+    out: set[str] = set()
+    blocked: set[str] = set()
+    for call, name in ctx.calls:
+        if name != TL + "load":
+            continue
+        pointer = ctx.pointer_arg(call)
+        if pointer is None:
+            continue
+        bases = ctx.base_pointers(pointer)
+        names = set().union(*(ctx.names_of(e) for e in ctx.address_exprs(pointer)))
+        per_program = any(
+            isinstance(c, ast.Call) and ctx.resolve(c.func) == TL + "program_id"
+            for e in ctx.address_exprs(pointer)
+            for c in ctx.walk(e)
+        ) or bool(names & ctx.program_id_names)
+        if ctx.enclosing_loops(call) or not per_program or not ctx.is_block_expr(pointer):
+            blocked |= bases
+        else:
+            out |= bases
+    return out - blocked
+
+
+def _used_between(host: ast.AST, name: str, first: LaunchSite, second: LaunchSite) -> bool:
+    for node in ast.walk(host):
+        if isinstance(node, ast.Name) and node.id == name:
+            line = node.lineno
+            if first.span.end_line < line < second.span.line:
+                return True
+    return False
 
 
 def _bases(ctx: KernelContext, ops: set[str]) -> set[str]:

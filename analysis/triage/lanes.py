@@ -27,6 +27,7 @@ DEFAULT_WARPS = 4  # Triton's default num_warps on NVIDIA
 WARP = 32
 VECTOR_BYTES = 16  # widest global access per thread (ld.global.v4.b32 / 128-bit)
 ASSUMED_ELEMENT_BYTES = 4  # when no launch shows the dtype: fp32
+SMALL_GRID = 32  # literal grids this small (a final reduction, a unit test) are not judged
 
 REPLICATED = register(
     Rule(
@@ -76,6 +77,7 @@ class LaunchShape:
     element_bytes: int | None  # of the widest tensor argument, when the launch shows dtypes
     span: Span  # where the value that decides it is written (launch, default or config)
     origin: str
+    small_grid: bool = False  # the launch's grid is a literal of a few programs
 
 
 @kernel_check
@@ -85,7 +87,12 @@ def threads_vs_elements(ctx: KernelContext) -> Iterator[Finding]:
     if any(True for _ in ctx.calls_to(TL + "make_block_ptr", TL + "make_tensor_descriptor")):
         return
     seen: set[tuple[int, int, int, int]] = set()
-    for shape in launch_shapes(ctx):
+    shapes = launch_shapes(ctx)
+    # In an autotune list, small candidates next to one that fills the threads are the autotuner's choice.
+    tuned_ok = any(s.origin == "autotune" and s.elements >= s.warps * WARP * 4 for s in shapes)
+    for shape in shapes:
+        if shape.small_grid or (tuned_ok and shape.origin == "autotune"):
+            continue  # a handful of programs (a final reduction, a test): their lanes do not matter
         key = (shape.elements, shape.warps, shape.span.line, shape.span.col)
         if key in seen:
             continue
@@ -137,11 +144,11 @@ def launch_shapes(ctx: KernelContext) -> list[LaunchShape]:
         ctx.memo["lanes.shapes"] = out
         return out
     jit_warps = ctx.kernel.jit_kwargs.get("num_warps")
-    for values, warps, element_bytes, span, origin in _launch_values(ctx, size_params):
+    for values, warps, element_bytes, span, small in _launch_values(ctx, size_params):
         warps = warps if warps is not None else jit_warps if _is_int(jit_warps) else DEFAULT_WARPS
         elements = tile_elements(ctx, {**_defaults(ctx), **values})
         if elements:
-            out.append(LaunchShape(elements, int(warps), element_bytes, span, origin))
+            out.append(LaunchShape(elements, int(warps), element_bytes, span, "launch", small))
     if not ctx.launches and not out:
         elements = tile_elements(ctx, _defaults(ctx))
         if elements and not (size_params - set(_defaults(ctx))):
@@ -154,7 +161,7 @@ def launch_shapes(ctx: KernelContext) -> list[LaunchShape]:
 
 def _launch_values(
     ctx: KernelContext, size_params: set[str]
-) -> Iterator[tuple[dict[str, int], int | None, int | None, Span, str]]:
+) -> Iterator[tuple[dict[str, int], int | None, int | None, Span, bool]]:
     """Per launch of the kernel: resolved values of its size parameters, num_warps, widest element size and the
     span of the argument that sets the size (the launch itself when it comes from a default)."""
     if ctx.module.tree is None or not ctx.launches:
@@ -191,7 +198,16 @@ def _launch_values(
                 if fact.kind == "tensor" and fact.dtype:
                     sizes.append(_dtype_bytes(fact.dtype))
         element_bytes = max((s for s in sizes if s), default=None)
-        yield values, warps, element_bytes, span or ctx.span(call), "launch"
+        yield values, warps, element_bytes, span or ctx.span(call), _small_grid(launch.grid)
+
+
+def _small_grid(grid: ast.expr | None) -> bool:
+    """A literal grid of at most SMALL_GRID programs (`[(1,)]`, `[1, 1, 1]`)."""
+    if grid is None:
+        return False
+    value = evaluate(grid, {})
+    dims = value if isinstance(value, tuple) else (value,)
+    return all(_is_int(d) for d in dims) and prod(int(d) for d in dims) <= SMALL_GRID
 
 
 def tile_elements(ctx: KernelContext, values: dict[str, Any]) -> int | None:

@@ -15,7 +15,7 @@ RANK1_LOOP = register(
     Rule(
         code="TL133",
         name="rank1-update-loop",
-        title="Outer-product updates over K where tl.dot fits",
+        title="Matrix product on the FMA units (rank-1 updates or broadcast-multiply-sum) where tl.dot fits",
         level=Level.TRIAGE,
         severity=Severity.WARNING,
         platforms=("cuda", "ascend"),
@@ -24,13 +24,64 @@ RANK1_LOOP = register(
             "CUDA cores (FMA) or Ascend vector unit: one multiply-add per element per k. `tl.dot` on BLOCK_K "
             "tiles runs the same product on tensor cores (NVIDIA: about 15x the fp32 FMA rate on an H100/H200 "
             "for bf16, 7x for tf32) or the Ascend cube unit, and loads each operand tile once per BLOCK_K "
-            "instead of one column and one row per step.\n\n"
+            "instead of one column and one row per step. The same holds for `tl.sum(q[None, :] * k_tile, axis=1)` "
+            "in a loop over key tiles: one matrix-vector product per program, where a block of 16+ rows per "
+            "program turns it into a `tl.dot`.\n\n"
             "**Fix:** load `a` as a [BLOCK_M, BLOCK_K] tile and `b` as a [BLOCK_K, BLOCK_N] tile and "
             "`acc += tl.dot(a, b)`, stepping k by BLOCK_K (the matmul tutorial's K loop); keep BLOCK_K >= 16."
         ),
         references=(ref.MATMUL, ref.DOT, ref.ASCEND_PROGRAMMING),
     )
 )
+
+
+@kernel_check
+def broadcast_multiply_sum(ctx: KernelContext) -> Iterator[Finding]:
+    """`tl.sum(q[None, :] * k_tile, axis=1)` in a loop over key/K tiles: a matrix-vector product per program on
+    the FMA units, where processing a block of rows with tl.dot fits."""
+    if any(True for _ in ctx.calls_to(TL + "dot", TL + "dot_scaled")) or not ctx.has_broadcast:
+        return
+    for call in ctx.calls_to(TL + "sum"):
+        loops = ctx.enclosing_loops(call)
+        if not loops or not ctx.is_range_loop(loops[0]) or not call.args:
+            continue
+        product = call.args[0]
+        while isinstance(product, ast.Call) and isinstance(product.func, ast.Attribute):
+            product = product.func.value  # (a * b).to(...)
+        if not (isinstance(product, ast.BinOp) and isinstance(product.op, ast.Mult)):
+            continue
+        sides = (product.left, product.right)
+        axes = [_axis(ctx, side) for side in sides]
+        if sum(a is not None for a in axes) != 1:
+            continue  # exactly one broadcast vector against a tile
+        tile = sides[axes.index(None)]
+        vector = sides[1 - axes.index(None)]
+        if _loaded_here(ctx, loops[0], vector):
+            continue  # a small weight vector loaded per step (a top-k combine): a GEMV too thin for tl.dot
+        if not all(_loaded_in(ctx, loops[0], side) or _loaded(ctx, side) for side in sides) or not _loaded_in(
+            ctx, loops[0], tile
+        ):
+            continue
+        message = (
+            f"loop at line {loops[0].lineno} multiplies a vector into a loaded tile and sums it "
+            "(a matrix-vector product on the FMA units): process a block of rows per program and use tl.dot"
+        )
+        yield finding(
+            RANK1_LOOP, ctx, call, message, data={"loop_line": loops[0].lineno, "form": "broadcast-sum"}
+        )
+
+
+def _loaded_here(ctx: KernelContext, loop: ast.For, side: ast.AST) -> bool:
+    """The vector is itself loaded in this loop (`w = tl.load(...)`, then `w[:, None]`)."""
+    base = side.value if isinstance(side, ast.Subscript) else side
+    if isinstance(base, ast.Name):
+        return base.id in ctx.load_names and base.id in ctx.assigned_in(loop)
+    return any(isinstance(c, ast.Call) and ctx.load_call(c) is c for c in ctx.walk(side))
+
+
+def _loaded(ctx: KernelContext, side: ast.AST) -> bool:
+    """Data loaded anywhere in the kernel (a query row loaded once before the loop)."""
+    return bool(ctx.names_of(side) & ctx.names_closure(set(ctx.load_names)))
 
 
 @kernel_check
@@ -55,7 +106,13 @@ def rank1_update_loop(ctx: KernelContext) -> Iterator[Finding]:
             f"loop at line {loop.lineno} builds a matrix product from rank-1 updates (column x row per "
             "step) on the FMA units: load K tiles and use tl.dot"
         )
-        yield finding(RANK1_LOOP, ctx, header_span(ctx, loop), message, data={"loop_line": loop.lineno})
+        yield finding(
+            RANK1_LOOP,
+            ctx,
+            header_span(ctx, loop),
+            message,
+            data={"loop_line": loop.lineno, "form": "rank-1"},
+        )
 
 
 def _axis(ctx: KernelContext, node: ast.AST, depth: int = 0) -> str | None:

@@ -10,7 +10,8 @@ from ..findings import Finding, Level, Severity
 from ..rules import Rule, register
 from . import references as ref
 from .base import finding, header_span, kernel_check, short
-from .context import ATOMICS, TL, KernelContext
+from .context import TL, KernelContext
+from .shapes import rank
 
 REDUCTIONS = {TL + name for name in ("sum", "max", "min", "reduce", "xor_sum")}
 # How an accumulator combines the per-iteration reduction: `acc += r`, `acc = acc + r`, `acc = max(acc, r)`.
@@ -33,7 +34,9 @@ REDUCTION_IN_LOOP = register(
             "(`acc = tl.zeros([BLOCK], tl.float32)`; `acc += x` in the loop) and reduce once after the loop "
             "(`total = tl.sum(acc)`). Same for `tl.max`/`tl.min` with `tl.maximum`/`tl.minimum`.\n\n"
             "Not reported when the reduced value is used inside the loop (online softmax rescaling, a running "
-            "prefix, a per-iteration store of a segmented sum): there the per-iteration reduction is the point.\n\n"
+            "prefix, a per-iteration store of a segmented sum): there the per-iteration reduction is the point; "
+            "nor for a 2-D tile reduced along one axis (`tl.sum(tile, axis=1)`), where the accumulator would be "
+            "tile-shaped and cost as many registers as the tile.\n\n"
             "**Fix:** a vector accumulator in the loop, one reduction after it."
         ),
         references=(ref.LAYER_NORM, ref.FUSED_SOFTMAX, ref.ASCEND_VECTOR_OPS),
@@ -77,6 +80,8 @@ def block_reduction_in_loop(ctx: KernelContext) -> Iterator[Finding]:
         acc = _accumulated_into(ctx, call)
         if acc is None or not _only_accumulated(ctx, loop, acc):
             continue
+        if _row_wise(ctx, call):
+            continue  # a tile reduced along one axis: the tile-shaped accumulator would cost its registers
         op = name.rsplit(".", 1)[-1]
         message = (
             f"tl.{op}({short(ctx, call.args[0]) if call.args else ''}) runs on every iteration of the loop at "
@@ -85,6 +90,14 @@ def block_reduction_in_loop(ctx: KernelContext) -> Iterator[Finding]:
         yield finding(
             REDUCTION_IN_LOOP, ctx, call, message, data={"accumulator": acc, "loop_line": loop.lineno}
         )
+
+
+def _row_wise(ctx: KernelContext, call: ast.Call) -> bool:
+    """`tl.sum(tile, axis=k)` of a 2-D (or higher) tile: the result is a vector, not a scalar."""
+    axis = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "axis"), None)
+    if axis is None or (isinstance(axis, ast.Constant) and axis.value is None) or not call.args:
+        return False
+    return rank(ctx, call.args[0]) >= 2
 
 
 def _accumulated_into(ctx: KernelContext, call: ast.Call) -> str | None:
@@ -184,6 +197,15 @@ def sequential_scan(ctx: KernelContext) -> Iterator[Finding]:
             break
 
 
+def _ancestors(ctx: KernelContext, node: ast.AST, stop: ast.AST) -> list[ast.AST]:
+    out: list[ast.AST] = []
+    current = ctx.parent(node)
+    while current is not None and current is not stop:
+        out.append(current)
+        current = ctx.parent(current)
+    return out
+
+
 def _loaded_in_loop(ctx: KernelContext, loop: ast.For, value: ast.AST) -> bool:
     """Whether `value` reads a tl.load made in this loop (directly or through a local name)."""
     if any(isinstance(c, ast.Call) and ctx.load_call(c) is c for c in ctx.walk(value)):
@@ -195,8 +217,10 @@ def _loaded_in_loop(ctx: KernelContext, loop: ast.For, value: ast.AST) -> bool:
 def _stores_running_value(ctx: KernelContext, loop: ast.For, acc: str, index: str) -> ast.Call | None:
     """A store in the loop whose value reads `acc` and whose address moves with the loop index."""
     for sub in ctx.walk(loop):
-        if not isinstance(sub, ast.Call) or ctx.resolve(sub.func) not in {TL + "store", *ATOMICS}:
+        if not isinstance(sub, ast.Call) or ctx.resolve(sub.func) != TL + "store":
             continue
+        if any(isinstance(a, ast.If) for a in _ancestors(ctx, sub, loop)):
+            continue  # stored only when a segment ends: a segmented reduction, not a running prefix
         value = (
             sub.args[1]
             if len(sub.args) > 1

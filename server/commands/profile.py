@@ -19,6 +19,7 @@ from typing import Any
 from ...analysis import devices, profiling
 from ...analysis.findings import Finding
 from ...analysis.profiling_ncu import NcuParseError, parse_source_csv
+from ..launch_store import keep_profiled_launches
 from ..source_files import read_python_source
 
 BACKEND_CHOICES = ("cuda", "npu", "interpret")
@@ -192,6 +193,7 @@ def run(args: argparse.Namespace) -> int:
             _attach_saved_ncu(result, Path(args.from_json).parent)
         else:
             result = run_profile(args, harness_spec(path, source, args.harness, argv))
+            keep_profiled_launches(str(path), result)  # levels 3-4 use the real launches from now on
     except (OSError, ValueError) as exc:
         print(f"tritonlens profile: cannot read {args.from_json}: {exc}", file=sys.stderr)
         return 2

@@ -178,3 +178,24 @@ def test_record_through_a_remote_runner(
         remote_copy / "pkg" / "kern.py"
     )  # sandbox paths mapped back to the workspace
     assert launch["signature"]["x_ptr"] == "*fp16"
+
+
+def test_profiling_a_kernelbench_file_records_its_launches_by_itself(tmp_path: Path, capsys) -> None:
+    import shutil
+
+    from tritonlens.server.cli import main
+
+    try:
+        find_environment("cuda")
+    except EnvironmentUnavailable as exc:
+        pytest.skip(str(exc))
+    source = Path(__file__).resolve().parents[1] / "fixtures" / "run" / "kb_add.py"
+    if not source.exists():
+        pytest.skip("no KernelBench fixture")
+    (tmp_path / "pyproject.toml").write_text("")
+    copy = tmp_path / "kb_add.py"
+    shutil.copy(source, copy)
+    assert main(["profile", str(copy), "--backend", "interpret", "--format", "json"]) == 0
+    capsys.readouterr()
+    stored = recorded_for(str(copy), copy.read_text())
+    assert stored and all(x["file"] == str(copy) for x in stored)

@@ -100,6 +100,11 @@ def test_rewrites_stay_correct(rewrites: dict[str, str], tmp_path) -> None:
     check_correct({"orig_row_stats": ROW_STATS, **rewrites}, tmp_path)
 
 
+def test_integer_accumulator_stays_integer() -> None:
+    counting = SUM_AUG.replace("acc = 0.0", "acc = 0")
+    assert "acc = tl.zeros([BLOCK_SIZE], dtype=tl.int32)" in rewrite("vector-accumulator", counting, "sum_kernel")[0].source
+
+
 def test_declines_when_accumulator_is_read_in_the_loop() -> None:
     source = SUM_AUG.replace("        acc += tl.sum(", "        tl.store(out_ptr + row, acc)\n        acc += tl.sum(")
     assert "used elsewhere" in declined("vector-accumulator", source, "sum_kernel")

@@ -29,3 +29,9 @@ def test_tl135_silent_for_reciprocal_multiply_scalar_math_and_index_division() -
     assert not of(NORM.replace("x / rms", "x / (x + 1.0)"), "TL135")
     index = NORM.replace("x / rms", "(offs / n).to(tl.float32)")
     assert not of(index, "TL135")
+
+
+def test_tl135_silent_for_means_and_quantization_scales() -> None:
+    assert not of(NORM.replace("x / rms", "x / n"), "TL135")  # averaging by a size
+    quant = NORM.replace("x / rms", "(x / rms).to(tl.float8e4nv)")
+    assert not of(quant, "TL135")

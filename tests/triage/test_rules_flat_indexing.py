@@ -83,4 +83,12 @@ def test_tl131_silent_for_row_access_and_stride_arguments() -> None:
         tl.store(x_ptr + r[:, None] * n_cols + c[None, :], x, mask=mask)
     """
     assert not of(two_d, "TL131")
-    assert of(two_d.replace("r[:, None] * n_cols + c[None, :]", "c[None, :] * n_rows + r[:, None]"), "TL131")
+    # A column-major 2-D tile: r is contiguous, and Triton's coalescing pass lays the tile out along it.
+    assert not of(two_d.replace("r[:, None] * n_cols + c[None, :]", "c[None, :] * n_rows + r[:, None]"), "TL131")
+    # A recovered index (`head * size + i % size`) and a diagonal (`rows * n + rows`) are not a column walk.
+    recovered = COLUMN.replace(
+        "    x = tl.load(x_ptr + rows * n_cols + col,",
+        "    h = rows // n_cols\n    o = rows % n_cols\n    x = tl.load(x_ptr + h * n_cols + o,",
+    )
+    assert "h * n_cols" in recovered
+    assert not of(recovered, "TL131")

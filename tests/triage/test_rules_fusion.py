@@ -57,3 +57,30 @@ def test_tl128_silent_when_the_intermediate_is_returned_or_not_allocated_here() 
     # Independent launches (no tensor flows from one to the other).
     independent = CHAIN.replace("relu[grid](tmp, out, n, BLOCK=1024)", "relu[grid](x, out, n, BLOCK=1024)")
     assert not of(independent, "TL128")
+
+
+def test_tl128_silent_for_different_grids_branches_and_host_use_between() -> None:
+    # A per-block partial then a one-program final reduction: the split needs the grid-wide sync.
+    two_stage = CHAIN.replace("relu[grid](tmp, out, n, BLOCK=1024)", "relu[(1,)](tmp, out, n, BLOCK=1024)")
+    assert not of(two_stage, "TL128")
+    branches = CHAIN.replace(
+        "    bias_add[grid](x, b, tmp, n, BLOCK=1024)\n    relu[grid](tmp, out, n, BLOCK=1024)\n",
+        "    if n > 4:\n        bias_add[grid](x, b, tmp, n, BLOCK=1024)\n    else:\n        relu[grid](tmp, out, n, BLOCK=1024)\n",
+    )
+    assert not of(branches, "TL128")
+    host_use = CHAIN.replace(
+        "    relu[grid](tmp, out, n, BLOCK=1024)\n",
+        "    torch.cumsum(tmp, 0, out=tmp)\n    relu[grid](tmp, out, n, BLOCK=1024)\n",
+    )
+    assert not of(host_use, "TL128")
+
+
+def test_tl128_silent_when_the_consumer_reads_the_whole_intermediate_in_a_loop() -> None:
+    looped = CHAIN.replace(
+        "    tl.store(out_ptr + offs, tl.maximum(tl.load(x_ptr + offs, mask=mask), 0.0), mask=mask)",
+        "    acc = tl.zeros([BLOCK], tl.float32)\n"
+        "    for i in range(0, n, BLOCK):\n"
+        "        acc += tl.load(x_ptr + i + tl.arange(0, BLOCK))\n"
+        "    tl.store(out_ptr + offs, acc, mask=mask)",
+    )
+    assert not of(looped, "TL128")

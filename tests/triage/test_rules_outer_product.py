@@ -35,3 +35,36 @@ def test_tl133_silent_for_dot_kernels_rescales_and_index_products() -> None:
         "acc += a[:, None] * b[None, :]", "acc += (rm[:, None] * rn[None, :]).to(tl.float32)"
     )
     assert not of(index, "TL133")
+
+
+GEMV = """
+import triton
+import triton.language as tl
+
+@triton.jit
+def attn(q_ptr, k_ptr, w_ptr, o_ptr, n, D: tl.constexpr, BN: tl.constexpr):
+    d = tl.arange(0, D)
+    q = tl.load(q_ptr + tl.program_id(0) * D + d)
+    acc = 0.0
+    for start in range(0, n, BN):
+        keys = start + tl.arange(0, BN)
+        k = tl.load(k_ptr + keys[:, None] * D + d[None, :])
+        s = tl.sum(q[None, :] * k, axis=1)
+        acc += tl.sum(s, axis=0)
+    tl.store(o_ptr + tl.program_id(0), acc)
+"""
+
+
+def test_tl133_fires_on_a_query_vector_summed_against_key_tiles() -> None:
+    (f,) = of(GEMV, "TL133")
+    assert f.span == locate(GEMV, "tl.sum(q[None, :] * k, axis=1)")
+    assert f.data["form"] == "broadcast-sum"
+
+
+def test_tl133_silent_for_a_weight_vector_loaded_per_step() -> None:
+    # A top-k combine: a small weight vector loaded in the loop, too thin for tl.dot.
+    combine = GEMV.replace(
+        "s = tl.sum(q[None, :] * k, axis=1)",
+        "w = tl.load(w_ptr + keys)\n        s = tl.sum(k * w[:, None], axis=0)",
+    )
+    assert not of(combine, "TL133")

@@ -114,3 +114,19 @@ def test_tl134_silent_for_reductions_block_scans_and_cumsum() -> None:
     # A store of a value that is not the running total (a copy loop with a counter).
     copy = SCAN.replace("tl.store(y_ptr + row * n + i, total)", "tl.store(y_ptr + row * n + i, v)")
     assert not of(copy, "TL134")
+
+
+def test_tl134_silent_for_a_segmented_sum_stored_when_the_segment_ends() -> None:
+    segmented = SCAN.replace(
+        "        tl.store(y_ptr + row * n + i, total)",
+        "        if v > 0:\n            tl.store(y_ptr + row * n + i, total)\n            total = 0.0",
+    )
+    assert not of(segmented, "TL134")
+
+
+def test_tl125_silent_for_a_tile_reduced_along_one_axis() -> None:
+    tile = DOT_LOOP.replace(
+        "        acc += tl.sum(x * y, axis=0)",
+        "        t = tl.load(x_ptr + offs[:, None] * n + offs[None, :])\n        acc += tl.sum(t, axis=1)",
+    )
+    assert not of(tile, "TL125")

@@ -14,7 +14,15 @@ from __future__ import annotations
 import ast
 
 from ...devices import DEVICES
-from ..recipe_kit import Decline, KernelSource, SourceRecipe, append_argument, finish, grid_node
+from ..recipe_kit import (
+    Decline,
+    KernelSource,
+    SourceRecipe,
+    append_argument,
+    finish,
+    grid_node,
+    launches_for_new_parameter,
+)
 from ..source_edit import Edit, reindent
 
 
@@ -40,11 +48,7 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
     if any(isinstance(n, ast.Return) for n in ast.walk(fn)) or any(ks.is_tl(n, "num_programs") for n in ast.walk(fn)):
         raise Decline("the kernel returns early or reads tl.num_programs")
     args = fn.args
-    if args.defaults or args.kw_defaults or args.vararg or args.kwarg or args.kwonlyargs:
-        raise Decline("the kernel has defaulted, keyword-only or variadic parameters")
-    sites = ks.launches()
-    if not sites:
-        raise Decline("no launch of the kernel in this file")
+    sites = launches_for_new_parameter(ks)
     cores, where = _cores(ks)
     tiles, tile = ks.fresh("n_tiles"), ks.fresh("tile")
     edits: list[Edit] = []

@@ -26,6 +26,7 @@ from ..recipe_kit import (
     finish,
     grid_node,
     imported_as,
+    launches_for_new_parameter,
     literal_init,
     loaded_names,
     previous_assignment,
@@ -90,11 +91,7 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
         if isinstance(ks.parent(node), ast.Subscript):
             raise Decline(f"line {node.lineno}: the kernel already works on 2D tiles")
     args = fn.args
-    if args.defaults or args.kw_defaults or args.vararg or args.kwarg or args.kwonlyargs:
-        raise Decline("the kernel has defaulted, keyword-only or variadic parameters")
-    sites = ks.launches()
-    if not sites:
-        raise Decline("no launch of the kernel in this file")
+    sites = launches_for_new_parameter(ks)
     triton = imported_as(ks, "triton")
     grids = []
     for site in sites:

@@ -82,10 +82,13 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
                 continue
             size = block_size_text(ks, size)
             value = literal_init(init.value)
+            # an int literal keeps integer accumulation (a count stays exact)
+            exact = isinstance(init.value, ast.Constant) and type(init.value.value) is int
+            dtype = ks.tl("int32" if exact else "float32")
             if value == 0.0:
-                new_init = f"{ks.tl('zeros')}([{size}], dtype={ks.tl('float32')})"
+                new_init = f"{ks.tl('zeros')}([{size}], dtype={dtype})"
             else:
-                new_init = f"{ks.tl('full')}([{size}], {ks.segment(init.value)}, dtype={ks.tl('float32')})"
+                new_init = f"{ks.tl('full')}([{size}], {ks.segment(init.value)}, dtype={dtype})"
             edits.append(ks.text.replace(init.value, new_init))
             operand = ks.segment(call.args[0])
             edits.append(ks.text.replace(call, operand if isinstance(stmt, ast.AugAssign) else paren(operand)))
