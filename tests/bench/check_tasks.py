@@ -1,7 +1,7 @@
 """Check bench tasks on the CPU: each ModelNew against its Model on the task's smallest TEST_SHAPES entry.
 
 Run under the CUDA runner environment's Python with TRITON_INTERPRET=1 (tests/bench/test_tasks_correct.py does):
-    TRITON_INTERPRET=1 .envs/cuda/bin/python tests/bench/check_tasks.py bench/a.py bench/b.py ...
+    TRITON_INTERPRET=1 .envs/cuda/bin/python tests/bench/check_tasks.py [--all-shapes] bench/a.py bench/b.py ...
 Prints one JSON object per task. Reuses the runner worker's size overrides, tolerances and poisoned allocations
 (stdlib + torch + triton only, as a worker is), so this checks what `tritonlens bench` verification checks.
 """
@@ -46,22 +46,28 @@ def form_problems(path: Path, module) -> list[str]:
     return problems
 
 
-def check(path: Path) -> dict:
+def check(path: Path, which: str = "smallest") -> list[dict]:
+    """One result per shape checked: the smallest TEST_SHAPES entry, or every entry (which="all")."""
+    spec = importlib.util.spec_from_file_location(f"bench_task_{abs(hash(str(path)))}", path)
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        return [{"task": str(path), "passed": False, "reason": f"cannot import: {type(exc).__name__}: {exc}"}]
+    problems = form_problems(path, module)
+    if problems:
+        return [{"task": str(path), "passed": False, "reason": "; ".join(problems)}]
+    shapes = module.TEST_SHAPES if which == "all" else [smallest(module.TEST_SHAPES)]
+    return [check_shape(path, module, shape) for shape in shapes]
+
+
+def check_shape(path: Path, module, shape: dict) -> dict:
     import torch
 
     started = time.perf_counter()
-    result = {"task": str(path), "passed": False, "reason": ""}
+    result = {"task": str(path), "shape": shape, "passed": False, "reason": ""}
     try:
-        spec = importlib.util.spec_from_file_location(f"bench_task_{abs(hash(str(path)))}", path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        problems = form_problems(path, module)
-        if problems:
-            result["reason"] = "; ".join(problems)
-            return result
-        shape = smallest(module.TEST_SHAPES)
         apply_overrides([module], shape)
-        result["shape"] = shape
         torch.manual_seed(SEED)
         init = module.get_init_inputs()
         torch.manual_seed(SEED)
@@ -84,7 +90,8 @@ def check(path: Path) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    results = [check(Path(p)) for p in argv]
+    which = "all" if "--all-shapes" in argv else "smallest"
+    results = [r for p in argv if p != "--all-shapes" for r in check(Path(p), which)]
     for r in results:
         print(json.dumps(r), flush=True)
     return 0 if results and all(r["passed"] for r in results) else 1
