@@ -51,6 +51,18 @@ class CompileRequest:
 
     def validate(self) -> None:
         check_files(self.files)
+        if not isinstance(self.signature, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in self.signature.items()
+        ):
+            raise ProtocolError("signature must map argument names to type strings")
+        if not isinstance(self.divisibility, list) or not all(isinstance(d, str) for d in self.divisibility):
+            raise ProtocolError("divisibility must be a list of argument names")
+        for what in ("constants", "options"):
+            value = getattr(self, what)
+            if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+                raise ProtocolError(f"{what} must be an object keyed by names")
+        if not isinstance(self.kernel, str) or not isinstance(self.target, str):
+            raise ProtocolError("kernel and target must be text")
         if not self.kernel.isidentifier():
             raise ProtocolError(f"kernel {self.kernel!r} is not an identifier")
         if self.target not in CUDA_TARGETS and self.target not in ASCEND_TARGETS:

@@ -67,8 +67,15 @@ class OptimizeService:
 
     def _llm(self, uri: str) -> Any:
         settings = self.server.config.for_uri(uri).extra.get("llm") or {}
-        base_url = settings.get("endpoint") or settings.get("baseUrl")
-        return llm_proposer(base_url, settings.get("model"), api_key_env=settings.get("apiKeyEnv"))
+        base_url = settings.get("baseUrl") or settings.get("endpoint")
+        try:
+            return llm_proposer(
+                base_url, settings.get("model"), api_key_env=settings.get("apiKeyEnv"),
+                token_budget=settings.get("tokenBudget"), timeout_s=settings.get("timeoutSeconds"),
+            )
+        except ValueError as exc:  # a missing key variable or a bad number: said once, recipes still run
+            self.server.show_once(f"tritonlens.llm: {exc}; optimizing without the LLM")
+            return None
 
     async def optimize(self, uri: str, kernel: str | None, progress: Any) -> dict[str, Any]:
         doc = await self.server.current(uri)

@@ -109,7 +109,11 @@ def run(args: argparse.Namespace) -> int:
     except RuntimeError as exc:
         print(f"tritonlens bench: {exc}", file=sys.stderr)
         return 2
-    llm = llm_proposer(args.llm_base_url, args.llm_model, api_key_env=args.llm_api_key_env)
+    try:
+        llm = llm_proposer(args.llm_base_url, args.llm_model, api_key_env=args.llm_api_key_env)
+    except ValueError as exc:
+        print(f"tritonlens bench: LLM proposer: {exc}", file=sys.stderr)
+        return 2
     options = BenchOptions(backend=args.backend, target=args.target, budget=budget, repeats=args.repeats,
                            rep_ms=args.rep_ms, compiled_reference=not args.no_torch_compile)
 

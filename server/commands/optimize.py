@@ -40,6 +40,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--llm-base-url", metavar="URL", help="OpenAI-compatible endpoint for the LLM proposer")
     p.add_argument("--llm-model", metavar="M", help="model name for the LLM proposer")
     p.add_argument("--llm-api-key-env", metavar="VAR", help="environment variable holding the LLM API key")
+    p.add_argument("--llm-token-budget", metavar="N", type=int,
+                   help="stop asking the LLM once the server reports this many tokens used (default 200000)")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--report", metavar="DIR", help="write optimize-report.md and optimize-report.json there")
     p.add_argument("--apply", action="store_true", help="write each file's verified faster final text into it")
@@ -71,13 +73,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"tritonlens optimize: {problem}", file=sys.stderr)
     if not files:
         return 2
+    notes: list[str] = []
+    try:
+        llm = llm_proposer(args.llm_base_url, args.llm_model, api_key_env=args.llm_api_key_env,
+                           token_budget=args.llm_token_budget)
+    except ValueError as exc:
+        print(f"tritonlens optimize: LLM proposer: {exc}", file=sys.stderr)
+        return 2
     try:
         runner = make_runner(args.runner, args.token_env, args.token_file, cache=True, workers=WORKERS)
     except RuntimeError as exc:
         print(f"tritonlens optimize: {exc}", file=sys.stderr)
         return 2
-    notes: list[str] = []
-    llm = llm_proposer(args.llm_base_url, args.llm_model, api_key_env=args.llm_api_key_env)
     if (args.llm_base_url or args.llm_model) and llm is None:
         notes.append(
             "the LLM proposer is not part of this build (or needs both --llm-base-url and --llm-model): "

@@ -19,6 +19,20 @@ CATEGORIES = {
 }
 
 
+def _int_value(node: ast.AST) -> int | None:
+    """The value of an integer literal or of integer arithmetic on literals (`64 * 1024 * 1024`)."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub | ast.Mult | ast.FloorDiv | ast.Pow | ast.LShift):
+        left, right = _int_value(node.left), _int_value(node.right)
+        if left is None or right is None:
+            return None
+        ops = {ast.Add: int.__add__, ast.Sub: int.__sub__, ast.Mult: int.__mul__, ast.FloorDiv: int.__floordiv__,
+               ast.Pow: int.__pow__, ast.LShift: int.__lshift__}
+        return ops[type(node.op)](left, right)
+    return None
+
+
 def test_bench_covers_every_category() -> None:
     assert len(BENCH) >= 12
     assert CATEGORIES <= {p.parent.name for p in BENCH}
@@ -38,8 +52,9 @@ def test_task_form(path: Path) -> None:
     assert len(shapes) >= 2
     # the benchmark shape (the module globals the tests override) is larger than every test shape
     sizes = {
-        n.targets[0].id: n.value.value for n in tree.body
-        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant) and isinstance(n.value.value, int)
+        n.targets[0].id: value for n in tree.body
+        if isinstance(n, ast.Assign) and isinstance(n.targets[0], ast.Name)
+        and isinstance(value := _int_value(n.value), int)
     }
     for shape in shapes:
         assert set(shape) <= set(sizes)

@@ -126,3 +126,41 @@ def test_worker_reports_missing_job_handlers_clearly(tmp_path: Path) -> None:
     assert "worker/run_job.py is missing" in replies[0]["error"]["message"]
     assert "worker/compile_cuda.py is missing" in replies[1]["error"]["message"]
     assert "worker/compile_ascend.py is missing" in replies[2]["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    "field",
+    [
+        {"divisibility": [None, True]},  # found by the payload fuzz: sorted() of mixed types raised TypeError
+        {"divisibility": [["x"]]},  # unhashable: set() raised TypeError
+        {"signature": {"x": ["i32"]}},
+        {"constants": [1, 2]},
+        {"options": {1: 2}},
+    ],
+)
+def test_compile_payload_types_are_protocol_errors(field) -> None:
+    from tritonlens.ascend_runner.protocol import compile_request_from
+
+    raw = {"source": "", "path": "p.py", "kernel": "k", "signature": {"x": "i32"}, **field}
+    with pytest.raises(ProtocolError):
+        compile_request_from(raw)
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"timing": {"rep_ms": float("nan")}},
+        {"timing": {"warmup_ms": "10"}},
+        {"max_launches": 1.5},
+        {"seed": float("inf")},
+        {"ncu_timeout_s": float("inf")},
+        {"artifacts_dir": 3},
+        {"replay": {"snapshot": None}},
+        {"files": {"a.py": 1}},
+    ],
+)
+def test_run_payload_numbers_and_types_are_protocol_errors(payload) -> None:
+    from tritonlens.ascend_runner.protocol import profile_request_from
+
+    with pytest.raises(ProtocolError):
+        profile_request_from({"harness": {"mode": "script", "path": "k.py"}, **payload})

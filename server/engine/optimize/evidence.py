@@ -71,8 +71,27 @@ def _profile(source: str, path: str, runner: Any, backend: str, ev: Evidence) ->
     report = profiling.analyze_run(result, devices.from_runner(result.get("device") or {}), source=source, path=path)
     ev.findings.extend(report.findings)
     ev.notes.extend(report.notes)
+    ev.roofline.extend(roofline_rows(report))
+
+
+def roofline_rows(report: Any) -> list[dict[str, Any]]:
+    """Per launch of a profiling report: kernel, time, bound and the fraction of the binding roof reached."""
+    rows = []
     for la in report.launches:
         fraction = max((x for x in (la.bandwidth_fraction, la.compute_fraction) if x is not None), default=None)
-        ev.roofline.append(
-            {"kernel": la.kernel, "time_ms": la.time_ms, "bound": la.bound, "roofline_fraction": fraction}
-        )
+        rows.append({"kernel": la.kernel, "time_ms": la.time_ms, "bound": la.bound, "roofline_fraction": fraction})
+    return rows
+
+
+def roofline_of(profile: dict[str, Any] | None, source: str, path: str) -> list[dict[str, Any]]:
+    """roofline_rows for a RunResult dict already collected (what a proposer sees in RecipeContext.profile)."""
+    if not profile:
+        return []
+    from ....analysis import devices, profiling
+
+    try:
+        report = profiling.analyze_run(profile, devices.from_runner(profile.get("device") or {}), source=source,
+                                       path=path)
+    except Exception:  # a malformed profile only loses the roofline lines of the prompt
+        return []
+    return roofline_rows(report)

@@ -183,6 +183,7 @@ def optimize_source(
         out.evidence_after = collect(current, path, options.target, runner, backend=options.backend,
                                      cancel=cancel, profile=options.profile)
     out.declined = [d for p in proposers for d in getattr(p, "declined", [])]
+    out.notes.extend(n for p in proposers if callable(getattr(p, "notes", None)) for n in p.notes())
     out.elapsed_s = time.monotonic() - started
     return out
 
