@@ -6,8 +6,8 @@ computed in codeAction/resolve against the exact version that was verified (drop
 annotated so the editor previews it. The kernel's hover shows the verification record; `tritonlens/candidate`
 returns a candidate's full text and diff (for a diff view). The server never writes files.
 
-Settings: `tritonlens.optimizeBudget` ("candidates=N,rounds=N,seconds=S"), `tritonlens.llm` {endpoint, model,
-apiKeyEnv} for the LLM proposer when it is installed; runner and backend as for profiling (profile_lsp).
+Settings: `tritonlens.optimizeBudget` ("candidates=N,rounds=N,seconds=S"), `tritonlens.llm` {baseUrl|endpoint,
+model, apiKeyEnv, tokenBudget, timeoutSeconds} for the LLM proposer (engine/optimize/llm.py, the CLI's); runner and backend as for profiling (profile_lsp).
 """
 
 from __future__ import annotations
