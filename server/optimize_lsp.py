@@ -169,7 +169,7 @@ def _shape(stored: Stored) -> str:
 
 
 def code_actions(service: OptimizeService, ls: Any, doc: Any, rng: types.Range) -> list[types.CodeAction]:
-    from .lsp_convert import to_diagnostic
+    from .lsp_convert import plain_text, to_diagnostic
     from .lsp_features import lines_for
 
     stored = service.stored(doc)
@@ -191,7 +191,7 @@ def code_actions(service: OptimizeService, ls: Any, doc: Any, rng: types.Range) 
             continue
         quick = bool(resolved) and not offer.whole
         action = types.CodeAction(
-            title=action_title(offer, _shape(stored)),
+            title=plain_text(action_title(offer, _shape(stored))),
             kind=types.CodeActionKind.QuickFix if quick else types.CodeActionKind.RefactorRewrite,
             diagnostics=[to_diagnostic(f, lines, doc.uri, doc.analysis.version) for f in resolved] or None,
             is_preferred=quick and offer.timed,
