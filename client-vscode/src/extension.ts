@@ -78,6 +78,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<Triton
   };
 
   const middleware: Middleware = {
+    // The Kernels view shows the same findings as Problems: refresh it whenever diagnostics arrive, not on save.
+    handleDiagnostics: (uri, diagnostics, next) => {
+      next(uri, diagnostics);
+      kernels.refreshSoon();
+    },
     provideHover: async (document, position, token, next) =>
       trustHover(await next(document, position, token), trustedCommands([...advertised, ...CLIENT_COMMANDS, ...SERVER_COMMANDS])),
     provideCodeActions: async (document, range, ctx, token, next) => {
