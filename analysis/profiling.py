@@ -17,6 +17,7 @@ from typing import Any
 from .devices import DeviceSpec
 from .findings import Evidence, Finding, Severity, Span
 from .persistent import persistent_kernels
+from .profiling_flops import ncu_fp32_flops
 from .profiling_ncu import NcuSourceView
 from .profiling_roofline import _finding, compute_ceiling, ir_flops, roofline_findings
 from .source_lines import source_lines as split_source_lines
@@ -185,6 +186,13 @@ def analyze_launch(rec: dict[str, Any], device: DeviceSpec | None, timing_meanin
             la.notes.append(f"FLOPs are a lower bound: loop trip counts unknown ({'; '.join(counted.unknown_loops[:2])})")
     elif flops_dtype:
         la.flop_source, la.tensor_cores = "arguments", True
+    elif rec.get("ncu_fp32_flops"):
+        la.flops, la.flop_source, la.tensor_cores = float(rec["ncu_fp32_flops"]), "ncu", False
+    if counted is not None and rec.get("ncu_fp32_flops"):
+        la.notes.append(
+            f"Nsight Compute counted {rec['ncu_fp32_flops']:,.0f} FP32 FLOPs (FMA x2 + other FP32, 32 lanes per "
+            f"warp instruction); the IR count is {la.flops or 0:,.0f}"
+        )
     if rec.get("uses_dot") and not flops_dtype and counted is None:
         la.notes.append("tl.dot kernel, but no matmul-shaped tensor arguments: FLOPs not derived")
     if device is None:
@@ -198,6 +206,8 @@ def analyze_launch(rec: dict[str, Any], device: DeviceSpec | None, timing_meanin
     rate = device.rate(flops_dtype[1]) if flops_dtype else None
     if counted is not None:
         rate = compute_ceiling(device, counted)
+    elif la.flop_source == "ncu":
+        rate = device.rates.get("fp32")
     la.flop_ceiling = rate.label() if rate else None
     mem_floor = la.bytes_moved / bw * 1e3 if la.bytes_moved else 0.0
     flop_floor = la.flops / (rate.value * 1e12) * 1e3 if la.flops and rate else 0.0
@@ -490,7 +500,14 @@ def analyze_run(
 
     `source`/`path`: the user's text and file name, for spans and to select ncu lines of that file."""
     meaningful = bool(result.get("timing_meaningful", True))
-    launches = [analyze_launch(rec, device, meaningful) for rec in result.get("launches") or []]
+    records = [dict(rec) for rec in result.get("launches") or []]
+    ncu_raw = result.get("ncu") or {}
+    if isinstance(ncu_raw.get("details"), str):  # Nsight Compute's FP32 instruction counts for its launch
+        counted = ncu_fp32_flops(ncu_raw["details"])
+        for rec in records:
+            if counted and rec.get("index", 0) == ncu_raw.get("launch", 0):
+                rec["ncu_fp32_flops"] = counted
+    launches = [analyze_launch(rec, device, meaningful) for rec in records]
     source_lines = split_source_lines(source) if source is not None else None
     persistent = persistent_kernels(source) if source is not None else set()
     for la in launches:

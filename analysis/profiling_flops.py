@@ -214,3 +214,18 @@ def kernel_params(ir: str) -> list[str]:
     constexprs are not among them)."""
     head = next((line for line in ir.splitlines() if "tt.func" in line), "")
     return [m.group(1) for m in _ARG.finditer(head)]
+
+
+_NCU_FP32 = re.compile(r"executes ([\d,]+) fused and ([\d,]+) non-fused FP32 instructions")
+
+
+def ncu_fp32_flops(details: str) -> float | None:
+    """FP32 FLOPs of a launch from Nsight Compute's details page: its FP32 instruction rule reports warp-level
+    fused (FMA: 2 FLOPs) and non-fused (1 FLOP) instruction counts; 32 lanes per warp instruction (an upper bound
+    when lanes are predicated off). None when the page has no such line (the rule prints it only when some FP32
+    instructions are not fused)."""
+    m = _NCU_FP32.search(" ".join(details.split()))
+    if not m:
+        return None
+    fused, plain = (int(g.replace(",", "")) for g in m.groups())
+    return (2.0 * fused + plain) * 32

@@ -6,6 +6,7 @@ client offered another), so columns are converted against the line's text.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from lsprotocol import types
@@ -16,6 +17,8 @@ from ..analysis.source_lines import LINE_BREAK
 from .documents import finding_key
 
 SOURCE = "tritonlens"
+_UTF32 = types.PositionEncodingKind.Utf32.value
+_UTF8 = types.PositionEncodingKind.Utf8.value
 
 
 class LineText:
@@ -25,10 +28,15 @@ class LineText:
         self.lines = LINE_BREAK.split(text)  # LSP's lines: "\r\n", "\r" or "\n", nothing else
         self.encoding = str(getattr(encoding, "value", encoding))  # "utf-8" | "utf-16" | "utf-32"
 
+        # Compared once here: reading an enum member's `.value` per position was most of a large codeLens reply.
+        self._utf32 = self.encoding == _UTF32
+        self._utf8 = self.encoding == _UTF8
+        self._ranges: dict[tuple[int, int, int, int], types.Range] = {}
+
     def _units(self, s: str) -> int:
-        if self.encoding == types.PositionEncodingKind.Utf32.value:
+        if self._utf32 or s.isascii():
             return len(s)
-        if self.encoding == types.PositionEncodingKind.Utf8.value:
+        if self._utf8:
             return len(s.encode("utf-8", "surrogatepass"))
         return len(s.encode("utf-16-le", "surrogatepass")) // 2
 
@@ -47,7 +55,7 @@ class LineText:
     def from_lsp(self, pos: types.Position) -> tuple[int, int]:
         """LSP position -> (1-based line, character column)."""
         text = self._line(pos.line)
-        if self.encoding == types.PositionEncodingKind.Utf32.value:
+        if self._utf32:
             return pos.line + 1, min(pos.character, len(text))
         units = 0
         for i, ch in enumerate(text):
@@ -57,7 +65,13 @@ class LineText:
         return pos.line + 1, len(text)
 
     def range(self, span: Span) -> types.Range:
-        return types.Range(self.to_lsp(span.line, span.col), self.to_lsp(span.end_line, span.end_col))
+        # Memoised: every lens provider asks for the range of the same kernel name.
+        key = (span.line, span.col, span.end_line, span.end_col)
+        found = self._ranges.get(key)
+        if found is None:
+            found = types.Range(self.to_lsp(span.line, span.col), self.to_lsp(span.end_line, span.end_col))
+            self._ranges[key] = found
+        return found
 
 
 def _code_description(code: str) -> types.CodeDescription | None:
@@ -70,6 +84,19 @@ def _code_description(code: str) -> types.CodeDescription | None:
     return None
 
 
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+_EMPHASIS = re.compile(r"(\*\*|__)(.+?)\1")
+
+
+def plain_text(markdown: str) -> str:
+    """Findings are written in Markdown for hovers; Problems, code action titles and the Kernels view show text
+    verbatim, so code spans, links and bold become their plain text there."""
+    text = _CODE_SPAN.sub(lambda m: m.group(2).strip(), markdown)
+    text = _LINK.sub(r"\1", text)
+    return _EMPHASIS.sub(r"\2", text)
+
+
 def to_diagnostic(f: Finding, lines: LineText, uri: str, version: int) -> types.Diagnostic:
     # `data` carries what code actions need, so they can be listed without recomputing anything.
     data: dict[str, Any] = {"uri": uri, "version": version, "key": finding_key(f), "level": int(f.level)}
@@ -79,7 +106,7 @@ def to_diagnostic(f: Finding, lines: LineText, uri: str, version: int) -> types.
         data["fix"] = f.fix.title
     return types.Diagnostic(
         range=lines.range(f.span),
-        message=f.message,
+        message=plain_text(f.message),
         severity=types.DiagnosticSeverity(int(f.severity)),
         code=f.code,
         code_description=_code_description(f.code),

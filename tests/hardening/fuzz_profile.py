@@ -1,5 +1,6 @@
 """Sizes of the fuzz suites: a CI profile (the default, well under 3 minutes on 2 cores) and a long one run by
-hand with TRITONLENS_FUZZ=long (at least 10,000 cases per suite; see docs/hardening.md for its last numbers)."""
+hand with TRITONLENS_FUZZ=long: 10,000 sources; 500 LSP sequences, which write over 10,000 frames (see
+docs/hardening.md for the last numbers)."""
 
 from __future__ import annotations
 

@@ -42,6 +42,7 @@ class RawServer:
         self.received: list[dict[str, Any]] = []
         self._lock = threading.Condition()
         self._ids = 1000
+        self.writes = 0  # frames (and garbage chunks) written
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -69,6 +70,7 @@ class RawServer:
         assert self.proc.stdin is not None
         self.proc.stdin.write(data)
         self.proc.stdin.flush()
+        self.writes += 1
 
     def send(self, message: dict[str, Any], style: str = "standard") -> None:
         self.write(frame(message, style))

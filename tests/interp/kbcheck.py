@@ -29,6 +29,10 @@ def load(path: str, index: int):
 
 
 def compare(expected, actual) -> float:
+    if isinstance(expected, tuple | list):  # several outputs: each is compared
+        if not isinstance(actual, tuple | list) or len(actual) != len(expected):
+            raise AssertionError(f"{type(actual).__name__} output where {len(expected)} outputs are expected")
+        return max((compare(e, a) for e, a in zip(expected, actual, strict=True)), default=0.0)
     expected, actual = torch.as_tensor(expected), torch.as_tensor(actual)
     if expected.shape != actual.shape:
         raise AssertionError(f"shape {tuple(actual.shape)} != expected {tuple(expected.shape)}")

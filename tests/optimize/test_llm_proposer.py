@@ -196,7 +196,7 @@ def test_gate_accepts_the_good_reply_and_rejects_broken_and_wrong(server, runner
     v2 = gate.check(SOURCE, wrong).verdict
     assert not v2.accepted and v2.stage == "correctness", v2
 
-    server.script = [Scripted(GOOD)]
+    server.script = [Scripted("I refuse the format."), Scripted(GOOD)]
     options = OptimizeOptions(target="sm_90", backend="interpret", budget=Budget(candidates=2, rounds=1))
     result = optimize_source(SOURCE, str(FIXTURE), runner, options, [proposer(server, key_env)[0]])
     assert [(s.candidate.origin, s.verdict.accepted) for s in result.offered] == [("llm", True)]
@@ -204,3 +204,35 @@ def test_gate_accepts_the_good_reply_and_rejects_broken_and_wrong(server, runner
     assert action_title(offer, "N=4096").startswith("[LLM] Apply verified-correct rewrite")
     text = json.dumps(to_dict(result)) + to_markdown(result)
     assert "test-model" in text and KEY not in text
+    assert "reply rejected: off-format" in text  # the declined reply is shown in the report
+    assert any("LLM test-model: 2 replies, 2000 of 200000 tokens" in n for n in result.notes)
+
+
+def test_editor_settings_use_the_same_proposer(server, key_env, monkeypatch):
+    """tritonlens.llm {baseUrl|endpoint, model, apiKeyEnv, tokenBudget} -> the same make_proposer as the CLI."""
+    from types import SimpleNamespace
+
+    from tritonlens.server.optimize_lsp import OptimizeService
+
+    shown: list[str] = []
+    settings: dict = {"endpoint": server.base_url, "model": "m1", "apiKeyEnv": key_env, "tokenBudget": 77}
+    fake = SimpleNamespace(config=SimpleNamespace(for_uri=lambda uri: SimpleNamespace(extra={"llm": settings})),
+                           show_once=shown.append)
+    service = OptimizeService(fake)
+    p = service._llm("file:///k.py")
+    assert p.model == "m1" and p.token_budget == 77 and p.client.settings.base_url == server.base_url
+    monkeypatch.delenv(key_env)
+    assert service._llm("file:///k.py") is None and shown and key_env in shown[0] and KEY not in shown[0]
+    settings.clear()
+    assert service._llm("file:///k.py") is None  # not configured: recipes only, no message
+    assert len(shown) == 1
+
+
+def test_cli_unset_key_variable_is_a_usage_error(server, monkeypatch, capsys):
+    from tritonlens.server.cli import main
+
+    monkeypatch.delenv("TL_UNSET_KEY_VAR", raising=False)
+    code = main(["optimize", str(FIXTURE), "--backend", "interpret", "--llm-base-url", server.base_url,
+                 "--llm-model", "m", "--llm-api-key-env", "TL_UNSET_KEY_VAR"])
+    err = capsys.readouterr().err
+    assert code == 2 and "TL_UNSET_KEY_VAR" in err and "Traceback" not in err and server.requests == []

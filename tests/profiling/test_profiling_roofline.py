@@ -86,3 +86,16 @@ def test_many_tiny_programs_are_named_with_the_numbers(h200):
     assert "262,144 programs" in f.message and "1,024 bytes" in f.message
     bigger = {**rec, "grid": [n // 4096, 1, 1]}
     assert not [f for f in run(h200, bigger).findings if f.code == "TL211"]
+
+
+def test_ncu_fp32_instruction_counts_give_the_flops_when_there_is_no_ir():
+    import json
+
+    run2 = Path(__file__).resolve().parents[2] / "benchmarks" / "gpu" / "results" / "run2"
+    result = json.loads((run2 / "profile_add.json").read_text())
+    result.setdefault("ncu", {})["details"] = (run2 / "ncu_add_details.txt").read_text()
+    spec = devices.from_runner(result["device"], result.get("ceilings"))
+    (la,) = profiling.analyze_run(result, spec).launches
+    # vector add of 2**26 fp32 elements: 2,097,152 non-fused FP32 warp instructions x 32 lanes
+    assert la.flop_source == "ncu" and la.flops == 2**26
+    assert la.bound == "memory" and la.intensity < la.ridge

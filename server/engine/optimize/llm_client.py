@@ -55,13 +55,18 @@ class ChatClient:
             if not value:
                 raise LLMError(f"the environment variable {name} named by apiKeyEnv / --llm-api-key-env is not set")
             self._key = value
-        import openai
 
-        # Local servers often need no key; the SDK insists on one, so a placeholder is sent then.
-        self._client = openai.OpenAI(
-            base_url=self.settings.base_url, api_key=self._key or "no-key", timeout=self.settings.timeout_s,
-            max_retries=0,
-        )
+    def _sdk(self) -> Any:
+        """The SDK client, made on first use (in the optimize worker thread, never on the editor's event loop)."""
+        if self._client is None:
+            import openai
+
+            # Local servers often need no key; the SDK insists on one, so a placeholder is sent then.
+            self._client = openai.OpenAI(
+                base_url=self.settings.base_url, api_key=self._key or "no-key", timeout=self.settings.timeout_s,
+                max_retries=0,
+            )
+        return self._client
 
     def redact(self, text: str) -> str:
         return text.replace(self._key, "***") if len(self._key) >= 4 else text
@@ -72,7 +77,7 @@ class ChatClient:
         s = self.settings
         for attempt in range(s.retries + 1):
             try:
-                resp = self._client.chat.completions.create(
+                resp = self._sdk().chat.completions.create(
                     model=s.model, messages=messages, max_tokens=max_tokens, temperature=s.temperature
                 )
             except openai.RateLimitError as exc:
