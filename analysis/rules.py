@@ -22,6 +22,15 @@ class Rule:
     rationale: str  # Markdown: what is slow, on which hardware, why, what to do
     references: tuple[str, ...] = ()  # docs, tutorials, issues the rule is grounded in
     has_fix: bool = False
+    # Some findings are raised above the rule's usual severity (e.g. TL101 is an error when the kernel cannot compile):
+    # declared here so `tritonlens rules` states every severity the editor may show.
+    escalates_to: Severity | None = None
+    escalation: str = ""  # when it escalates, in words
+
+    @property
+    def max_severity(self) -> Severity:
+        # LSP numbering: ERROR (1) is the most severe, so the most severe is the smaller number
+        return min(self.severity, self.escalates_to or self.severity)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -30,6 +39,8 @@ class Rule:
             "title": self.title,
             "level": int(self.level),
             "severity": self.severity.name.lower(),
+            "max_severity": self.max_severity.name.lower(),
+            "escalation": self.escalation,
             "platforms": list(self.platforms),
             "rationale": self.rationale,
             "references": list(self.references),

@@ -285,6 +285,8 @@ class VerifyRequest:
             raise ProtocolError("verify needs a kernelbench harness (Model, ModelNew, get_inputs, ...)")
         if not self.seeds:
             raise ProtocolError("verify needs at least one seed")
+        if not isinstance(self.shapes, list):
+            raise ProtocolError("shapes must be a list of {'label', 'overrides'}")
         for shape in self.shapes:
             if not isinstance(shape, dict) or not isinstance(shape.get("overrides", {}), dict):
                 raise ProtocolError("each verify shape must be {'label', 'overrides': {GLOBAL: value}}")
@@ -292,8 +294,12 @@ class VerifyRequest:
             repeats = self.interleave.get("repeats", 5) if isinstance(self.interleave, dict) else None
             if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 2:
                 raise ProtocolError("interleave must be {'repeats': an integer >= 2, ...}")
-        if self.baseline_source is not None and not isinstance(self.baseline_source, str):
-            raise ProtocolError("baseline_source must be text")
+        for name in ("baseline_source", "reference_source"):
+            if getattr(self, name, None) is not None and not isinstance(getattr(self, name), str):
+                raise ProtocolError(f"{name} must be text")
+        for name in ("candidate", "reference", "baseline_class"):
+            if not isinstance(getattr(self, name, ""), str):
+                raise ProtocolError(f"{name} must be a class name")
 
 
 @dataclass

@@ -6,6 +6,7 @@ client offered another), so columns are converted against the line's text.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from lsprotocol import types
@@ -83,6 +84,19 @@ def _code_description(code: str) -> types.CodeDescription | None:
     return None
 
 
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+_EMPHASIS = re.compile(r"(\*\*|__)(.+?)\1")
+
+
+def plain_text(markdown: str) -> str:
+    """Findings are written in Markdown for hovers; Problems, code action titles and the Kernels view show text
+    verbatim, so code spans, links and bold become their plain text there."""
+    text = _CODE_SPAN.sub(lambda m: m.group(2).strip(), markdown)
+    text = _LINK.sub(r"\1", text)
+    return _EMPHASIS.sub(r"\2", text)
+
+
 def to_diagnostic(f: Finding, lines: LineText, uri: str, version: int) -> types.Diagnostic:
     # `data` carries what code actions need, so they can be listed without recomputing anything.
     data: dict[str, Any] = {"uri": uri, "version": version, "key": finding_key(f), "level": int(f.level)}
@@ -92,7 +106,7 @@ def to_diagnostic(f: Finding, lines: LineText, uri: str, version: int) -> types.
         data["fix"] = f.fix.title
     return types.Diagnostic(
         range=lines.range(f.span),
-        message=f.message,
+        message=plain_text(f.message),
         severity=types.DiagnosticSeverity(int(f.severity)),
         code=f.code,
         code_description=_code_description(f.code),

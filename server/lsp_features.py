@@ -16,7 +16,7 @@ from pygls.uris import from_fs_path
 
 from ..analysis.findings import Finding
 from .documents import DocState, finding_key
-from .lsp_convert import LineText, to_diagnostic, to_text_edit
+from .lsp_convert import LineText, plain_text, to_diagnostic, to_text_edit
 from .lsp_hover import hover_markdown
 from .lsp_server import TritonLensServer
 from .workspace_index import findings_by_kernel
@@ -86,7 +86,7 @@ def code_actions(server: TritonLensServer, doc: DocState, rng: types.Range) -> l
         if f.fix is None or not _overlaps(f, start, end):
             continue
         action = types.CodeAction(
-            title=f.fix.title,
+            title=plain_text(f.fix.title),
             kind=types.CodeActionKind.QuickFix,
             diagnostics=[to_diagnostic(f, lines, doc.uri, version)],
             is_preferred=True,
@@ -190,7 +190,7 @@ def code_lenses(server: TritonLensServer, doc: DocState) -> list[types.CodeLens]
 def _finding_row(f: Finding) -> dict[str, Any]:
     return {
         "code": f.code,
-        "message": f.message,
+        "message": plain_text(f.message),
         "severity": f.severity.name.lower(),
         "level": int(f.level),
         "line": f.span.line,

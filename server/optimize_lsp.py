@@ -6,17 +6,19 @@ computed in codeAction/resolve against the exact version that was verified (drop
 annotated so the editor previews it. The kernel's hover shows the verification record; `tritonlens/candidate`
 returns a candidate's full text and diff (for a diff view). The server never writes files.
 
-Settings: `tritonlens.optimizeBudget` ("candidates=N,rounds=N,seconds=S"), `tritonlens.llm` {endpoint, model,
-apiKeyEnv} for the LLM proposer when it is installed; runner and backend as for profiling (profile_lsp).
+Settings: `tritonlens.optimizeBudget` ("candidates=N,rounds=N,seconds=S"), `tritonlens.llm` {baseUrl|endpoint,
+model, apiKeyEnv, tokenBudget, timeoutSeconds} for the LLM proposer (engine/optimize/llm.py, the CLI's); runner and backend as for profiling (profile_lsp).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote
 
 from lsprotocol import types
 
@@ -32,6 +34,7 @@ log = logging.getLogger(__name__)
 
 OPTIMIZE_COMMAND = "tritonlens.optimizeKernel"
 CANDIDATE_REQUEST = "tritonlens/candidate"
+DIFF_COMMAND = "tritonlens.showCandidateDiff"  # implemented by the VS Code client
 PROVIDER = "optimize"
 DEFAULT_BUDGET = Budget(candidates=12, rounds=2, seconds=900.0)
 
@@ -154,13 +157,19 @@ class OptimizeService:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
 
+def _diff_link(uri: str, cid: str) -> str:
+    """A command link to the client's diff view of the candidate (clients without the command ignore it)."""
+    args = quote(json.dumps([uri, cid]))
+    return f"[Show the diff against the buffer](command:{DIFF_COMMAND}?{args})"
+
+
 def _shape(stored: Stored) -> str:
     shapes = stored.result.shapes
     return shapes.timing.label if shapes is not None else "the benchmark shape"
 
 
 def code_actions(service: OptimizeService, ls: Any, doc: Any, rng: types.Range) -> list[types.CodeAction]:
-    from .lsp_convert import to_diagnostic
+    from .lsp_convert import plain_text, to_diagnostic
     from .lsp_features import lines_for
 
     stored = service.stored(doc)
@@ -182,7 +191,7 @@ def code_actions(service: OptimizeService, ls: Any, doc: Any, rng: types.Range) 
             continue
         quick = bool(resolved) and not offer.whole
         action = types.CodeAction(
-            title=action_title(offer, _shape(stored)),
+            title=plain_text(action_title(offer, _shape(stored))),
             kind=types.CodeActionKind.QuickFix if quick else types.CodeActionKind.RefactorRewrite,
             diagnostics=[to_diagnostic(f, lines, doc.uri, doc.analysis.version) for f in resolved] or None,
             is_preferred=quick and offer.timed,
@@ -288,7 +297,10 @@ def install(server: Any) -> None:
             return None
         for k in doc.analysis.kernels:
             if k.span.line <= line <= k.name_span.line:
-                records = [hover_record(o, stored.result) for o in stored.offers if o.candidate.kernel == k.name]
+                records = [
+                    hover_record(o, stored.result) + "\n\n" + _diff_link(doc.uri, o.id)
+                    for o in stored.offers if o.candidate.kernel == k.name
+                ]
                 return "\n\n---\n\n".join(records) if records else None
         return None
 

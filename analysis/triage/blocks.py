@@ -36,6 +36,8 @@ NOT_CONSTEXPR = register(
         title="Block size is a runtime argument instead of tl.constexpr",
         level=Level.TRIAGE,
         severity=Severity.WARNING,
+        escalates_to=Severity.ERROR,
+        escalation="when the parameter sizes a block (tl.arange, tl.zeros), so the kernel does not compile",
         platforms=("cuda", "ascend"),
         rationale=(
             "Triton sizes blocks at compile time: `tl.arange(0, N)`, `tl.zeros((M, N))` and friends need `N` to be "

@@ -51,6 +51,11 @@ export function progressTitle(command: string, args: unknown[]): string {
   return `tritonlens: ${verb}${kernel ? ` ${kernel}` : ''}`;
 }
 
+/** "tritonlens: <title>" exactly once, whether or not the server already put the prefix in its progress title. */
+export function prefixedTitle(title: string): string {
+  return `tritonlens: ${title.replace(/^\s*tritonlens:\s*/i, '')}`;
+}
+
 /** Reads the server's advertised command list out of its capabilities, tolerating any shape. */
 export function advertisedCommands(capabilities: unknown): string[] {
   const provider = (capabilities as { executeCommandProvider?: { commands?: unknown } } | undefined)

@@ -83,11 +83,14 @@ async function showIr(deps: ClientCommandDeps, args: unknown[]): Promise<void> {
   await deps.irView.show({ uri, kernel, stage, target: irTarget }, cursorLine0);
 }
 
-/** Palette entries for server commands this server does not offer: say so instead of "command not found". */
-export function registerFallbacks(ids: string[], log: vscode.LogOutputChannel): vscode.Disposable[] {
+/**
+ * Handlers for server commands the server does not offer (a key binding may still run them; the palette hides
+ * them): say why, from what the client knows, instead of "command not found".
+ */
+export function registerFallbacks(ids: string[], log: vscode.LogOutputChannel, why: string): vscode.Disposable[] {
   return ids.map((id) =>
     vscode.commands.registerCommand(id, () => {
-      const message = `tritonlens: the running server does not offer ${id} (is it an older tritonlens, or still starting?).`;
+      const message = `tritonlens: ${id} is unavailable: ${why}.`;
       log.warn(message);
       void vscode.window.showWarningMessage(message);
     }),

@@ -9,6 +9,8 @@ export const KERNELS_VIEW = 'tritonlens.kernels';
 export const KERNELS_REQUEST = 'tritonlens/kernels';
 export const IR_REQUEST = 'tritonlens/ir';
 export const STATUS_NOTIFICATION = 'tritonlens/status';
+export const CANDIDATE_REQUEST = 'tritonlens/candidate';
+export const CANDIDATE_SCHEME = 'tritonlens-candidate';
 
 export const Commands = {
   analyzeKernel: 'tritonlens.analyzeKernel',
@@ -20,6 +22,7 @@ export const Commands = {
   showOutput: 'tritonlens.showOutput',
   refreshKernels: 'tritonlens.refreshKernels',
   openLocation: 'tritonlens.openLocation',
+  showCandidateDiff: 'tritonlens.showCandidateDiff',
 } as const;
 
 // Commands the server implements (forwarded to workspace/executeCommand); contributed statically so they show
@@ -38,6 +41,7 @@ export const CLIENT_COMMANDS: readonly string[] = [
   Commands.showOutput,
   Commands.refreshKernels,
   Commands.openLocation,
+  Commands.showCandidateDiff,
 ];
 
 // Server commands that may run long (compile, profile, verify): shown with a cancellable progress notification.

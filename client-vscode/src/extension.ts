@@ -3,10 +3,14 @@ import * as os from 'node:os';
 import * as vscode from 'vscode';
 import type { LanguageClient, Middleware } from 'vscode-languageclient/node';
 import { ActivityTracker } from './activity';
+import { CandidateDocuments, showCandidateDiff } from './candidateDiff';
+import { commandContextKeys, offersOf } from './candidateModel';
 import { advertisedCommands, defaultArguments, fallbackCommands, progressTitle } from './commandModel';
 import { registerClientCommands, registerFallbacks } from './commands';
 import {
+  CANDIDATE_REQUEST,
   CLIENT_COMMANDS,
+  Commands,
   CONFIG_SECTION,
   IR_REQUEST,
   KERNELS_REQUEST,
@@ -64,7 +68,21 @@ export async function activate(context: vscode.ExtensionContext): Promise<Triton
     return client.sendRequest(IR_REQUEST, query);
   });
 
+  const candidates = new CandidateDocuments(async (uri, id) =>
+    (manager.current ?? notRunning()).sendRequest(CANDIDATE_REQUEST, { uri, id }),
+  );
+  const setOffered = (commands: string[]): void => {
+    for (const [key, value] of Object.entries(commandContextKeys(commands, SERVER_COMMANDS))) {
+      void vscode.commands.executeCommand('setContext', key, value);
+    }
+  };
+
   const middleware: Middleware = {
+    // The Kernels view shows the same findings as Problems: refresh it whenever diagnostics arrive, not on save.
+    handleDiagnostics: (uri, diagnostics, next) => {
+      next(uri, diagnostics);
+      kernels.refreshSoon();
+    },
     provideHover: async (document, position, token, next) =>
       trustHover(await next(document, position, token), trustedCommands([...advertised, ...CLIENT_COMMANDS, ...SERVER_COMMANDS])),
     provideCodeActions: async (document, range, ctx, token, next) => {
@@ -96,6 +114,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Triton
           ? await (coordinator ?? notRunning()).runCommand(command, filled, progressTitle(command, filled))
           : await next(command, filled);
         status.setRunners(runnersFromCommandResult(result, status.knownRunners));
+        if (command === Commands.optimizeKernel) void offerDiff(result, filled[0]);
         return result;
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
@@ -115,14 +134,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<Triton
       if (state === 'failed') {
         // Keep the palette's server commands answering with the reason rather than "command not found".
         dropFallbacks();
-        fallbacks = registerFallbacks([...SERVER_COMMANDS], log);
+        advertised = [];
+        setOffered(advertised);
+        fallbacks = registerFallbacks([...SERVER_COMMANDS], log, `the tritonlens server is not running (${detail ?? 'see the tritonlens log'})`);
         kernels.setMessage(`The tritonlens server is not running: ${detail ?? 'see the tritonlens log'}`);
       }
     },
     onStarted: (client) => {
       advertised = advertisedCommands(client.initializeResult?.capabilities);
       log.info(`server commands: ${advertised.join(', ') || '(none)'}`);
-      fallbacks = registerFallbacks(fallbackCommands(advertised, SERVER_COMMANDS), log);
+      setOffered(advertised);
+      fallbacks = registerFallbacks(fallbackCommands(advertised, SERVER_COMMANDS), log, 'the running tritonlens server does not offer it');
       coordinator?.dispose();
       coordinator = new ProgressCoordinator(client, tracker);
       coordinator.install();
@@ -131,6 +153,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<Triton
       void kernels.refresh();
     },
   });
+
+  /** After Optimize kernel: name what was verified and offer the diff of a candidate against the buffer. */
+  const offerDiff = async (result: unknown, uri: unknown): Promise<void> => {
+    const offers = offersOf(result);
+    if (offers.length === 0 || typeof uri !== 'string') return;
+    const pick = await vscode.window.showInformationMessage(
+      `tritonlens: ${offers.length} verified rewrite(s); apply from the code actions (lightbulb).`,
+      ...offers.slice(0, 3).map((o) => `Diff: ${o.label}`),
+    );
+    const chosen = offers.find((o) => pick === `Diff: ${o.label}`);
+    if (chosen) await showCandidateDiff(candidates, uri, chosen.id);
+  };
 
   const startServer = async (): Promise<void> => {
     dropFallbacks();
@@ -161,7 +195,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<Triton
     status,
     kernels,
     irView,
+    candidates,
     manager,
+    vscode.commands.registerCommand(Commands.showCandidateDiff, (uri: unknown, id: unknown) =>
+      showCandidateDiff(candidates, uri, id),
+    ),
     { dispose: () => dropFallbacks() },
     { dispose: () => coordinator?.dispose() },
     { dispose: () => clearTimeout(restartTimer) },

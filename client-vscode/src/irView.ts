@@ -22,6 +22,9 @@ export class IrView implements vscode.TextDocumentContentProvider, vscode.Dispos
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
   private readonly results = new Map<string, IrResult>(); // IR document uri -> last answer
+  // Every IR document VS Code holds text for, failed ones included: VS Code caches a provider's text, so showing
+  // a stage again must fire onDidChange or a failed "could not produce" would stay without asking the server.
+  private readonly provided = new Set<string>();
   private readonly disposables: vscode.Disposable[] = [];
   private readonly highlight = vscode.window.createTextEditorDecorationType({
     isWholeLine: true,
@@ -46,6 +49,7 @@ export class IrView implements vscode.TextDocumentContentProvider, vscode.Dispos
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
     const query = parseIrQuery(uri.query);
     if (!query) return '// tritonlens: this IR view address is malformed; run "tritonlens: Show IR" again.';
+    this.provided.add(uri.toString());
     try {
       const result = parseIrResult(await this.fetch(query));
       this.results.set(uri.toString(), result);
@@ -74,7 +78,7 @@ export class IrView implements vscode.TextDocumentContentProvider, vscode.Dispos
   /** Opens (or re-fetches) the stage beside the source and highlights the IR of `line0` (the cursor's line). */
   async show(query: IrQuery, line0?: number): Promise<vscode.TextEditor> {
     const uri = irUri(query);
-    if (this.results.has(uri.toString())) this.changed.fire(uri);
+    if (this.provided.has(uri.toString())) this.changed.fire(uri);
     const doc = await vscode.workspace.openTextDocument(uri);
     const irEditor = await vscode.window.showTextDocument(doc, {
       viewColumn: vscode.ViewColumn.Beside,
@@ -88,7 +92,7 @@ export class IrView implements vscode.TextDocumentContentProvider, vscode.Dispos
   }
 
   private refreshFor(sourceUri: string): void {
-    for (const key of this.results.keys()) {
+    for (const key of this.provided) {
       const uri = vscode.Uri.parse(key);
       if (parseIrQuery(uri.query)?.uri === sourceUri) this.changed.fire(uri);
     }

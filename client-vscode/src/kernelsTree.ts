@@ -37,6 +37,8 @@ export class KernelsTree implements vscode.TreeDataProvider<KernelNode>, vscode.
   private rowsCache: KernelRow[] = [];
   private status: string | undefined = 'Waiting for the tritonlens server…';
   private pending: Promise<void> | undefined;
+  private again: Promise<void> | undefined;
+  private soon: NodeJS.Timeout | undefined;
 
   constructor(private readonly fetch: () => Promise<unknown>) {}
 
@@ -44,10 +46,26 @@ export class KernelsTree implements vscode.TreeDataProvider<KernelNode>, vscode.
     return this.rowsCache;
   }
 
-  /** Asks the server again; concurrent calls share one request. */
+  /**
+   * Asks the server again. A call while a request is in flight gets one more request after it (that request may
+   * have been answered before the change that prompted this call); any number of such calls share that one.
+   */
   refresh(): Promise<void> {
-    this.pending ??= this.load().finally(() => (this.pending = undefined));
+    if (this.pending) {
+      this.again ??= this.pending.then(() => {
+        this.again = undefined;
+        return this.refresh();
+      });
+      return this.again;
+    }
+    this.pending = this.load().finally(() => (this.pending = undefined));
     return this.pending;
+  }
+
+  /** Refreshes shortly after a burst of changes (e.g. diagnostics published for several files): one request. */
+  refreshSoon(delayMs = 200): void {
+    clearTimeout(this.soon);
+    this.soon = setTimeout(() => void this.refresh(), delayMs);
   }
 
   setMessage(text: string | undefined): void {
@@ -113,6 +131,7 @@ export class KernelsTree implements vscode.TreeDataProvider<KernelNode>, vscode.
   }
 
   dispose(): void {
+    clearTimeout(this.soon);
     this.changed.dispose();
   }
 }

@@ -13,6 +13,7 @@ import {
   type WorkDoneProgressEnd,
   type WorkDoneProgressReport,
 } from 'vscode-languageserver-protocol';
+import { prefixedTitle } from './commandModel';
 import { ActivityTracker } from './activity';
 
 type ProgressValue = WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd;
@@ -100,7 +101,7 @@ export class ProgressCoordinator implements vscode.Disposable {
           this.show(attached, value.message ?? value.title, value.percentage);
         } else {
           void vscode.window.withProgress(
-            { location: vscode.ProgressLocation.Window, title: `tritonlens: ${value.title}` },
+            { location: vscode.ProgressLocation.Window, title: prefixedTitle(value.title) },
             (sink) =>
               new Promise<void>((resolve) => {
                 finish = resolve;

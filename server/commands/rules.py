@@ -21,8 +21,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     for r in all_rules:
         fix = " [fix]" if r.has_fix else ""
-        print(
-            f"{r.code}  {r.name}  ({', '.join(r.platforms)}; level {int(r.level)}; {r.severity.name.lower()}){fix}"
-        )
+        severity = r.severity.name.lower()
+        if r.max_severity != r.severity:
+            severity += f", {r.max_severity.name.lower()} {r.escalation}"
+        print(f"{r.code}  {r.name}  ({', '.join(r.platforms)}; level {int(r.level)}; {severity}){fix}")
         print(f"    {r.title}")
     return 0

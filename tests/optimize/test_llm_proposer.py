@@ -196,7 +196,7 @@ def test_gate_accepts_the_good_reply_and_rejects_broken_and_wrong(server, runner
     v2 = gate.check(SOURCE, wrong).verdict
     assert not v2.accepted and v2.stage == "correctness", v2
 
-    server.script = [Scripted(GOOD)]
+    server.script = [Scripted("I refuse the format."), Scripted(GOOD)]
     options = OptimizeOptions(target="sm_90", backend="interpret", budget=Budget(candidates=2, rounds=1))
     result = optimize_source(SOURCE, str(FIXTURE), runner, options, [proposer(server, key_env)[0]])
     assert [(s.candidate.origin, s.verdict.accepted) for s in result.offered] == [("llm", True)]
@@ -204,6 +204,8 @@ def test_gate_accepts_the_good_reply_and_rejects_broken_and_wrong(server, runner
     assert action_title(offer, "N=4096").startswith("[LLM] Apply verified-correct rewrite")
     text = json.dumps(to_dict(result)) + to_markdown(result)
     assert "test-model" in text and KEY not in text
+    assert "reply rejected: off-format" in text  # the declined reply is shown in the report
+    assert any("LLM test-model: 2 replies, 2000 of 200000 tokens" in n for n in result.notes)
 
 
 def test_editor_settings_use_the_same_proposer(server, key_env, monkeypatch):

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from fake_openai import FakeOpenAI, Scripted
 
 from tritonlens.analysis.rewrite.model import Candidate, RecipeContext, Verdict
 from tritonlens.server.cli import main
@@ -82,7 +83,24 @@ def test_cli_writes_reports_and_apply_leaves_interpret_results_unapplied(runner,
     task = tmp_path / "kb_scale.py"
     task.write_text(FIXTURE.read_text())
     report = tmp_path / "report"
-    code = main(
+    with FakeOpenAI() as llm:  # a real local OpenAI-compatible server whose model ignores the reply format
+        llm.script = [Scripted("no markers"), Scripted("still no markers")]
+        code = main(args(task, report, llm.base_url))
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    data = json.loads(out.out)
+    (entry,) = data["files"]
+    assert entry["backend"] == "interpret" and entry["applied"] == [] and entry["speedup"] is None
+    assert all(s["details"]["faster"] is False for s in entry["offered"])
+    assert entry["shapes"]["held_out"][0]["overrides"] == {"N": 1537}
+    assert (report / "optimize-report.md").read_text().startswith("# tritonlens optimize report")
+    assert json.loads((report / "optimize-report.json").read_text())["files"][0]["path"] == str(task)
+    assert task.read_text() == FIXTURE.read_text()  # --apply never writes an untimed result
+    assert [d["reason"].split(":")[0] for d in entry["declined"] if d["proposer"] == "llm:m"] == ["reply rejected"] * 2
+
+
+def args(task: Path, report: Path, llm_url: str) -> list[str]:
+    return (
         [
             "optimize",
             str(task),
@@ -98,22 +116,11 @@ def test_cli_writes_reports_and_apply_leaves_interpret_results_unapplied(runner,
             "json",
             "--apply",
             "--llm-base-url",
-            "http://127.0.0.1:9",
+            llm_url,
             "--llm-model",
             "m",
         ]
     )
-    out = capsys.readouterr()
-    assert code == 0, out.err
-    data = json.loads(out.out)
-    (entry,) = data["files"]
-    assert entry["backend"] == "interpret" and entry["applied"] == [] and entry["speedup"] is None
-    assert all(s["details"]["faster"] is False for s in entry["offered"])
-    assert entry["shapes"]["held_out"][0]["overrides"] == {"N": 1537}
-    assert (report / "optimize-report.md").read_text().startswith("# tritonlens optimize report")
-    assert json.loads((report / "optimize-report.json").read_text())["files"][0]["path"] == str(task)
-    assert task.read_text() == FIXTURE.read_text()  # --apply never writes an untimed result
-    assert "LLM proposer is not part of this build" in out.err
 
 
 def test_cli_usage_errors(tmp_path, capsys):

@@ -164,3 +164,13 @@ def test_run_payload_numbers_and_types_are_protocol_errors(payload) -> None:
 
     with pytest.raises(ProtocolError):
         profile_request_from({"harness": {"mode": "script", "path": "k.py"}, **payload})
+
+
+@pytest.mark.parametrize(
+    "payload", [{"shapes": None}, {"shapes": 3}, {"interleave": {"repeats": 1.5}}, {"candidate": 1}]
+)
+def test_verify_payload_shapes_are_protocol_errors(payload) -> None:
+    from tritonlens.ascend_runner.protocol import verify_request_from
+
+    with pytest.raises(ProtocolError):  # shapes=None raised TypeError (found by the payload fuzz)
+        verify_request_from({"harness": {"mode": "kernelbench", "path": "k.py"}, **payload})

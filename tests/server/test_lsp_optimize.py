@@ -4,8 +4,11 @@ that was verified, `tritonlens/candidate` returns the full text, and the applied
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 from lsp_harness import apply_edits, open_doc, replace_text, session, wait_published
@@ -78,6 +81,9 @@ async def test_optimize_offers_a_verified_rewrite_that_applies_and_verifies(tmp_
             types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(kernel_line, 6))
         )
         assert "Verified rewrite" in hover.contents.value and "held out" in hover.contents.value
+        # the hover links the client's diff view with (uri, id) as the command's JSON arguments
+        link = re.search(r"\(command:tritonlens\.showCandidateDiff\?([^)]+)\)", hover.contents.value)
+        assert link and json.loads(unquote(link.group(1))) == [uri, offer["id"]]
 
         replace_text(client, uri, 2, text + "\n# edited\n")  # the buffer moves on: the offer is dropped
         await wait_published(rec, uri, 2, timeout=60)

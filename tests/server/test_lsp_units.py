@@ -14,7 +14,7 @@ from lsprotocol import types
 from tritonlens.analysis.findings import Finding, Fix, Level, Severity, Span, TextEdit
 from tritonlens.server.documents import Analysis, DocState, finding_key, kernel_hashes
 from tritonlens.server.lsp_config import DEFAULT_DEBOUNCE_MS, ConfigStore, parse_config
-from tritonlens.server.lsp_convert import LineText, to_diagnostic
+from tritonlens.server.lsp_convert import LineText, plain_text, to_diagnostic
 from tritonlens.server.lsp_hover import finding_markdown
 from tritonlens.server.workspace_index import IndexedFile, IndexedKernel, WorkspaceIndex
 
@@ -43,6 +43,15 @@ def test_diagnostic_carries_code_source_and_data():
     assert (d.code, d.source, d.severity) == ("TL001", "tritonlens", types.DiagnosticSeverity.Error)
     assert d.range == types.Range(types.Position(1, 1), types.Position(1, 3))
     assert d.data["version"] == 7 and d.data["key"] == finding_key(f)
+
+
+def test_plain_surfaces_drop_markdown_but_keep_the_words():
+    # Problems, quick-fix titles and the Kernels view show text verbatim: no literal backticks or link syntax.
+    assert plain_text("`tl.load` of `x_ptr + offs` lacks a `mask=`") == "tl.load of x_ptr + offs lacks a mask="
+    assert plain_text("see [TL101](https://x/y) and **why**") == "see TL101 and why"
+    assert plain_text("`` a`b ``, 2*3*4 stays") == "a`b, 2*3*4 stays"
+    f = Finding("TL101", "`tl.load` without `mask`", Span(1, 0, 1, 4), Severity.WARNING)
+    assert to_diagnostic(f, LineText("x = 1\n"), "file:///k.py", 1).message == "tl.load without mask"
 
 
 def test_hover_markdown_has_rule_evidence_and_gain():

@@ -65,9 +65,11 @@ describe('targetItems', () => {
     const items = targetItems('cuda', 'ascend910b3');
     const values = items.filter((i) => !i.separator).map((i) => `${i.setting}=${i.value}`);
     expect(values).toEqual([
+      'target=auto',
       'target=cuda',
       'target=ascend',
       'target=both',
+      'irTarget=auto',
       'irTarget=sm_90',
       'irTarget=sm_80',
       'irTarget=sm_100',

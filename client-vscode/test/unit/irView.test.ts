@@ -54,3 +54,27 @@ describe('IrView', () => {
     expect(bad).toMatch(/malformed/);
   });
 });
+
+describe('IrView after a failed compile', () => {
+  it('asks the server again for a stage that failed (VS Code would otherwise keep the failure text)', async () => {
+    recorded.reset();
+    let fail = true;
+    const asked: unknown[] = [];
+    const view = new IrView(async (query) => {
+      asked.push(query);
+      if (fail) throw new Error('add_kernel did not compile: line 7: unsupported op');
+      return { text: 'module {}', lineMap: [], stages: ['ttir'] };
+    });
+    const query = { uri: SOURCE, kernel: 'add_kernel', stage: 'ttir' };
+    const uri = irUri(query);
+    const changed: string[] = [];
+    view.onDidChange((u) => changed.push(u.toString()));
+    expect(await view.provideTextDocumentContent(uri)).toMatch(/could not produce the ttir of add_kernel:\n\/\/ add_kernel did not compile: line 7/);
+    fail = false;
+    await view.show(query, 0);
+    expect(changed).toEqual([uri.toString()]); // the cached failure is invalidated, so VS Code re-reads it
+    expect(asked.length).toBe(2);
+    expect(await view.provideTextDocumentContent(uri)).toBe('module {}');
+    view.dispose();
+  });
+});

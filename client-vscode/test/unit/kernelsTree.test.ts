@@ -21,7 +21,7 @@ describe('KernelsTree', () => {
       return answer;
     });
     await Promise.all([tree.refresh(), tree.refresh()]);
-    expect(calls).toBe(1); // concurrent refreshes share one request
+    expect(calls).toBe(2); // a refresh during an in-flight request asks once more after it (see below)
     const [file] = tree.getChildren();
     expect(file.kind).toBe('file');
     expect(tree.getTreeItem(file).description).toBe(''); // /ws/k.py is at the workspace root
@@ -65,5 +65,36 @@ describe('folderOf', () => {
   it('keeps the folder of a relative path only', () => {
     expect(folderOf('kernels/attn/fwd.py')).toBe('kernels/attn');
     expect(folderOf('fwd.py')).toBe('');
+  });
+});
+
+describe('KernelsTree refresh while a request is in flight', () => {
+  it('asks once more after the in-flight answer, so a change during it is not lost', async () => {
+    const answers: Array<(v: unknown) => void> = [];
+    const tree = new KernelsTree(() => new Promise((resolve) => answers.push(resolve)));
+    const first = tree.refresh();
+    const second = tree.refresh(); // e.g. diagnostics published while the first request runs
+    const third = tree.refresh(); // shares the follow-up request
+    expect(answers.length).toBe(1);
+    answers[0]({ kernels: [] }); // the answer predates the change
+    await first;
+    await new Promise((r) => setTimeout(r, 0));
+    expect(answers.length).toBe(2);
+    answers[1]({ kernels: [] });
+    await Promise.all([second, third]);
+    expect(answers.length).toBe(2);
+    tree.dispose();
+  });
+
+  it('coalesces a burst of refreshSoon calls into one request', async () => {
+    let asked = 0;
+    const tree = new KernelsTree(async () => {
+      asked += 1;
+      return { kernels: [] };
+    });
+    for (let i = 0; i < 5; i++) tree.refreshSoon(5);
+    await new Promise((r) => setTimeout(r, 30));
+    expect(asked).toBe(1);
+    tree.dispose();
   });
 });

@@ -14,6 +14,15 @@ describe('package.json', () => {
     for (const id of [...CLIENT_COMMANDS, ...SERVER_COMMANDS]) expect(contributed).toContain(id);
   });
 
+  it('shows Optimize kernel in the palette only when the server offers it, and hides the argument-only diff', () => {
+    const palette = pkg.contributes.menus.commandPalette as Array<{ command: string; when: string }>;
+    const when = (id: string) => palette.find((m) => m.command === id)?.when;
+    expect(when('tritonlens.optimizeKernel')).toBe('tritonlens.optimizeKernel.offered');
+    expect(when('tritonlens.showCandidateDiff')).toBe('false');
+    // every ".offered" key must be one the client sets (commandContextKeys over SERVER_COMMANDS)
+    for (const m of palette.filter((m) => m.when.endsWith('.offered'))) expect(SERVER_COMMANDS).toContain(m.command);
+  });
+
   it('contributes the settings of the brief with matching enums', () => {
     for (const key of ['interpreter', 'target', 'select', 'ignore', 'severity', 'debounceMs', 'escalation', 'irTarget', 'runners', 'llm']) {
       expect(props).toHaveProperty(`tritonlens.${key}`);

@@ -60,12 +60,22 @@ describe('ProgressCoordinator', () => {
     coordinator.install();
   });
 
+  it('titles server work with the tritonlens prefix once, whether or not the server added it', async () => {
+    client.createHandler!({ token: 'srv-p' });
+    client.emit('srv-p', { kind: 'begin', title: 'tritonlens: compiling for sm_90' });
+    await tick();
+    expect((recorded.progress[0].options as { title?: string }).title).toBe('tritonlens: compiling for sm_90');
+    client.emit('srv-p', { kind: 'end' });
+    await tick();
+  });
+
   it('shows server-created work in the window and drives the activity', async () => {
     client.createHandler!({ token: 'srv-1' });
     client.emit('srv-1', { kind: 'begin', title: 'Compiling softmax (sm_90)' });
     await tick();
     expect(tracker.activity).toBe('analyzing');
     expect(recorded.progress[0].options.location).toBe(vscode.ProgressLocation.Window);
+    expect((recorded.progress[0].options as { title?: string }).title).toBe('tritonlens: Compiling softmax (sm_90)');
     client.emit('srv-1', { kind: 'report', message: 'ttgir' });
     expect(recorded.progress[0].reports).toContainEqual({ message: 'ttgir' });
     client.emit('srv-1', { kind: 'end' });
