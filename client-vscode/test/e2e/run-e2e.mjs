@@ -115,12 +115,27 @@ function prepare() {
   return { root, ws, userData, extDir, config };
 }
 
+// code-server reads its extension gallery from EXTENSIONS_GALLERY: an object without serviceUrl disables the
+// gallery, so neither the server nor the workbench asks a marketplace for anything (no traffic off this machine).
+const NO_GALLERY_ENV = { ...process.env, EXTENSIONS_GALLERY: '{}' };
+
+/** Only this machine: loopback, or in-page schemes that never leave the browser. */
+function isLocalUrl(url) {
+  if (/^(data|blob|about|chrome|chrome-extension|vscode-file|vscode-webview):/.test(url)) return true;
+  try {
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+    return host === '127.0.0.1' || host === 'localhost' || host === '::1' || host.endsWith('.localhost');
+  } catch {
+    return false;
+  }
+}
+
 function installVsix(env) {
   log(`installing ${vsix}`);
   const r = spawnSync(
     codeServer,
     ['--config', env.config, '--user-data-dir', env.userData, '--extensions-dir', env.extDir, '--install-extension', vsix],
-    { encoding: 'utf8' },
+    { encoding: 'utf8', env: NO_GALLERY_ENV },
   );
   log(r.stdout.trim().split('\n').slice(-2).join(' | '));
   if (r.status !== 0) fail(`--install-extension failed: ${r.stderr}`);
@@ -180,7 +195,7 @@ async function main() {
       '--extensions-dir', env.extDir,
       env.ws,
     ],
-    { stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+    { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: NO_GALLERY_ENV },
   );
   cs.stdout.on('data', (d) => csLog.push(String(d)));
   cs.stderr.on('data', (d) => csLog.push(String(d)));
@@ -195,6 +210,10 @@ async function main() {
     });
     const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
     page.on('pageerror', (e) => log(`page error: ${e.message}`));
+    const offMachine = [];
+    page.on('request', (r) => {
+      if (!isLocalUrl(r.url())) offMachine.push(r.url());
+    });
     await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(env.ws)}`);
     await page.locator('.monaco-workbench').waitFor({ timeout: 120000 });
     log('workbench loaded');
@@ -383,6 +402,15 @@ async function main() {
     if (starts < 2) fail('the log does not show the server starting again after Restart server');
     log('Restart server started a new server');
     await shot(page, '11-log');
+    // No request left this machine (the gallery points at nothing; see NO_GALLERY_ENV).
+    if (offMachine.length > 0) fail(`the workbench made requests off this machine:\n${[...new Set(offMachine)].join('\n')}`);
+    const galleryUrl = await page.evaluate(() => {
+      const meta = document.getElementById('vscode-workbench-web-configuration');
+      const settings = meta && JSON.parse(meta.getAttribute('data-settings') ?? '{}');
+      return settings?.productConfiguration?.extensionsGallery?.serviceUrl ?? null;
+    });
+    if (galleryUrl) fail(`code-server still has an extension gallery: ${galleryUrl}`);
+    log('no traffic off this machine; no extension gallery');
     log('PASS');
   } catch (err) {
     process.exitCode = 1;
