@@ -57,7 +57,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _context(args: argparse.Namespace, records: list[dict[str, Any]]) -> dict[str, Any]:
     devices = sorted({r["baseline"]["device"] for r in records if (r.get("baseline") or {}).get("device")})
     return {
-        "command": "tritonlens " + " ".join(sys.argv[2:] if sys.argv[1:2] == ["bench"] else sys.argv[1:]),
+        "command": "tritonlens " + " ".join(sys.argv[1:]),
         "backend": args.backend,
         "target": args.target,
         "device": ", ".join(devices) or "unknown",

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ...ascend_runner.fanout import in_order, parallelism
 from ..engine.optimize import report as reporting
 from ..engine.optimize.config_search import ConfigSearch
 from ..engine.optimize.gate import GateConfig
@@ -100,32 +101,40 @@ def run(args: argparse.Namespace) -> int:
     results: list[dict[str, Any]] = []
     markdown: list[str] = ["# tritonlens optimize report", ""] + [f"- {n}" for n in notes]
     status = 0
+
+    def optimize_file(path: Path) -> tuple[Any, int]:
+        """(OptimizeResult or None, status) for one file; runs in a fan-out thread when the runner is a pool."""
+        try:
+            source = read_python_source(path)
+        except (OSError, UnicodeDecodeError) as exc:
+            print(f"tritonlens optimize: cannot read {path}: {exc}", file=sys.stderr)
+            return None, 1
+        if detect_harness(source) != "kernelbench":
+            if len(files) == 1:
+                print(f"tritonlens optimize: {path} is not in KernelBench form (Model, ModelNew, get_inputs, "
+                      "get_init_inputs): the gate needs a reference to compare with", file=sys.stderr)
+                return None, 1
+            return None, 0
+        proposers: list[Any] = [RecipeProposer()]
+        if not args.no_config_search:
+            proposers.append(ConfigSearch(runner, args.target, backend=args.backend, workers=WORKERS))
+        if llm is not None:
+            proposers.append(llm)
+        print(f"tritonlens optimize: {path} ...", file=sys.stderr)
+        result = optimize_source(
+            source, str(path), runner, options, proposers,
+            progress=lambda message, _fraction: print(f"  {path.name}: {message}", file=sys.stderr),
+        )
+        return result, 1 if result.error else 0
+
+    # One accelerator times one file at a time; a Ray pool takes as many files at once as it has actors for.
+    width = parallelism(runner, "verify", args.backend) if args.runner.startswith("ray") else 1
     try:
-        for path in files:
-            try:
-                source = read_python_source(path)
-            except (OSError, UnicodeDecodeError) as exc:
-                print(f"tritonlens optimize: cannot read {path}: {exc}", file=sys.stderr)
-                status = 1
+        calls = [lambda path=path: optimize_file(path) for path in files]
+        for path, (result, file_status) in zip(files, in_order(calls, width), strict=True):
+            status = max(status, file_status)
+            if result is None:
                 continue
-            if detect_harness(source) != "kernelbench":
-                if len(files) == 1:
-                    print(f"tritonlens optimize: {path} is not in KernelBench form (Model, ModelNew, get_inputs, "
-                          "get_init_inputs): the gate needs a reference to compare with", file=sys.stderr)
-                    status = 1
-                continue
-            proposers: list[Any] = [RecipeProposer()]
-            if not args.no_config_search:
-                proposers.append(ConfigSearch(runner, args.target, backend=args.backend, workers=WORKERS))
-            if llm is not None:
-                proposers.append(llm)
-            print(f"tritonlens optimize: {path} ...", file=sys.stderr)
-            result = optimize_source(
-                source, str(path), runner, options, proposers,
-                progress=lambda message, _fraction: print(f"  {message}", file=sys.stderr),
-            )
-            if result.error:
-                status = 1
             data = reporting.to_dict(result)
             data["notes"] = notes + data["notes"]
             results.append(data)
