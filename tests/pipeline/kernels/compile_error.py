@@ -4,7 +4,7 @@ import triton
 import triton.language as tl
 
 
-# tritonlens: BLOCK=100
+# tritonlens: BLOCK=100, x_ptr=*fp32
 @triton.jit
 def bad_kernel(x_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
