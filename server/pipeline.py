@@ -34,6 +34,7 @@ from ..analysis.specialization import (
 )
 from ..analysis.specialization_guess import ASSUMED_TYPICAL
 from ..analysis.specialization_infer import DESCRIPTOR_GUESS
+from ..analysis.specialization_retry import MAX_RETRIES, RETRIED, retry_guess
 from ..ascend_runner.protocol import ASCEND_TARGETS, CUDA_TARGETS, CompileRequest, StageError
 
 try:
@@ -369,6 +370,8 @@ def _merge_findings(variants: Sequence[VariantResult]) -> list[Finding]:
                 message += guess_label(guesses)
                 severity = max(severity, Severity.WARNING)
                 data["assumed_values"] = guesses
+            for failed in variant.metadata.get("failed_guesses") or []:
+                message += f" [an earlier guess ({failed['variant']}) did not compile: {failed['error']}]"
             if n > 0:
                 message += f" [{spec.label}]"
             out.append(replace(f, message=message, severity=severity, data=data))
@@ -444,12 +447,12 @@ def variant_guesses(spec: Specialization) -> dict[str, str]:
     (typical constexpr values, pointer dtypes, scalar types); ASSUMED_DIVISIBLE ints are labeled per finding."""
     out: dict[str, str] = {}
     for arg, why in spec.provenance.items():
-        if why == ASSUMED_TYPICAL:
+        if RETRIED in why:
+            out[arg] = f"{arg} as {spec.signature.get(arg)}"
+        elif why == ASSUMED_TYPICAL:
             out[arg] = f"{arg}={spec.constants.get(arg)!r}"
-        elif "element type assumed" in why:
-            out[arg] = f"{arg} as *fp32"
-        elif why.startswith("assumed i32"):
-            out[arg] = f"{arg} as i32"
+        elif "element type assumed" in why or why.startswith("assumed i32"):
+            out[arg] = f"{arg} as {spec.signature.get(arg)}"  # the retried guess when the first failed
         elif DESCRIPTOR_GUESS in why:
             out[arg] = f"{arg} as {spec.signature.get(arg)}"
     return out
@@ -470,6 +473,8 @@ def _assumptions(message: str, spec: Specialization) -> dict[str, str]:
         if f"`{arg}`" not in message:
             continue
         why = next((text for marker, text in _GUESSES if marker in provenance), None)
+        if why and RETRIED in provenance:
+            why = f"is taken as {spec.signature.get(arg)} (the first guess did not compile)"
         if why:
             out[arg] = why
     return out
@@ -539,18 +544,14 @@ def analyze_kernel(
         if cancel is not None and cancel.is_set():
             result.cancelled = True
             break
-        req = CompileRequest(
-            source=source,
-            path=path,
-            kernel=kernel,
-            signature=dict(spec.signature),
-            constants=dict(spec.constants),
-            divisibility=list(spec.divisibility),
-            target=target,
-            options=dict(spec.options),
-        )
         try:
-            compiled = _compile(runner, req, sources, cancel, timeout_s)
+            variant = _compile_variant(
+                runner, spec, (source, path, kernel, target), sources, cancel, timeout_s
+            )
+            if not variant.ok and variant_guesses(spec):
+                variant = _retry_guesses(
+                    variant, runner, (source, path, kernel, target), sources, cancel, timeout_s
+                )
         except Exception as exc:
             if _runner_unavailable(exc):
                 result.runner_unavailable = True
@@ -558,17 +559,6 @@ def analyze_kernel(
             else:
                 result.error = f"the runner failed: {type(exc).__name__}: {exc}"
             break
-        variant = VariantResult(
-            specialization=spec,
-            ok=bool(compiled.ok),
-            stages=dict(compiled.stages or {}),
-            metadata=dict(compiled.metadata or {}),
-            resources=dict(compiled.resources or {}),
-            errors=list(compiled.errors or []),
-            compiler=compiled.compiler,
-            cached=compiled.cached,
-            elapsed_s=compiled.elapsed_s,
-        )
         result.variants.append(variant)
         if variant.ok:
             _analyze_output(variant, target, source, kernel, path)
@@ -581,6 +571,67 @@ def analyze_kernel(
     result.findings = [_with_kernel(f, kernel) for f in result.findings]
     result.elapsed_s = time.perf_counter() - started
     return result
+
+
+def _compile_variant(
+    runner: Any,
+    spec: Specialization,
+    where: tuple[str, str, str, str],
+    sources: dict[str, str] | None,
+    cancel: threading.Event | None,
+    timeout_s: float | None,
+) -> VariantResult:
+    source, path, kernel, target = where
+    req = CompileRequest(
+        source=source,
+        path=path,
+        kernel=kernel,
+        signature=dict(spec.signature),
+        constants=dict(spec.constants),
+        divisibility=list(spec.divisibility),
+        target=target,
+        options=dict(spec.options),
+    )
+    compiled = _compile(runner, req, sources, cancel, timeout_s)
+    return VariantResult(
+        specialization=spec,
+        ok=bool(compiled.ok),
+        stages=dict(compiled.stages or {}),
+        metadata=dict(compiled.metadata or {}),
+        resources=dict(compiled.resources or {}),
+        errors=list(compiled.errors or []),
+        compiler=compiled.compiler,
+        cached=compiled.cached,
+        elapsed_s=compiled.elapsed_s,
+    )
+
+
+def _retry_guesses(
+    first: VariantResult,
+    runner: Any,
+    where: tuple[str, str, str, str],
+    sources: dict[str, str] | None,
+    cancel: threading.Event | None,
+    timeout_s: float | None,
+) -> VariantResult:
+    """The front end rejected a guessed specialization: compile the next most likely guess the error points
+    to (at most MAX_RETRIES times). The variant that compiled names the guesses it used and those that
+    failed; when none compiles, the first failure stands (the user's view of the kernel as guessed)."""
+    failed: list[dict[str, str]] = []
+    variant = first
+    for _ in range(MAX_RETRIES):
+        error = next((e for e in variant.errors if e.stage == "frontend"), None)
+        if error is None or (cancel is not None and cancel.is_set()):
+            break
+        nxt = retry_guess(variant.specialization, where[0], error.message, error.line)
+        if nxt is None:
+            break
+        failed.append({"variant": variant.specialization.label, "error": error.message.splitlines()[0][:300]})
+        variant = _compile_variant(runner, nxt, where, sources, cancel, timeout_s)
+        if variant.ok:
+            variant.metadata["failed_guesses"] = failed
+            return variant
+    return first
 
 
 def _failure_findings(result: KernelAnalysis, platform: str, source: str, kernel: str) -> list[Finding]:
