@@ -32,6 +32,7 @@ _POINTER_INT = re.compile(
 _POINTER_FLOAT = re.compile(r"pointer<(\w+)>.*\bfloat\d+\b")
 _FLOAT_BITWISE = re.compile(
     r"invalid operands of type (?:triton\.language\.)?float\d+ and (?:triton\.language\.)?float\d+"
+    r"|unexpected type fp\d+"  # a bitwise operator on floats (triton-ascend's wording)
 )
 _INT_WIDTH = re.compile(r"is of type int32, but .* (?:redefines|as) .*int64|int32.*int64")
 _NUMEL = re.compile(r"numel \((\d+)\) exceeds triton maximum tensor numel \((\d+)\)")
