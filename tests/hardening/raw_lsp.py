@@ -43,6 +43,7 @@ class RawServer:
         self._lock = threading.Condition()
         self._ids = 1000
         self.writes = 0  # frames (and garbage chunks) written
+        self.reads = 0  # messages received (`received` may have been trimmed by `forget`)
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -64,6 +65,7 @@ class RawServer:
             message = json.loads(out.read(length))
             with self._lock:
                 self.received.append(message)
+                self.reads += 1
                 self._lock.notify_all()
 
     def write(self, data: bytes) -> None:
@@ -128,6 +130,14 @@ class RawServer:
         )
         self.notify("initialized", {})
         return reply
+
+    def forget(self) -> None:
+        """Drop what was received and handled, so a long run's waits scan only the current case's messages
+        (server requests not answered yet are kept)."""
+        with self._lock:
+            self.received = [
+                m for m in self.received if "method" in m and "id" in m and not m.get("_answered")
+            ]
 
     def publishes(self, uri: str) -> list[dict[str, Any]]:
         with self._lock:

@@ -10,10 +10,11 @@ the same server publishes for the editor's final text opened fresh (analysis is 
 from __future__ import annotations
 
 import itertools
+import time
 from typing import Any
 
 import pytest
-from fuzz_profile import HANG_S, fuzz_settings
+from fuzz_profile import HANG_S, Tally, fuzz_settings
 from hypothesis import given
 from hypothesis import strategies as st
 from raw_lsp import RawServer, frame
@@ -30,7 +31,9 @@ GARBAGE = [
     frame({"jsonrpc": "2.0", "id": "s", "method": "textDocument/hover", "params": None}),
 ]
 CONFIGS = [{}, {"ignore": ["TL1"]}, {"severity": {"TL102": "hint"}}, {"target": "cuda"}, {"target": "ascend"}]
+PIECES = st.sampled_from(FRAGMENTS) | st.text(max_size=8)
 _names = itertools.count()
+TALLY = Tally("lsp_sequences")
 
 
 @pytest.fixture(scope="module")
@@ -38,17 +41,25 @@ def server():
     s = RawServer()
     assert s.initialize({"textDocument": {"publishDiagnostics": {"versionSupport": True}}}) is not None
     yield s
-    received = len(s.received)
+    alive = s.proc.poll() is None
     s.close()
-    # Shown with `pytest -s` (the long profile's numbers in docs/hardening.md come from this line).
-    print(f"\nLSP fuzz: {next(_names)} sequences, {s.writes} frames written, {received} messages received")
+    TALLY.counts.update(frames_written=s.writes, messages_received=s.reads)
+    data = TALLY.save(server_alive_at_end=alive)
+    # Shown with `pytest -s` (the long profile's numbers in docs/hardening.md come from here).
+    print(f"\nLSP fuzz: {data}")
+
+
+def timed_response(server: RawServer, request_id: int, what: str) -> dict[str, Any]:
+    started = time.monotonic()
+    reply = server.response(request_id, HANG_S)
+    TALLY.step(time.monotonic() - started)
+    assert reply is not None, f"{what}: no answer within {HANG_S} s (hang) or the server died"
+    return reply
 
 
 def barrier(server: RawServer) -> int:
     """A request answered only after everything sent before it was handled; returns its position."""
-    rid = server.request_async("tritonlens/commands", None)
-    reply = server.response(rid, HANG_S)
-    assert reply is not None, f"no answer within {HANG_S} s (hang) or the server died"
+    reply = timed_response(server, server.request_async("tritonlens/commands", None), "barrier")
     return server.received.index(reply)
 
 
@@ -67,15 +78,17 @@ def diagnostics_key(params: dict[str, Any]) -> list[tuple[Any, ...]]:
 
 
 def final_publish(server: RawServer, uri: str, version: int) -> dict[str, Any]:
+    started = time.monotonic()
     found = server.wait_for(
         lambda m: (
             m.get("method") == "textDocument/publishDiagnostics"
             and m["params"]["uri"] == uri
             and m["params"].get("version") == version
         ),
-        60,
+        HANG_S,
     )
-    assert found is not None, f"no publish for {uri} v{version}"
+    TALLY.step(time.monotonic() - started)
+    assert found is not None, f"no publish for {uri} v{version} within {HANG_S} s"
     return [p for p in server.publishes(uri) if p.get("version") == version][-1]
 
 
@@ -85,16 +98,14 @@ def sessions(draw: st.DrawFn) -> list[tuple[str, Any]]:
     for _ in range(draw(st.integers(1, 10))):
         kind = draw(st.sampled_from(["edit", "edit", "edit", "config", "hover", "action", "lens", "garbage"]))
         if kind == "edit":
-            ops.append(
-                (
-                    "edit",
-                    (
-                        draw(st.floats(0, 1)),
-                        draw(st.floats(0, 1)),
-                        draw(st.sampled_from(FRAGMENTS) | st.text(max_size=8)),
-                    ),
-                )
-            )
+            # One didChange carries 1-3 changes, applied in order (LSP); rarely a whole-document replacement.
+            changes = [
+                (draw(st.floats(0, 1)), draw(st.floats(0, 1)), draw(PIECES))
+                for _ in range(draw(st.sampled_from([1, 1, 1, 2, 3])))
+            ]
+            if draw(st.integers(0, 19)) == 0:
+                changes.append((None, None, draw(st.sampled_from(SEED_TEXTS))))
+            ops.append(("edit", changes))
         elif kind == "config":
             ops.append(("config", draw(st.sampled_from(CONFIGS))))
         elif kind == "garbage":
@@ -105,10 +116,21 @@ def sessions(draw: st.DrawFn) -> list[tuple[str, Any]]:
     return ops
 
 
-@fuzz_settings(ci_examples=12, long_examples=500)
+@fuzz_settings(ci_examples=200)
 @given(seed=st.sampled_from(SEED_TEXTS), ops=sessions())
 def test_message_sequences(server: RawServer, seed: str, ops: list[tuple[str, Any]]):
+    TALLY.counts["sequences"] += 1
+    try:
+        run_sequence(server, seed, ops)
+    except BaseException:
+        TALLY.counts["sequences_failed"] += 1
+        raise
+    TALLY.counts["sequences_passed"] += 1
+
+
+def run_sequence(server: RawServer, seed: str, ops: list[tuple[str, Any]]) -> None:
     n = next(_names)
+    server.forget()
     uri = f"file:///tmp/tritonlens-fuzz/doc_{n}.py"
     text, version, style = seed, 1, "standard"
     server.notify(
@@ -120,21 +142,24 @@ def test_message_sequences(server: RawServer, seed: str, ops: list[tuple[str, An
         if kind == "style":
             style = arg
         elif kind == "edit":
-            a = int(arg[0] * len(text))
-            b = max(a, int(arg[1] * len(text)))
-            a -= inside_crlf(text, a)
-            b += inside_crlf(text, b)
-            rng = {"start": _pos(text, a), "end": _pos(text, b)}
+            changes: list[dict[str, Any]] = []
+            for fa, fb, piece in arg:
+                if fa is None:
+                    changes.append({"text": piece})
+                    text = piece
+                    continue
+                a = int(fa * len(text))
+                b = max(a, int(fb * len(text)))
+                a -= inside_crlf(text, a)
+                b += inside_crlf(text, b)
+                changes.append({"range": {"start": _pos(text, a), "end": _pos(text, b)}, "text": piece})
+                text = text[:a] + piece + text[b:]
             version += 1
             server.notify(
                 "textDocument/didChange",
-                {
-                    "textDocument": {"uri": uri, "version": version},
-                    "contentChanges": [{"range": rng, "text": arg[2]}],
-                },
+                {"textDocument": {"uri": uri, "version": version}, "contentChanges": changes},
                 style,
             )
-            text = text[:a] + arg[2] + text[b:]
         elif kind == "config":
             server.notify("workspace/didChangeConfiguration", {"settings": {"tritonlens": arg}}, style)
         elif kind == "garbage":
@@ -153,8 +178,7 @@ def test_message_sequences(server: RawServer, seed: str, ops: list[tuple[str, An
                 ),
                 "lens": ("textDocument/codeLens", {"textDocument": {"uri": uri}}),
             }[kind]
-            reply = server.response(server.request_async(method, params, style), HANG_S)
-            assert reply is not None, f"{method} not answered within {HANG_S} s"
+            timed_response(server, server.request_async(method, params, style), method)
         # Everything sent so far is handled once the barrier answers: later publishes must be current.
         # (Publishes before the barrier may be for a version the server had not read yet: not checked.)
         at = barrier(server)
@@ -168,6 +192,10 @@ def test_message_sequences(server: RawServer, seed: str, ops: list[tuple[str, An
         ]
         assert not stale, f"stale publish {stale} after v{version} was read"
     server.server_requests()
+    # A request needs the newest analysis: it skips the rest of the debounce, which would otherwise dominate
+    # a long run's time (the debounce itself is exercised by every edit above).
+    hover = {"textDocument": {"uri": uri}, "position": _pos(text, 0)}
+    timed_response(server, server.request_async("textDocument/hover", hover), "final hover")
     mine = final_publish(server, uri, version)
     fresh = f"file:///tmp/tritonlens-fuzz/fresh_{n}.py"
     server.notify(
