@@ -122,12 +122,16 @@ class RawServer:
             self.send({"jsonrpc": "2.0", "id": m["id"], "result": result})
 
     def initialize(
-        self, capabilities: dict[str, Any] | None = None, style: str = "standard"
+        self,
+        capabilities: dict[str, Any] | None = None,
+        style: str = "standard",
+        options: dict[str, Any] | None = None,
     ) -> dict[str, Any] | None:
         caps = capabilities or {"textDocument": {"publishDiagnostics": {"versionSupport": True}}}
-        reply = self.request(
-            "initialize", {"processId": None, "rootUri": None, "capabilities": caps}, 30, style
-        )
+        params: dict[str, Any] = {"processId": None, "rootUri": None, "capabilities": caps}
+        if options is not None:
+            params["initializationOptions"] = options
+        reply = self.request("initialize", params, 30, style)
         self.notify("initialized", {})
         return reply
 
