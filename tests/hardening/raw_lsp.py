@@ -70,8 +70,11 @@ class RawServer:
 
     def write(self, data: bytes) -> None:
         assert self.proc.stdin is not None
-        self.proc.stdin.write(data)
-        self.proc.stdin.flush()
+        try:
+            self.proc.stdin.write(data)
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            raise AssertionError(f"the server died (exit status {self.proc.wait(5)})") from None
         self.writes += 1
 
     def send(self, message: dict[str, Any], style: str = "standard") -> None:

@@ -2,7 +2,8 @@
 codeAction, codeLens, with random incremental edits (unicode line separators included) and malformed frames.
 
 Properties: the process never dies (0 crashes); every request is answered within HANG_S (0 hangs); no publish
-read after a barrier carries a version older than the last one sent before it (0 stale publishes); and the
+sent after the server read version v (known from a barrier request's answer) carries a version older than v
+(0 stale publishes); and the
 server's text equals the editor's, observed exactly: after the edits, the document's diagnostics equal those
 the same server publishes for the editor's final text opened fresh (analysis is deterministic in the text).
 """
@@ -77,6 +78,20 @@ def diagnostics_key(params: dict[str, Any]) -> list[tuple[Any, ...]]:
     )
 
 
+def check_no_stale(server: RawServer, uri: str, since: int, floor: int) -> None:
+    """No publish for `uri` received after position `since` is older than `floor`."""
+    stale = [
+        m["params"]["version"]
+        for m in server.received[since:]
+        if m.get("method") == "textDocument/publishDiagnostics"
+        and m["params"]["uri"] == uri
+        and m["params"].get("version") is not None
+        and m["params"]["version"] < floor
+    ]
+    TALLY.counts["stale_publishes"] += len(stale)
+    assert not stale, f"stale publish {stale} after v{floor} was read"
+
+
 def final_publish(server: RawServer, uri: str, version: int) -> dict[str, Any]:
     started = time.monotonic()
     found = server.wait_for(
@@ -137,7 +152,7 @@ def run_sequence(server: RawServer, seed: str, ops: list[tuple[str, Any]]) -> No
         "textDocument/didOpen",
         {"textDocument": {"uri": uri, "languageId": "python", "version": version, "text": text}},
     )
-    barrier(server)
+    since, floor = barrier(server), version
     for kind, arg in ops:
         if kind == "style":
             style = arg
@@ -179,18 +194,14 @@ def run_sequence(server: RawServer, seed: str, ops: list[tuple[str, Any]]) -> No
                 "lens": ("textDocument/codeLens", {"textDocument": {"uri": uri}}),
             }[kind]
             timed_response(server, server.request_async(method, params, style), method)
-        # Everything sent so far is handled once the barrier answers: later publishes must be current.
-        # (Publishes before the barrier may be for a version the server had not read yet: not checked.)
+        # Once a barrier is answered, the server has read every version sent before it: whatever it publishes
+        # after that answer must be of that version or newer. So each publish is held to the version known at the
+        # barrier before it (a publish before this op's barrier may predate the server reading this op's edit).
         at = barrier(server)
-        stale = [
-            m["params"]["version"]
-            for m in server.received[at:]
-            if m.get("method") == "textDocument/publishDiagnostics"
-            and m["params"]["uri"] == uri
-            and m["params"].get("version") is not None
-            and m["params"]["version"] < version
-        ]
-        assert not stale, f"stale publish {stale} after v{version} was read"
+        check_no_stale(server, uri, since, floor)
+        check_no_stale(server, uri, at, version)
+        since, floor = at, version
+    check_no_stale(server, uri, since, floor)
     server.server_requests()
     # A request needs the newest analysis: it skips the rest of the debounce, which would otherwise dominate
     # a long run's time (the debounce itself is exercised by every edit above).

@@ -145,7 +145,7 @@ def timed(what: str, fn, *args):
     return out
 
 
-@fuzz_settings(ci_examples=100)
+@fuzz_settings(ci_examples=1000)
 @given(source=SOURCES)
 def test_sources_never_crash_or_hang(source: str):
     TALLY.counts["sources"] += 1
