@@ -49,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--report", default="bench-report", metavar="DIR", help="where the report and state go")
     p.add_argument("--state", metavar="FILE", help="state file (default REPORT/bench-state.json)")
     p.add_argument("--redo", action="append", default=[], metavar="GLOB",
-                   help="run again the tasks in the state whose path or file name matches GLOB (repeatable)")
+                   help="run again the tasks in the state whose path (or a tail of it: nll.py, loss/*) matches GLOB")
     p.add_argument("--redo-stale", action="store_true",
                    help="run again the tasks whose text or the tool's optimizing code changed since their record")
     p.add_argument("--llm-base-url", metavar="URL")

@@ -68,7 +68,7 @@ def to_run(tasks: list[Path], state: dict[str, Any], redo: list[str], redo_stale
         if record is None:
             todo.append(task)
             continue
-        pattern = next((g for g in redo if fnmatch.fnmatch(str(task), g) or fnmatch.fnmatch(task.name, g)), None)
+        pattern = next((g for g in redo if _matches(task, g)), None)
         if pattern is not None:
             why[str(task)] = f"--redo {pattern}"
         elif redo_stale:
@@ -82,6 +82,12 @@ def to_run(tasks: list[Path], state: dict[str, Any], redo: list[str], redo_stale
         if str(task) in why:
             todo.append(task)
     return todo, why
+
+
+def _matches(task: Path, pattern: str) -> bool:
+    """GLOB against the path or any tail of it: `nll.py`, `loss/*` and `bench/loss/*` all match bench/loss/nll.py."""
+    parts = task.as_posix().split("/")
+    return any(fnmatch.fnmatch("/".join(parts[i:]), pattern) for i in range(len(parts)))
 
 
 def replace_record(state: dict[str, Any], key: str, record: dict[str, Any]) -> None:
