@@ -95,16 +95,14 @@ class AscendContext:
         data: dict[str, Any],
         severity: Severity | None = None,
     ) -> Finding:
-        return Finding(
-            code=rule.code,
-            message=message,
-            span=self.span(line),
-            severity=severity or rule.severity,
-            level=rule.level,
+        return rule.finding(
+            message,
+            self.span(line),
             kernel=self.kernel,
+            severity=severity,
             platforms=("ascend",),
-            evidence=tuple(evidence),
-            estimated_gain=gain,
+            evidence=evidence,
+            gain=gain,
             data=data,
         )
 
