@@ -17,6 +17,7 @@ import pytest
 from tritonlens.analysis import devices, profiling, rules
 from tritonlens.analysis.compile_errors import compile_error_findings
 from tritonlens.analysis.compiler import analyze
+from tritonlens.analysis.compiler_ascend_hivm_rules import SCALAR_FALLBACK, SCALAR_SYNC_IN_LOOP
 from tritonlens.analysis.findings import Finding, Severity, Span
 from tritonlens.analysis.profiling_ncu import parse_source_csv
 from tritonlens.analysis.specialization import specialization_findings, specializations
@@ -31,6 +32,7 @@ from ascend_cases import fixture_case  # noqa: E402
 from cuda_cases import all_cases, report_for  # noqa: E402
 
 DISTRIBUTION = ("analysis", "server", "ascend_runner")
+HIVM_CODES = (SCALAR_FALLBACK.code, SCALAR_SYNC_IN_LOOP.code)
 RUN1 = ROOT / "benchmarks" / "gpu" / "results" / "run1"
 
 
@@ -133,6 +135,8 @@ def test_ascend_compiler_findings_match_their_rules() -> None:
     assert {"TL401", "TL402", "TL403", "TL404"} <= {f.code for f in found}
     assert Severity.ERROR in {f.severity for f in found if f.code == "TL403"}
     assert_all_match(found)
+    emitted = {code for check in rules.checks("ascend") for code in check.emits}
+    assert {f.code for f in found} <= emitted | set(HIVM_CODES)  # hivm findings: analysis/compiler_ascend_hivm.py
 
 
 @pytest.mark.parametrize("device", ["h100", "ascend910b"])
