@@ -21,25 +21,23 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from ..analysis.findings import Level
-from ..analysis.platform import compile_target_for
+from ..analysis.targets import choose_compile_target
 from ..ascend_runner.settings import RunnerSettings, parse_runner_settings
-from .compile_inputs import compile_inputs_digest
-from .lsp_commands import CommandError, arg
-from .lsp_feature import Feature
-from .lsp_progress import work_done
-from .pipeline import (
-    TARGETS,
+from .engine.diagnose import (
     KernelAnalysis,
     analyze_kernel,
+    compile_inputs_digest,
     find_pyproject_overrides,
     launchable_kernels,
 )
+from .lsp_commands import CommandError, arg
+from .lsp_feature import Feature
+from .lsp_progress import work_done
 
 log = logging.getLogger(__name__)
 
 ANALYZE_COMMAND = "tritonlens.analyzeKernel"
 IR_REQUEST = "tritonlens/ir"
-DEFAULT_IR_TARGET = "sm_90"
 
 
 @dataclass
@@ -65,21 +63,17 @@ class CompileService:
 
     # -- configuration -------------------------------------------------------------------------------
     def target_for(self, uri: str, requested: Any = None) -> str:
-        if requested is not None and requested != "auto":
-            if requested not in TARGETS:
-                raise CommandError(f"unknown target {requested!r}; use one of {', '.join(TARGETS)}")
-            return str(requested)
+        """The compile target: the request's, else `tritonlens.irTarget`, else the file's platform's default."""
         config = self.server.config.for_uri(uri)
         raw = config.raw if isinstance(config.raw, dict) else {}
-        target = raw.get("irTarget")
-        if target in TARGETS:
-            return str(target)
         platforms = config.settings.platforms
         if config.settings.target == "auto":
             doc = self.server.docs.get(uri)
             platforms = doc.analysis.platforms if doc is not None and doc.analysis is not None else ("cuda",)
-        # no irTarget: the compile target of the platform the file is written for
-        return compile_target_for(platforms, DEFAULT_IR_TARGET)
+        try:
+            return choose_compile_target(requested, raw.get("irTarget"), platforms)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
 
     def runner_settings(self, uri: str) -> RunnerSettings:
         """`tritonlens.runners` for the folder of `uri`, relative paths taken from that folder."""

@@ -77,7 +77,7 @@ def test_server_process_never_loads_triton_or_torch():
     modules = [
         "tritonlens.server.cli",
         "tritonlens.server.lsp",
-        "tritonlens.server.pipeline",
+        "tritonlens.server.engine.diagnose",
         "tritonlens.server.compile_lsp",
         "tritonlens.server.escalation_lsp",
         "tritonlens.server.profile_lsp",
