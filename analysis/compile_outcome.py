@@ -10,7 +10,8 @@ from dataclasses import replace
 from typing import Any
 
 from .compile_errors import compile_error_findings
-from .findings import Finding, Level, Severity, Span
+from .findings import Finding, Severity, Span
+from .front_rules import IMPORT_FAILED, NOT_ANALYZED
 from .source_alone import source_alone_label
 from .source_lines import source_lines
 from .variant_findings import guess_label, variant_guesses
@@ -101,25 +102,18 @@ def load_findings(
                 else "the kernel could not be compiled without it"
             )
             out.append(
-                Finding(
-                    code="TL004",
-                    message=f"{headline}; {consequence}",
-                    span=Span(line, col, line, len(text)),
+                IMPORT_FAILED.finding(
+                    f"{headline}; {consequence}",
+                    Span(line, col, line, len(text)),
                     severity=Severity.INFO if compiled else Severity.WARNING,
-                    level=Level.IR,
                     kernel=kernel,
                     data={"exception": message},
                 )
             )
     if stopped and not compiled:
         out.append(
-            Finding(
-                code="TL005",
-                message=f"{kernel} was not analyzed at levels 3-4: {stopped}",
-                span=span or Span(1, 0, 1, 0),
-                severity=Severity.WARNING,
-                level=Level.IR,
-                kernel=kernel,
+            NOT_ANALYZED.finding(
+                f"{kernel} was not analyzed at levels 3-4: {stopped}", span or Span(1, 0, 1, 0), kernel=kernel
             )
         )
     return out

@@ -18,7 +18,7 @@ from pygls.uris import from_fs_path
 from ..analysis.findings import Finding
 from .documents import DocState, finding_key
 from .lsp_convert import LineText, plain_text, to_diagnostic, to_text_edit
-from .lsp_hover import hover_markdown
+from .lsp_hover import client_shows_diagnostics_in_hover, hover_markdown
 from .lsp_lenses import Prebuilt, resolve
 from .lsp_server import TritonLensServer
 from .workspace_index import findings_by_kernel
@@ -61,7 +61,8 @@ def hover(server: TritonLensServer, doc: DocState, pos: types.Position) -> types
             extra.append(section)
     if not hits and not extra:
         return None
-    value = "\n\n---\n\n".join(extra + ([hover_markdown(hits)] if hits else []))
+    with_message = not client_shows_diagnostics_in_hover(server.init_options)
+    value = "\n\n---\n\n".join(extra + ([hover_markdown(hits, with_message)] if hits else []))
     return types.Hover(
         contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value),
         range=lines.range(hits[0].span) if hits else None,

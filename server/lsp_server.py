@@ -30,7 +30,7 @@ from .documents import DocState
 from .lsp_analysis import analyze_text_quickly, index_file
 from .lsp_commands import CommandRegistry
 from .lsp_config import SECTION, ConfigStore, ServerConfig, parse_config
-from .lsp_convert import LineText, to_diagnostic
+from .lsp_convert import LineText, plain_text, to_diagnostic
 from .lsp_feature import Features
 from .lsp_lenses import LensCache, Prebuilt
 from .lsp_progress import work_done
@@ -133,6 +133,11 @@ class TritonLensServer(LanguageServer):
     def _caps(self) -> types.ClientCapabilities:
         return self.client_capabilities
 
+    @property
+    def init_options(self) -> Any:
+        """The client's initializationOptions (None before initialize)."""
+        return self._init_options
+
     def supports_configuration(self) -> bool:
         ws = self._caps().workspace
         return bool(ws and ws.configuration)
@@ -156,6 +161,7 @@ class TritonLensServer(LanguageServer):
 
     def show_once(self, message: str, kind: types.MessageType = types.MessageType.Warning) -> None:
         """A pop-up the first time `message` comes up in this session, the log every time (no storms)."""
+        message = plain_text(message)  # pop-ups and logs are plain text: no literal Markdown backticks
         self.window_log_message(types.LogMessageParams(type=kind, message=message))
         if message in self._shown_problems:
             return
