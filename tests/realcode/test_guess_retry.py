@@ -9,7 +9,7 @@ from pathlib import Path
 from tritonlens.analysis.specialization import parse_kernels, specializations
 from tritonlens.analysis.specialization_retry import retry_guess
 from tritonlens.ascend_runner.client import LocalRunner
-from tritonlens.server.pipeline import analyze_kernel
+from tritonlens.server.engine.diagnose import analyze_kernel
 
 HEADER = "import triton\nimport triton.language as tl\n\n"
 

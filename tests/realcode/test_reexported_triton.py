@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tritonlens.analysis.kernels import parse_module
 from tritonlens.ascend_runner.client import LocalRunner
-from tritonlens.server.pipeline import analyze_kernel
+from tritonlens.server.engine.diagnose import analyze_kernel
 
 SOURCE = """
 from somelib_not_installed.triton_utils import tl, triton
