@@ -25,7 +25,7 @@ from .kernels import call_form_wrappers
 from .pragmas import DTYPE_VALUE_RE, Pragma, TritonType, comment_lines, parse_value, pragma_for
 from .safe_eval import UNKNOWN, evaluate
 from .source_lines import source_lines
-from .specialization_guess import ASSUMED_TYPICAL, typical_value
+from .specialization_guess import ASSUMED_TYPICAL, typical_values
 from .specialization_infer import infer_types
 from .specialization_launch import (
     ArgFact,
@@ -452,10 +452,12 @@ def _build(
         if value is not UNKNOWN:
             chosen[name] = _Fact(f"heuristics at line {hline}", value=value)
             env[name] = value
+    guessed = [n for n in kernel.param_names if n not in chosen and n in kernel.constexpr]
+    typical = typical_values(kernel.node, guessed) if guess else {}
     for name in kernel.param_names:
         if name not in chosen and name in kernel.constexpr and guess:
             # nothing shows a value: compile the most likely one, labeled so no finding passes it off as fact
-            chosen[name] = _Fact(ASSUMED_TYPICAL, value=typical_value(kernel.node, name))
+            chosen[name] = _Fact(ASSUMED_TYPICAL, value=typical[name])
         fact = chosen.get(name)
         if fact is None:
             signature[name] = "constexpr"
@@ -676,7 +678,12 @@ def specialization_findings(
                 ),
                 span,
                 kernel=kernel,
-                data={"missing": list(guessed), "assumed": guessed, "insert_text": text, "insert_line": info.first_line},
+                data={
+                    "missing": list(guessed),
+                    "assumed": guessed,
+                    "insert_text": text,
+                    "insert_line": info.first_line,
+                },
             )
         )
     if specs and not any(s.complete for s in specs):
