@@ -63,6 +63,7 @@ def _compile_in_fresh_worker(payload: dict[str, Any]) -> dict[str, Any]:
 
     drop = ("TRITON_INTERPRET", "TRITONLENS_WORKER_SCRATCH", WARM_UP_ENV)  # the scratch folder stays this worker's
     env = {k: v for k, v in os.environ.items() if k not in drop}
+    env["TRITONLENS_PARENT_PID"] = str(os.getpid())  # its parent is this worker (the pool kills our group)
     job = {"schema": SCHEMA_VERSION, "id": "fresh", "kind": "compile", "payload": payload}
     proc = subprocess.run([sys.executable, "-u", os.path.abspath(__file__)], input=json.dumps(job) + "\n",
                           capture_output=True, text=True, env=env)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -22,7 +23,9 @@ def test_compile_after_an_interpreted_run_in_the_same_worker(cuda_python: str) -
     compile_job = {"schema": 1, "id": 2, "kind": "compile", "backend": "cuda",
                    "payload": dataclasses.asdict(request("softmax"))}  # tl.max / tl.sum: library kernels
     jobs = "".join(json.dumps(j) + "\n" for j in (run, compile_job))
-    proc = subprocess.run([cuda_python, "-u", str(MAIN)], input=jobs, capture_output=True, text=True, timeout=300)
+    env = {**os.environ, "TRITONLENS_PARENT_PID": str(os.getpid())}  # as the pool starts its workers
+    proc = subprocess.run([cuda_python, "-u", str(MAIN)], input=jobs, capture_output=True, text=True, timeout=300,
+                          env=env)
     replies = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
     assert [r["id"] for r in replies] == [1, 2], proc.stderr[-2000:]
     assert replies[0]["ok"] and replies[0]["result"]["ok"], replies[0]
