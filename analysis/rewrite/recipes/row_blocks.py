@@ -3,7 +3,8 @@
 A kernel with one program per row (`row = tl.program_id(a)`) that multiplies its row vector into a loaded tile and
 sums (`tl.sum(x[None, :] * w, axis=1)`, or `tl.sum(p[:, None] * w, axis=0)`: TL133) reads the whole tile again in
 every program and runs on the FMA units; a kernel whose programs do a few scalar loads each (TL211) spends its time
-launching programs; one that adds every program's value into one address (TL132) serialises on that atomic.
+launching programs (TL211 measured; TL104/TL105 one element per program); one that adds every program's value into
+one address (TL132, TL112) serialises on that atomic.
 
 The rewrite lifts every value that depends on the row by one leading dimension of BLOCK_ROWS rows: the row becomes
 the column `(pid * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS))[:, None]`, so per-row scalars become (BLOCK_ROWS, 1)
@@ -43,6 +44,7 @@ from ..source_edit import Edit
 
 ROWS_CHOICES = (64, 16)  # per-row vectors: 64 is a warp group's wgmma tile on sm_90, 16 the smallest tl.dot tile
 SCALAR_ROWS_CHOICES = (1024, 128)  # only per-row scalars: a block the size of an elementwise kernel's
+SMALL_PROGRAMS = ("TL211", "TL104", "TL105", "TL132", "TL112")  # evidence for rows per program without a matvec
 VECTOR_TILE = 4096  # per-row vectors without a matvec: rows x width up to this many elements per program
 MEMORY = ("load", "store", "atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "atomic_cas", "atomic_and",
           "atomic_or", "atomic_xor")
@@ -245,9 +247,9 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
     ):
         raise Decline(f"nothing in the kernel depends on `{row}` through memory: no block of rows to share")
     codes = {f.code for f in ks.ctx.findings if f.kernel in (ks.ctx.kernel, None)}
-    if not matvecs and not codes & {"TL211", "TL132"}:
-        raise Decline("no per-row matrix-vector product, and no evidence of tiny programs (TL211) or of one "
-                      "contended address (TL132) that blocks of rows would relieve")
+    if not matvecs and not codes & set(SMALL_PROGRAMS):
+        raise Decline("no per-row matrix-vector product, and no evidence of tiny programs (TL211, TL104, TL105) or "
+                      "of one contended address (TL132, TL112) that blocks of rows would relieve")
     if not matvecs:
         sizes = {ks.segment(n.args[1]) for n in ast.walk(fn) if ks.is_tl(n, "arange") and len(n.args) == 2}
         for node in ast.walk(fn):
@@ -329,6 +331,6 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
 RECIPE = SourceRecipe(
     name="row-blocks",
     title="Blocks of rows per program; per-row matrix-vector products as tl.dot",
-    keys=("TL133", "TL211", "TL132"),
+    keys=("TL133", *SMALL_PROGRAMS),
     build=_build,
 )
