@@ -174,7 +174,7 @@ def compile_result_from(raw: dict[str, Any]) -> CompileResult:
 # Worker code (ascend_runner/worker/run_*.py) reads and writes these shapes as plain dicts, since it cannot
 # import this module; `*_from` below validate what comes back over the wire.
 
-HARNESS_MODES = ("kernelbench", "script", "entry")
+HARNESS_MODES = ("kernelbench", "script", "entry", "replay")  # replay: verify jobs only
 RUN_BACKENDS = ("cuda", "npu", "interpret")
 
 
@@ -182,7 +182,8 @@ RUN_BACKENDS = ("cuda", "npu", "interpret")
 class HarnessSpec:
     """What to execute. `kernelbench`: a module with Model, ModelNew, get_inputs(), get_init_inputs().
     `script`: the file run as __main__ with `argv`. `entry`: `module:function` (or `:function` / `function` in
-    the file at `path`), called with no arguments."""
+    the file at `path`), called with no arguments. `replay` (verify only): the file's kernels launched as the
+    VerifyRequest's recorded `launches` describe them (worker/replay_verify.py)."""
 
     mode: str
     path: str  # the file as the user names it: used for imports, line info and messages
@@ -269,6 +270,7 @@ class VerifyRequest:
     baseline_class: str = "ModelNew"
     reference_source: str | None = None  # the original file when the baseline is an intermediate text
     interleave: dict[str, Any] | None = None  # {"repeats", "overrides", "label"}: baseline vs candidate
+    launches: list[dict[str, Any]] = field(default_factory=list)  # replay mode: recorded launches (launch store)
     files: dict[str, str] = field(default_factory=dict)
     workdir: str = ""
 
@@ -281,8 +283,15 @@ class VerifyRequest:
             isinstance(s, int) and not isinstance(s, bool) for s in self.seeds
         ):
             raise ProtocolError("seeds must be a list of integers")
-        if self.harness.mode != "kernelbench":
-            raise ProtocolError("verify needs a kernelbench harness (Model, ModelNew, get_inputs, ...)")
+        if self.harness.mode not in ("kernelbench", "replay"):
+            raise ProtocolError(
+                "verify needs a kernelbench harness (Model, ModelNew, get_inputs, ...) or recorded launches to replay"
+            )
+        if self.harness.mode == "replay":
+            if not self.launches or not all(isinstance(x, dict) and x.get("kernel") for x in self.launches):
+                raise ProtocolError("a replay verify needs `launches`: recorded launches, each naming its kernel")
+            if self.baseline_source is None and self.reference_source is None:
+                raise ProtocolError("a replay verify needs the original text (baseline_source)")
         if not self.seeds:
             raise ProtocolError("verify needs at least one seed")
         if not isinstance(self.shapes, list):
