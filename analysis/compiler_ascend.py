@@ -12,6 +12,7 @@ from collections import Counter
 from typing import Any
 
 from . import compiler_ascend_checks as checks
+from . import rules
 from .attribution import LineStats, ParsedStages, attribute, user_files_for
 from .compiler_ascend_confirm import confirm_with_hivm
 from .compiler_ascend_devices import device_for
@@ -77,21 +78,13 @@ def analyze_ascend(
     grid, launch_line = _grid(metadata, tree, kernel)
     hivm = _hivm(ctx, stages, metadata, report)
     findings: list[Finding] = list(hivm.findings)
-    for check in (
-        checks.check_discrete_access,
-        checks.check_int_vector_ops,
-        # The estimate only where the compiler is silent: PlanMemory's layout or its overflow error decides.
-        *(() if hivm.ub_decided else (checks.check_ub_capacity,)),
-        checks.check_tail_alignment,
-        checks.check_static_range,
-        checks.check_masked_padding,
-    ):
+    ctx.grid, ctx.launch_line, ctx.ub_decided = grid, launch_line, hivm.ub_decided
+    for check in rules.checks(checks.ASCEND_FAMILY):
         try:
-            findings.extend(check(ctx))
+            findings.extend(check.run(ctx))
         except Exception as exc:  # noqa: BLE001 - one broken check must not hide the others
-            report.notes.append(f"{check.__name__} failed: {type(exc).__name__}: {exc}")
+            report.notes.append(f"{check.name} failed: {type(exc).__name__}: {exc}")
     try:
-        findings.extend(checks.check_grid(ctx, grid, launch_line))
         _attribute_ttadapter(module, report)
         report.summary = _summary(ctx, grid)
         report.summary.update(hivm.summary)

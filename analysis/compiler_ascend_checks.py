@@ -28,7 +28,7 @@ from .compiler_ascend_rules import (
 )
 from .findings import Evidence, Finding, Severity, Span
 from .ir.ttadapter import AdapterModule, AdapterOp, Buffer, ScalarLoop, peak_live_bytes
-from .rules import Rule
+from .rules import Rule, register_check
 
 STAGE = "ttadapter"
 # Integer tile ops the A2/A3 vector unit cannot do on int64 (performance_guidelines.md: Add; the other
@@ -63,6 +63,9 @@ class AscendContext:
     resources: dict[str, Any]
     constants: dict[str, Any] = field(default_factory=dict)
     ttir_i64_lines: set[int] | None = None  # source lines whose ttir already computes on i64 tiles
+    grid: tuple[int, ...] | None = None  # the launch grid (metadata, or a literal launch site)
+    launch_line: int | None = None  # the launch site's line, where a grid finding goes
+    ub_decided: bool = False  # bishengir's PlanMemory layout or overflow error decided the UB question
 
     def kernel_def(self) -> ast.FunctionDef | None:
         if self.tree is None:
@@ -95,16 +98,14 @@ class AscendContext:
         data: dict[str, Any],
         severity: Severity | None = None,
     ) -> Finding:
-        return Finding(
-            code=rule.code,
-            message=message,
-            span=self.span(line),
-            severity=severity or rule.severity,
-            level=rule.level,
+        return rule.finding(
+            message,
+            self.span(line),
             kernel=self.kernel,
+            severity=severity,
             platforms=("ascend",),
-            evidence=tuple(evidence),
-            estimated_gain=gain,
+            evidence=evidence,
+            gain=gain,
             data=data,
         )
 
@@ -375,6 +376,8 @@ def ub_estimate(ctx: AscendContext) -> tuple[int, list[Buffer]]:
 
 
 def check_ub_capacity(ctx: AscendContext) -> list[Finding]:
+    if ctx.ub_decided:
+        return []  # the estimate only where the compiler is silent
     if ctx.device is None:
         return []
     capacity = ctx.device.ub_bytes
@@ -427,7 +430,8 @@ def check_ub_capacity(ctx: AscendContext) -> list[Finding]:
 # --- TL404 -------------------------------------------------------------------------------------------------
 
 
-def check_grid(ctx: AscendContext, grid: tuple[int, ...] | None, launch_line: int | None) -> list[Finding]:
+def check_grid(ctx: AscendContext) -> list[Finding]:
+    grid, launch_line = ctx.grid, ctx.launch_line
     if ctx.device is None or not grid:
         return []
     mix = ctx.module.mix_mode or "aiv"
@@ -605,3 +609,18 @@ def check_masked_padding(ctx: AscendContext) -> list[Finding]:
         )
         out.append(replace(finding, fix=fix) if fix else finding)
     return out
+
+
+# The TL4xx checks over triton-ascend's ttadapter, with the rules each emits (compiler_ascend.py runs the
+# family; a new TL4xx rule's module registers its own check the same way).
+ASCEND_FAMILY = "ascend"
+for _check, *_emits in (
+    (check_discrete_access, DISCRETE_ACCESS),
+    (check_int_vector_ops, INT_VECTOR_DEGRADED),
+    (check_ub_capacity, UB_OVERFLOW_RULE),
+    (check_grid, GRID_VS_CORES),
+    (check_tail_alignment, TAIL_UNALIGNED),
+    (check_static_range, STATIC_RANGE_UNROLLED),
+    (check_masked_padding, MASKED_LOAD_PADDING),
+):
+    register_check(ASCEND_FAMILY, *_emits)(_check)

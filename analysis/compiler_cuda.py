@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import compiler_cuda_rules as R
+from . import rules
 from .attribution import (
     LineStats,
     ParsedStages,
@@ -21,12 +22,13 @@ from .attribution import (
 from .compiler_cuda_dataflow import Dataflow, value_type
 from .compiler_cuda_limits import SmLimits, capability, limits_for, occupancy
 from .compiler_report import CompilerReport
-from .findings import Evidence, Finding, Level, Span
+from .findings import Evidence, Finding, Span
 from .ir.mlir_loc import MlirModule, MlirOp, UserFiles
 from .ir.sass import parse_ptxas_verbose, parse_res_usage
 from .rules import Rule
 from .source_lines import source_lines as split_source_lines
 
+CHECK_FAMILY = "cuda"  # rules.register_check family: the TL3xx checks run over one NVIDIA compile
 DOT_OPS = ("tt.dot", "ttng.warp_group_dot", "ttng.tc_gen5_mma", "tt.dot_scaled")
 ELEM_BITS = {"f64": 64, "i64": 64, "f32": 32, "i32": 32, "f16": 16, "bf16": 16, "i16": 16, "i8": 8, "i1": 8}
 _FP8 = re.compile(r"f8E\w+")
@@ -97,16 +99,13 @@ class Context:
         **data: Any,
     ) -> None:
         self.findings.append(
-            Finding(
-                code=rule.code,
-                message=message,
-                span=self.span(line),
-                severity=rule.severity,
-                level=Level.COMPILER,
+            rule.finding(
+                message,
+                self.span(line),
                 kernel=self.kernel,
                 platforms=("cuda",),
-                evidence=tuple(evidence),
-                estimated_gain=gain,
+                evidence=evidence,
+                gain=gain,
                 data={"rewrite": rewrite, "target": self.target, **data},
             )
         )
@@ -154,12 +153,12 @@ def analyze_cuda(
         notes.append(
             f"no IR location points into {path or 'the source file'}: was it compiled with line info?"
         )
-    for check in CHECKS:
+    for check in rules.checks(CHECK_FAMILY):
         try:
-            check(ctx)
+            check.run(ctx)
         except (ValueError, KeyError, IndexError, AttributeError, TypeError) as exc:
             # One check tripping over unexpected IR must not hide the others.
-            notes.append(f"{check.__name__} skipped: {type(exc).__name__}: {exc}")
+            notes.append(f"{check.name} skipped: {type(exc).__name__}: {exc}")
     return CompilerReport(
         findings=sorted(ctx.findings, key=lambda f: (f.span.line, f.code)),
         lines=attrib.lines,
@@ -913,17 +912,21 @@ def _may_alias_store(flow: Dataflow, ttir: MlirModule, load: MlirOp, loop: MlirO
     return False
 
 
-CHECKS = (
-    check_vectorization,
-    check_layout_conversions,
-    check_dots,
-    check_pipelining,
-    check_spills,
-    check_resources,
-    check_int64,
-    check_precise_math,
-    check_redundant_loads,
-)
+# The checks of this module, with the rules each emits. A new TL3xx rule registers its own check in its own
+# module (`@rules.register_check(CHECK_FAMILY, RULE)` over `def check(ctx: Context) -> None`): see
+# docs/architecture.md, "Adding a rule".
+for _check, *_emits in (
+    (check_vectorization, R.NOT_CONTIGUOUS, R.UNALIGNED, R.MASK),
+    (check_layout_conversions, R.CONVERT),
+    (check_dots, R.DOT_FMA, R.DOT_NOT_WGMMA),
+    (check_pipelining, R.NOT_PIPELINED),
+    (check_spills, R.SPILLS),
+    (check_resources, R.OCC_REGS, R.OCC_SMEM, R.SMEM_LIMIT),
+    (check_int64, R.INT64),
+    (check_precise_math, R.PRECISE_MATH),
+    (check_redundant_loads, R.REDUNDANT_LOAD),
+):
+    rules.register_check(CHECK_FAMILY, *_emits)(_check)
 
 
 # --- summary (code lens) ----------------------------------------------------------------------------------

@@ -11,7 +11,8 @@ import hashlib
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from ..analysis.findings import Evidence, Finding, Fix, Level, Severity, Span, TextEdit
+from ..analysis.findings import Evidence, Finding, Fix, Level, Span, TextEdit
+from ..analysis.front_rules import SYNTAX_ERROR
 from ..analysis.source_lines import source_lines
 
 
@@ -33,6 +34,16 @@ class Analysis:
     syntax_error: bool
     kernel_hashes: dict[str, str] = field(default_factory=dict)
     platforms: tuple[str, ...] = ("cuda", "ascend")  # what the file is written for (analysis.platform)
+    _by_name: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def kernel_named(self, name: str) -> Any:
+        """The kernel record called `name` (the first one), or None: O(1) after the first call."""
+        if not self._by_name and self.kernels:
+            by_name: dict[str, Any] = {}
+            for kernel in self.kernels:
+                by_name.setdefault(kernel.name, kernel)
+            self._by_name.update(by_name)
+        return self._by_name.get(name)
 
 
 @dataclass
@@ -154,11 +165,8 @@ def syntax_error_finding(error: Any) -> Finding:
         col = max(int(offset) - 1, 0)
     message = getattr(error, "message", None) or getattr(error, "msg", None) or str(error)
     line = int(line) if isinstance(line, int) else 1
-    return Finding(
-        code="TL001",
-        message=f"syntax error: {message}",
-        span=Span(line, int(col), line, int(col) + 1),
-        severity=Severity.ERROR,
-        level=Level.TRIAGE,
+    return SYNTAX_ERROR.finding(
+        f"syntax error: {message}",
+        Span(line, int(col), line, int(col) + 1),
         evidence=(Evidence(kind="ast", summary="the Python parser stopped here"),),
     )
