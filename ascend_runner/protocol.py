@@ -321,6 +321,7 @@ class ArgRecord:
     nbytes: int | None = None  # bytes of the viewed elements (numel * itemsize)
     value: Any = None  # scalars and constexprs
     written: bool | None = None  # tensor content changed across the launch (only known with snapshots)
+    range: list[Any] | None = None  # tensors: finite [min, max] before the launch (replay draws inputs from it)
 
 
 @dataclass
@@ -344,6 +345,8 @@ class LaunchRecord:
     snapshot: str | None = None  # runner-side file usable by ReplaySpec
     specialized_by: str = "mirror"  # "jit-binder": the JIT's own binder; "mirror": recomputed the same way
     time_ms: dict[str, float] | None = None  # {"median", "p20", "p80"} from replay timing
+    ttir: str | None = None  # compiled kernels: TTIR without locations (FLOPs, the gate's TF32 evidence)
+    dot_ieee_in_source: bool = False  # the kernel's source asks tl.dot for IEEE precision
 
     def specialization(self) -> dict[str, Any]:
         """The form analysis/specialization.py consumes (see docs/gpu-results.md, 'Recorded specializations')."""
@@ -393,6 +396,10 @@ class SeedCheck:
     reason: str = ""
     shape: str = ""  # the label of the shape checked
     held_out: bool = False  # a shape the search never used
+    tolerance: dict[str, Any] = field(default_factory=dict)  # {atol, rtol, basis} or {"outputs": [...]}
+    reference: str = ""  # which evaluations of the reference were compared with (float64 and/or as written)
+    accumulation: dict[str, Any] = field(default_factory=dict)  # {"k", "op"}: the longest sum the reference makes
+    reference_error: float | None = None  # the reference's own distance from its float64 evaluation
 
 
 @dataclass
@@ -409,6 +416,7 @@ class VerifyResult:
     errors: list[str] = field(default_factory=list)
     elapsed_s: float = 0.0
     timing: dict[str, Any] = field(default_factory=dict)  # interleaved samples (verify_job._interleaved)
+    mode: str = "kernelbench"  # or "replay" (worker/replay_verify.py)
 
 
 def _build(cls: type, raw: Any, what: str) -> Any:

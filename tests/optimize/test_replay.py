@@ -112,3 +112,15 @@ def test_optimize_cli_verifies_a_recorded_file_by_replay(workspace):
     text = json.dumps(entry)
     assert "verified by replaying 2 recorded launch(es)" in text
     assert "not in KernelBench form" not in text
+
+
+def test_replay_payload_is_a_valid_verify_request_and_needs_launches():
+    from tritonlens.ascend_runner.protocol import ProtocolError, verify_request_from
+
+    launch = {"kernel": "k", "grid": [1, 1, 1], "args": [{"name": "x", "kind": "tensor", "dtype": "float32",
+                                                           "shape": [4], "strides": [1], "range": [-1.0, 1.0]}]}
+    gate = Gate(None, GateConfig(), replay_plan([launch]), "f.py", reference_source="old", launches=[launch])
+    request = verify_request_from(gate.payload("old", "new"))
+    assert request.harness.mode == "replay" and request.launches == [launch]
+    with pytest.raises(ProtocolError, match="needs `launches`"):
+        verify_request_from({**gate.payload("old", "new"), "launches": []})
