@@ -1,4 +1,5 @@
-"""The optimize loop for one KernelBench-form file, shared by `tritonlens optimize` and the language server.
+"""The optimize loop for one file, shared by `tritonlens optimize` and the language server. The reference is the
+file's KernelBench `Model`, or else its kernels' recorded launches, replayed (replay.py).
 
     evidence (levels 1, 3-4, 2 where timed) -> proposers (recipes, config search, LLM) -> gate -> apply the
     fastest accepted candidate -> re-diagnose -> propose again, within a budget of candidates, rounds and time.
@@ -18,9 +19,11 @@ from typing import Any
 
 from ....analysis.kernels import parse_module
 from ....analysis.rewrite.model import Candidate, RecipeContext, Verdict
+from ...launch_store import recorded_for
 from .evidence import Evidence, collect
 from .gate import Gate, GateConfig
 from .proposers import Declined, Proposer, RecipeProposer
+from .replay import replay_launches, replay_plan
 from .shapes import ShapePlan, plan_shapes
 
 Progress = Callable[[str, float | None], None]
@@ -122,17 +125,25 @@ def optimize_source(
         return out
     names = {n.name for n in ast.parse(source).body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
     missing = [n for n in ("Model", "ModelNew", "get_inputs", "get_init_inputs") if n not in names]
-    if missing:
-        out.error = (
-            f"{path} is not in KernelBench form (missing {', '.join(missing)}): the gate needs a reference Model "
-            "to compare with (see bench/README.md)"
-        )
-        return out
-    if not kernels_of(source):
+    kernels = kernels_of(source)
+    launches: list[dict[str, Any]] = []
+    if missing and kernels:
+        launches = replay_launches(path, source, kernels)
+        if not launches:
+            out.error = (
+                f"{path} is not in KernelBench form (missing {', '.join(missing)}) and none of its kernels has "
+                "launches recorded from its current text: the gate needs a reference. Record the program that "
+                "launches them (`tritonlens record -- COMMAND`, or the editor's Record command) to verify by "
+                "replay, or add Model/ModelNew/get_inputs (see bench/README.md)"
+            )
+            return out
+        out.shapes = replay_plan(launches, len(recorded_for(path, source)))
+        out.notes.append(f"verified by replaying {len(launches)} recorded launch(es): {out.shapes.source_note}")
+    if not kernels:
         out.error = f"{path} has no @triton.jit kernel to optimize"
         return out
     config = options.gate or GateConfig(backend=options.backend, target=options.target)
-    gate = Gate(runner, config, out.shapes, path, reference_source=source)
+    gate = Gate(runner, config, out.shapes, path, reference_source=source, launches=launches)
     proposers = list(proposers) if proposers is not None else [RecipeProposer()]
     feedback: dict[tuple[str, str], list[Verdict]] = {}
     seen: set[str] = set()
@@ -149,7 +160,7 @@ def optimize_source(
         else:
             say(f"round {round_no}: collecting evidence", None)
             ev = collect(current, path, options.target, runner, backend=options.backend, cancel=cancel,
-                         profile=options.profile)
+                         profile=options.profile and not launches)  # level 2 profiles KernelBench modules
             ev_for = (current, ev)
         if round_no == 1:
             out.evidence_before = ev
@@ -191,7 +202,7 @@ def optimize_source(
         )
         out.overall = gate.check(source, whole, cancel).verdict
         out.evidence_after = collect(current, path, options.target, runner, backend=options.backend,
-                                     cancel=cancel, profile=options.profile)
+                                     cancel=cancel, profile=options.profile and not launches)
     out.declined = [d for p in proposers for d in getattr(p, "declined", [])]
     out.notes.extend(n for p in proposers if callable(getattr(p, "notes", None)) for n in p.notes())
     out.elapsed_s = time.monotonic() - started
