@@ -21,18 +21,13 @@ from typing import Any
 
 from ..analysis.compile_errors import compile_error_findings
 from ..analysis.findings import Finding, Level, Severity, Span
+from ..analysis.kernels import parse_module
 from ..analysis.source_lines import source_lines
-from ..analysis.specialization import (
-    ASSUMED_DIVISIBLE,
-    ParsedModule,
-    Specialization,
-    kernel_name_span,
-    parse_kernels,
-    specialization_findings,
-    specializations,
-)
+from ..analysis.specialization import ASSUMED_DIVISIBLE, Specialization, specializations
+from ..analysis.specialization_findings import specialization_findings
 from ..analysis.specialization_guess import ASSUMED_TYPICAL
 from ..analysis.specialization_infer import DESCRIPTOR_GUESS
+from ..analysis.specialization_kernels import KernelTable, kernel_table
 from ..ascend_runner.protocol import ASCEND_TARGETS, CUDA_TARGETS, CompileRequest, StageError
 
 try:
@@ -484,7 +479,7 @@ def analyze_kernel(
     cancel: threading.Event | None = None,
     max_variants: int = MAX_COMPILED_VARIANTS,
     timeout_s: float | None = None,
-    parsed: ParsedModule | None = None,
+    parsed: KernelTable | None = None,
 ) -> KernelAnalysis:
     """Specialize `kernel`, compile up to `max_variants` variants for `target`, analyze the output.
 
@@ -495,7 +490,7 @@ def analyze_kernel(
     if target not in TARGETS:
         result.error = f"unknown target {target!r}; use one of {', '.join(TARGETS)}"
         return result
-    parsed = parsed or parse_kernels(source)
+    parsed = parsed or kernel_table(source)
     if parsed.error:
         result.error = parsed.error
         return result
@@ -508,7 +503,7 @@ def analyze_kernel(
         # compiled alone, a helper gets made-up argument types and fails with a misleading frontend error
         result.error = f"{kernel} is a @triton.jit helper, compiled inline into {', '.join(callers)}; analyze one of those"
         return result
-    result.span = kernel_name_span(source, info)
+    result.span = info.name_span
     sources = _dependency_sources(source, kernel)
     result.code_hash = _code_hash(sources, source)
     table = kernel_overrides(overrides, kernel)
@@ -698,33 +693,20 @@ def _with_kernel(f: Finding, kernel: str) -> Finding:
     return f if f.kernel else replace(f, kernel=kernel)
 
 
-def launchable_kernels(source: str, parsed: ParsedModule | None = None) -> list[str]:
+def launchable_kernels(source: str, parsed: KernelTable | None = None) -> list[str]:
     """Kernels worth compiling on their own: jit functions that are launched here or called by no other
     jit function (helpers are compiled inlined into their callers)."""
-    try:
-        from ..analysis.kernels import parse_module
-
-        module = parse_module(source)
-        parsed = parsed or parse_kernels(source)
-        # a jit function only referenced by others (a `tl.reduce` combine function) is compiled inside them
-        return [k.name for k in module.kernels if not _helper_only(parsed, k.name, source)]
-    except ImportError:
-        pass
-    parsed = parsed or parse_kernels(source)
-    called: set[str] = set()
-    for name, info in parsed.kernels.items():
-        for node in _names(info.node):
-            if node != name and node in parsed.kernels:
-                called.add(node)
-    launched = {name for name in parsed.kernels if f"{name}[" in source}
-    return [n for n in parsed.kernels if n not in called or n in launched]
+    module = parse_module(source)
+    parsed = parsed or kernel_table(module)
+    # a jit function only referenced by others (a `tl.reduce` combine function) is compiled inside them
+    return [k.name for k in module.kernels if not _helper_only(parsed, k.name, source)]
 
 
-def _callers(parsed: ParsedModule, kernel: str) -> list[str]:
+def _callers(parsed: KernelTable, kernel: str) -> list[str]:
     return [n for n, other in parsed.kernels.items() if n != kernel and kernel in _names(other.node)]
 
 
-def _helper_only(parsed: ParsedModule, kernel: str, source: str) -> bool:
+def _helper_only(parsed: KernelTable, kernel: str, source: str) -> bool:
     """Compiled only inside other jit functions: referenced by one (a `tl.reduce` combine function), or
     returning a value (a device function: a launched kernel cannot return one), and never launched here."""
     if f"{kernel}[" in source:
@@ -756,7 +738,7 @@ def analyze_document(
     timeout_s: float | None = None,
 ) -> list[KernelAnalysis]:
     """analyze_kernel for every launchable kernel of the document (or the ones named in `kernels`)."""
-    parsed = parse_kernels(source)
+    parsed = kernel_table(source)
     if parsed.error:
         return []
     names = list(kernels) if kernels is not None else launchable_kernels(source, parsed)
