@@ -21,6 +21,8 @@ from .findings import Finding
 from .ir.mlir_loc import UserFiles, parse_mlir
 from .ir.ttadapter import AdapterModule, AdapterOp, parse_ttadapter
 from .source_lines import source_lines as split_source_lines
+from .specialization_kernels import KernelTable, kernel_table
+from .specialization_launch import find_launches, resolve
 
 
 def analyze_ascend(
@@ -59,10 +61,8 @@ def analyze_ascend(
             "ttadapter has no source locations for this file (compile with TRITON_DISABLE_LINE_INFO=0)"
         )
 
-    try:
-        tree: ast.Module | None = ast.parse(source)
-    except SyntaxError:
-        tree = None
+    table = kernel_table(source)  # the document's one parse, shared with triage and specialization
+    tree = table.tree
     ctx = checks.AscendContext(
         module=module,
         source_lines=split_source_lines(source),
@@ -74,7 +74,7 @@ def analyze_ascend(
         resources=resources,
     )
     ctx.ttir_i64_lines = _ttir_i64_lines(stages, path)
-    grid, launch_line = _grid(metadata, tree, kernel)
+    grid, launch_line = _grid(metadata, table, kernel)
     hivm = _hivm(ctx, stages, metadata, report)
     findings: list[Finding] = list(hivm.findings)
     for check in (
@@ -216,7 +216,7 @@ def _summary(ctx: checks.AscendContext, grid: tuple[int, ...] | None) -> dict[st
 
 
 def _grid(
-    metadata: dict[str, Any], tree: ast.Module | None, kernel: str
+    metadata: dict[str, Any], table: KernelTable, kernel: str
 ) -> tuple[tuple[int, ...] | None, int | None]:
     """The launch grid: from the request (metadata["grid"]) or a literal one at a launch site in the file."""
     given = metadata.get("grid")
@@ -224,12 +224,10 @@ def _grid(
         return (given,), None
     if isinstance(given, (list, tuple)) and given and all(isinstance(g, int) and g > 0 for g in given):
         return tuple(given), None
-    if tree is None:
+    if table.tree is None:
         return None, None
     try:
-        from .specialization_launch import find_launches, resolve
-
-        for launch in find_launches(tree, kernel):
+        for launch in find_launches(table.calls, kernel):
             if launch.grid is None:
                 continue
             elts = launch.grid.elts if isinstance(launch.grid, ast.Tuple) else [launch.grid]

@@ -22,6 +22,7 @@ from typing import Any
 from ..analysis.compile_errors import compile_error_findings
 from ..analysis.findings import Finding, Level, Severity, Span
 from ..analysis.kernels import parse_module
+from ..analysis.kernels.dependencies import dependency_sources
 from ..analysis.source_lines import source_lines
 from ..analysis.specialization import ASSUMED_DIVISIBLE, Specialization, specializations
 from ..analysis.specialization_findings import specialization_findings
@@ -194,10 +195,6 @@ def kernel_overrides(table: Mapping[str, Any] | None, kernel: str) -> dict[str, 
 
 
 def _dependency_sources(source: str, kernel: str) -> dict[str, str] | None:
-    try:
-        from ..ascend_runner.cache import dependency_sources
-    except ImportError:
-        return None
     try:
         return dependency_sources(source, kernel)
     except Exception:  # a cache-key helper must never stop analysis
