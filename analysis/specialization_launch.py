@@ -8,10 +8,12 @@ or just "an int" / "a float", resolved through the simple assignments of the lau
 from __future__ import annotations
 
 import ast
+import copy
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .safe_eval import UNKNOWN, call_name, evaluate
+from .specialization_kernelbench import init_attributes, kernelbench_callers
 
 TORCH_DTYPES = {
     "float16": "fp16",
@@ -137,8 +139,9 @@ class Scope:
                         return int(n)
         return self.outer.unpacked_rank(name) if self.outer else None
 
-    def lookup(self, name: str) -> tuple[str, Any] | None:
-        if name in self.bindings:
+    def lookup(self, name: str, prior: bool = False) -> tuple[str, Any] | None:
+        """prior: the name as it was before this scope rebound it (`x = x.contiguous()` reads the parameter)."""
+        if name in self.bindings and not prior:
             return "expr", self.bindings[name]
         if name in self.params:
             return "param", self.params[name]
@@ -160,8 +163,26 @@ def _collect_bindings(body: list[ast.stmt], before_line: int, out: dict[str, ast
                 _collect_bindings(getattr(stmt, block, []) or [], before_line, out)
 
 
+class _Prior(ast.NodeTransformer):
+    """`x = f(x)`: the `x` read on the right is the earlier binding (substituted), or the one outside this scope
+    (a Name marked `prior`), never the new binding itself (which would resolve to itself forever)."""
+
+    def __init__(self, name: str, earlier: ast.expr | None) -> None:
+        self.name, self.earlier = name, earlier
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if node.id != self.name:
+            return node
+        if self.earlier is not None:
+            return self.earlier
+        node.prior = True  # type: ignore[attr-defined]
+        return node
+
+
 def _bind_target(target: ast.expr, value: ast.expr, out: dict[str, ast.expr]) -> None:
     if isinstance(target, ast.Name):
+        if any(isinstance(n, ast.Name) and n.id == target.id for n in ast.walk(value)):
+            value = _Prior(target.id, out.get(target.id)).visit(copy.deepcopy(value))
         out[target.id] = value
     elif isinstance(target, (ast.Tuple, ast.List)):
         if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
@@ -221,6 +242,12 @@ def find_launches(tree: ast.Module | CallIndex, kernel: str) -> list[Launch]:
         if func is not None:
             for caller_call, caller in index.calls.get(func.name, [])[:MAX_CALLERS]:
                 scope.callers.append((caller_call, _scope_at(caller_call, caller, index.top, index.tree)))
+            for key, value in init_attributes(index.tree, func).items():  # `self.weight` set in __init__
+                scope.bindings.setdefault(key, value)
+            if not scope.callers:  # KernelBench: the harness calls ModelNew.forward(*get_inputs())
+                scope.callers.extend(
+                    kernelbench_callers(index.tree, func, lambda c, f: _scope_at(c, f, index.top, index.tree))
+                )
         if isinstance(call.func, ast.Subscript):
             grid: ast.expr | None = call.func.slice
         else:  # kernel.warmup(..., grid=...): same arguments as a launch
@@ -270,7 +297,7 @@ def resolve(expr: ast.expr, scope: Scope, depth: int = 0) -> ArgFact:
     if value is not UNKNOWN:
         return ArgFact("value", value=value, reason=f"value at line {line}")
     if isinstance(expr, ast.Name):
-        found = scope.lookup(expr.id)
+        found = scope.lookup(expr.id, prior=getattr(expr, "prior", False))
         if found is None:
             return UNKNOWN_FACT
         kind, target = found
@@ -292,9 +319,17 @@ def resolve(expr: ast.expr, scope: Scope, depth: int = 0) -> ArgFact:
         return UNKNOWN_FACT
     if isinstance(expr, ast.Attribute) and expr.attr == "T":
         return resolve(expr.value, scope, depth + 1)
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
+        found = scope.lookup(f"self.{expr.attr}")
+        return resolve(found[1], scope, depth + 1) if found and found[0] == "expr" else UNKNOWN_FACT
     if isinstance(expr, ast.BinOp):
         left, right = resolve(expr.left, scope, depth + 1), resolve(expr.right, scope, depth + 1)
         kinds = {left.kind, right.kind}
+        scaled = left if left.kind == "tensor" else right
+        if kinds in ({"tensor", "value"}, {"tensor", "int"}, {"tensor", "float"}) and (scaled.dtype or "")[:2] in (
+            "fp", "bf"
+        ):  # a float tensor scaled or shifted by a scalar keeps its dtype and shape
+            return ArgFact("tensor", dtype=scaled.dtype, reason=scaled.reason, shape=scaled.shape)
         if "tensor" in kinds:
             return UNKNOWN_FACT
         if kinds <= {"int", "value"} and not isinstance(expr.op, ast.Div):
@@ -436,6 +471,9 @@ def _call_fact(call: ast.Call, scope: Scope, depth: int) -> ArgFact:
 
 def _shape_args(args: list[ast.expr], scope: Scope, depth: int) -> tuple[Any, ...] | None:
     """Dims of `torch.empty(M, N)` / `torch.empty((M, N))`: ints where known, None where not."""
+    found = scope.lookup(args[0].id) if len(args) == 1 and isinstance(args[0], ast.Name) else None
+    if found is not None and found[0] == "expr" and isinstance(found[1], (ast.Tuple, ast.List)):
+        args = [found[1]]  # `shape = (B, H, S, D)` then `torch.randn(shape)`
     if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
         args = list(args[0].elts)
     elif len(args) == 1 and _is_shape_of(args[0]):

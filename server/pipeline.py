@@ -23,6 +23,7 @@ from ..analysis.compile_errors import compile_error_findings
 from ..analysis.findings import Finding, Level, Severity, Span
 from ..analysis.kernels import parse_module
 from ..analysis.kernels.dependencies import dependency_sources
+from ..analysis.source_alone import source_alone_label
 from ..analysis.source_lines import source_lines
 from ..analysis.specialization import ASSUMED_DIVISIBLE, Specialization, specializations
 from ..analysis.specialization_findings import specialization_findings
@@ -349,6 +350,11 @@ def _merge_findings(variants: Sequence[VariantResult]) -> list[Finding]:
             if assumed:
                 message += " [assumed: " + "; ".join(f"{a} {why}" for a, why in assumed.items()) + "]"
                 data["assumptions"] = assumed
+            alone = source_alone_label(variant.metadata)
+            if alone:  # the kernel was built from the file's source alone: an assumption, never an error
+                message += alone
+                severity = max(severity, Severity.WARNING)
+                data["source_alone"] = variant.metadata["source_alone"]
             guesses = {a: g for a, g in variant_guesses(spec).items() if a not in assumed}
             if guesses:
                 # a compile of guessed values: the finding names them and never passes for an error
@@ -593,6 +599,9 @@ def _failure_findings(result: KernelAnalysis, platform: str, source: str, kernel
             seen.add(key)
             if not all_failed:
                 f = replace(f, severity=Severity.WARNING)
+            alone = source_alone_label(variant.metadata)
+            if alone:
+                f = replace(f, message=f.message + alone, severity=max(f.severity, Severity.WARNING))
             if guesses:  # the failure may be the guess's, not the kernel's: say so, no error
                 f = replace(
                     f,

@@ -259,8 +259,42 @@ def _compile_into(req: dict[str, Any], result: dict[str, Any]) -> None:
         _compile_loaded(req, result, loaded.module.__dict__, loaded.warnings, (soc, on_910_95))
     finally:
         loaded.close()
+    if result["errors"] and source_module.needs_alone(loaded, result["errors"]):
+        _compile_alone(req, result, loaded, (soc, on_910_95))
+        return
     if result["errors"]:  # a failed import may be why the compile failed: the caller puts it on its line
         result.setdefault("metadata", {}).setdefault("module_warnings", loaded.warnings)
+
+
+def _compile_alone(
+    req: dict[str, Any], result: dict[str, Any], first: Any, soc_info: tuple[str, bool]
+) -> None:
+    """Compile the kernel built from the file's source alone (source_alone.py) into `result`, labeled as
+    such; keep the first failure when even that does not define the kernel."""
+    source_module = _sibling_source_module()
+    try:
+        built = source_module.load_alone(first, req["source"], req["kernel"], req.get("workdir") or None)
+    except source_module.SourceError:
+        built = None
+    if built is None:
+        result.setdefault("metadata", {}).setdefault("module_warnings", first.warnings)
+        return
+    alone, label = built
+    second = _result(req, result.get("compiler") or "triton-ascend")
+    try:
+        _compile_loaded(req, second, alone.module.__dict__, alone.warnings, soc_info)
+    finally:
+        alone.close()
+    if source_module.kernel_missing(second["errors"]):
+        result.setdefault("metadata", {}).setdefault("module_warnings", first.warnings)
+        return
+    second["metadata"]["source_alone"] = label
+    second["metadata"]["module_warnings"] = source_module.merged_warnings(first, alone)
+    notes = result.get("metadata_notes")
+    result.clear()
+    result.update(second)
+    if notes:
+        result["metadata_notes"] = notes
 
 
 def _compile_loaded(
@@ -355,7 +389,11 @@ def _compile_loaded(
 
 
 def _hivm(
-    req: dict[str, Any], result: dict[str, Any], options: dict[str, Any], soc_info: tuple[str, bool], path: str
+    req: dict[str, Any],
+    result: dict[str, Any],
+    options: dict[str, Any],
+    soc_info: tuple[str, bool],
+    path: str,
 ) -> dict[str, Any] | None:
     """Run bishengir-compile on the ttadapter text (the `hivm` stage); its stages and log go into the result."""
     ttadapter = result["stages"].get("ttadapter")

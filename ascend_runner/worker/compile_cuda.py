@@ -20,7 +20,17 @@ import time
 from typing import Any
 
 from compile_only_cuda import DEVICES, compile_only
-from source_module import LoadedSource, SourceError, decode_constants, find_jit, load_source
+from source_module import (
+    LoadedSource,
+    SourceError,
+    decode_constants,
+    find_jit,
+    kernel_missing,
+    load_alone,
+    load_source,
+    merged_warnings,
+    needs_alone,
+)
 
 CUDA_TARGETS = {"sm_80": 80, "sm_86": 86, "sm_89": 89, "sm_90": 90, "sm_100": 100}
 STAGE_ORDER = ("ttir", "ttgir", "llir", "ptx", "sass")
@@ -333,11 +343,42 @@ def compile_kernel(req: dict[str, Any]) -> dict[str, Any]:
             result = _compile_loaded(req, loaded, target, triton, knobs, GPUTarget, started)
         finally:
             loaded.close()
+        if not result["ok"] and needs_alone(loaded, result["errors"]):
+            result = _compile_alone(req, loaded, result, (triton, knobs, GPUTarget), started)
     if standing_in:
         result["metadata"]["device"] = f"compile-only stand-in (no GPU here): {DEVICES[target].name}"
     # CPU time of this process and the tools it ran (ptxas, nvdisasm): unlike wall time, not inflated
     # by other work on a busy machine.
     result["metadata"]["cpu_seconds"] = round(_cpu_seconds() - cpu_started, 4)
+    return result
+
+
+def _compile_alone(
+    req: dict[str, Any],
+    first: LoadedSource,
+    failed: dict[str, Any],
+    tools: tuple[Any, Any, Any],
+    started: float,
+) -> dict[str, Any]:
+    """The kernel built from the file's source alone (source_alone.py), labeled as such; the first failure
+    when even that does not define the kernel."""
+    try:
+        built = load_alone(
+            first, str(req.get("source", "")), str(req.get("kernel", "")), req.get("workdir") or None
+        )
+    except SourceError:
+        return failed
+    if built is None:
+        return failed
+    alone, label = built
+    try:
+        result = _compile_loaded(req, alone, str(req.get("target", "")), *tools, started)
+    finally:
+        alone.close()
+    if kernel_missing(result["errors"]):
+        return failed
+    result["metadata"]["source_alone"] = label
+    result["metadata"]["module_warnings"] = merged_warnings(first, alone)
     return result
 
 

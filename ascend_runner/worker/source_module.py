@@ -29,6 +29,7 @@ import types
 from dataclasses import dataclass, field
 from typing import Any
 
+from source_alone import AlonePlan, bare_packages
 from stand_ins import standing_in
 
 # Packages that are slow to import and rarely needed to *compile* a kernel: bound lazily, imported for real
@@ -244,15 +245,23 @@ def _is_import(stmt: ast.stmt) -> bool:
     return any(isinstance(node, (ast.Import, ast.ImportFrom)) for node in ast.walk(stmt))
 
 
-def load_source(source: str, path: str, job_folder: str | None = None) -> LoadedSource:
+def parse_source(source: str, path: str) -> ast.Module:
+    try:
+        return ast.parse(source, filename=path)
+    except SyntaxError as exc:
+        raise SourceError(f"syntax error: {exc.msg}", exc.lineno, (exc.offset or 1) - 1) from None
+
+
+def load_source(
+    source: str, path: str, job_folder: str | None = None, alone: AlonePlan | None = None
+) -> LoadedSource:
     """Execute `source` as a fresh module whose code claims to come from `path`.
 
     job_folder: a runner service's job folder holding the modules the client uploaded; the buffer's imports
-    then resolve there only (never in folders of the runner host that `path` happens to name)."""
-    try:
-        tree = ast.parse(source, filename=path)
-    except SyntaxError as exc:
-        raise SourceError(f"syntax error: {exc.msg}", exc.lineno, (exc.offset or 1) - 1) from None
+    then resolve there only (never in folders of the runner host that `path` happens to name).
+    alone: run only these statements, with the workspace's packages entered without their `__init__`
+    (`source_alone.plan_alone`: the kernel built from the file's own source)."""
+    tree = parse_source(source, path)
     _register_text(path, source)
     name = f"tritonlens_buffer_{next(_counter)}"
     module = types.ModuleType(name)
@@ -267,8 +276,18 @@ def load_source(source: str, path: str, job_folder: str | None = None) -> Loaded
     before = set(sys.modules)
     stand_ins = standing_in()
     stood = stand_ins.__enter__()
+    bare = bare_packages(roots, _installed) if alone is not None else None
+    if bare is not None:
+        bare.__enter__()
     root, package = (None, None) if job_folder else package_of(path)
-    package_error = _enter_package(package, root, loaded.stub_packages) if package and root else None
+    package_error = None
+    if package and root and alone is not None:
+        try:
+            importlib.import_module(package)  # bare packages: no __init__ runs
+        except Exception as exc:  # noqa: BLE001 - a clash with an installed package of the same name
+            package_error = f"{type(exc).__name__}: {exc}"
+    elif package and root:
+        package_error = _enter_package(package, root, loaded.stub_packages)
     _report_stand_ins(loaded, stood, 0, 1)
     if package and root and package_error is None or loaded.stub_packages:
         module.__package__ = package
@@ -287,7 +306,7 @@ def load_source(source: str, path: str, job_folder: str | None = None) -> Loaded
     # No __pycache__ written into the user's folder by a compile.
     saved_bytecode_flag, sys.dont_write_bytecode = sys.dont_write_bytecode, True
     try:
-        for stmt in tree.body:
+        for stmt in tree.body if alone is None else alone.statements:
             lazy = _lazy_bindings(stmt)
             if lazy is not None:
                 module.__dict__.update(lazy)
@@ -307,6 +326,8 @@ def load_source(source: str, path: str, job_folder: str | None = None) -> Loaded
                     }
                 )
     finally:
+        if bare is not None:
+            bare.__exit__(None, None, None)
         stand_ins.__exit__(None, None, None)
         sys.dont_write_bytecode = saved_bytecode_flag
         for entry in added:
@@ -342,3 +363,43 @@ def find_jit(namespace: dict[str, Any], name: str, jit_class: type) -> Any:
         if candidate is not None and getattr(candidate.fn, "__name__", None) == name:
             return candidate
     return None
+
+
+def needs_alone(loaded: LoadedSource, errors: list[dict[str, Any]]) -> bool:
+    """The front end failed after a top-level statement of the file failed (an import that probes a device or
+    a vendor backend, a vendor decorator): the kernel is worth building from the file's source alone."""
+    return bool(loaded.warnings) and bool(errors) and all(e.get("stage") == "frontend" for e in errors)
+
+
+def load_alone(
+    first: LoadedSource, source: str, kernel: str, job_folder: str | None
+) -> tuple[LoadedSource, dict[str, Any]] | None:
+    """(the kernel's statements loaded from the file's source alone, the label every finding carries);
+    None when the kernel is no top-level def of the file."""
+    from source_alone import describe, plan_alone
+
+    plan = plan_alone(first.tree or parse_source(source, first.path), kernel)
+    if plan is None:
+        return None
+    why = next((w for w in first.warnings if w.get("package")), None) or next(
+        (w for w in first.warnings if w.get("import")), first.warnings[0] if first.warnings else {}
+    )
+    reason = str(why.get("message", "")).replace("top-level statement skipped: ", "")
+    reason = f"line {why.get('line')}: {reason}" if why.get("line") else reason
+    alone = load_source(source, first.path, job_folder, alone=plan)
+    return alone, describe(plan, reason[:300])
+
+
+def merged_warnings(first: LoadedSource, alone: LoadedSource) -> list[dict[str, Any]]:
+    """The failed imports of the real load (the user's import lines) and those of the source-alone load."""
+    seen: set[int] = set()
+    out: list[dict[str, Any]] = []
+    for warning in [*first.warnings, *alone.warnings]:
+        if warning.get("line") not in seen:
+            seen.add(warning.get("line"))
+            out.append(warning)
+    return out
+
+
+def kernel_missing(errors: list[dict[str, Any]]) -> bool:
+    return any(str(e.get("message", "")).startswith("no @triton.jit function named") for e in errors)

@@ -110,6 +110,9 @@ def classify(analysis: Any, tree: Path) -> tuple[str, str]:
     compile_errors = [f.message for f in analysis.findings if f.code in ("TL300", "TL400", "TL005")]
     compile_errors += [e.message for v in analysis.variants for e in v.errors]
     warnings = [w for v in analysis.variants for w in (v.metadata or {}).get("module_warnings") or []]
+    alone = any((v.metadata or {}).get("source_alone") for v in analysis.variants)
+    if alone and not _UNDEFINED.search("\n".join(compile_errors)):
+        warnings = []  # built from the file's source alone: the failed imports are not why the compile failed
     notes = [str(w.get("message", "")) for w in warnings]
     blob = "\n".join(compile_errors + notes + [analysis.error or ""])
     first = (compile_errors or notes or ["no message"])[0].splitlines()[0][:300]
@@ -147,6 +150,8 @@ def run(args: argparse.Namespace) -> int:
 
     entries = read_manifest()
     picked = sample(entries, args.cache, None if args.all else args.per_group)
+    if args.only:  # a re-check of some rows of the same sample (never for the published summary)
+        picked = [(e, k) for e, k in picked if any(o in f"{e.repo}:{e.path}:{k}" for o in args.only)]
     cache = tempfile.mkdtemp(
         prefix="tritonlens-coverage-cache-"
     )  # measure compiles, not an older run's cache
@@ -177,9 +182,19 @@ def run(args: argparse.Namespace) -> int:
             if analysis.primary is not None:
                 row["from"] = provenance(analysis)
                 row["variant"] = analysis.primary.specialization.label
+                if analysis.primary.metadata.get("source_alone"):
+                    row["source_alone"] = True
             else:
                 row["failure"], row["reason"] = classify(analysis, path.parent)
             rows.append(row)
+            if args.verbose:
+                for v in analysis.variants:
+                    for e in v.errors:
+                        print("   error:", e.message[:400])
+                    for w in (v.metadata or {}).get("module_warnings") or []:
+                        print("   warning:", w.get("line"), str(w.get("message"))[:300])
+                for f in analysis.findings:
+                    print("   finding:", f.code, f.span.line, f.message[:300])
             status = row.get("from") or f"{row['failure']}: {row['reason'][:120]}"
             print(
                 f"{len(rows):3}/{len(picked)} {entry.repo}:{entry.path}:{kernel} [{target}] {status}",
@@ -234,6 +249,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "analyzed": len(analyzed),
         "analyzed_share": round(len(analyzed) / len(rows), 3) if rows else 0.0,
         "from": dict(Counter(r["from"] for r in analyzed)),
+        "source_alone": sum(1 for r in analyzed if r.get("source_alone")),
         "failures": dict(failures),
         "platform_agreement": sum(1 for r in rows if r["auto_platforms"] == [r["platform"]]),
         "per_group": per_group,
@@ -264,6 +280,10 @@ def main() -> int:
     p.add_argument("--all", action="store_true")
     p.add_argument("--timeout", type=float, default=180.0)
     p.add_argument("--out", type=Path, default=OUT)
+    p.add_argument(
+        "--only", action="append", help="only sampled kernels whose repo:path:kernel contains this"
+    )
+    p.add_argument("--verbose", action="store_true", help="print each row's errors and module warnings")
     return run(p.parse_args())
 
 

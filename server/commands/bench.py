@@ -1,7 +1,7 @@
 """`tritonlens bench DIR`: the optimize loop over every KernelBench-form task, with baselines and a report of
 the whole speedup distribution (JSON, Markdown, PNG). Resumable: each finished task is saved to a state file and
-skipped when the command runs again; `--shard I/N` and `--time-budget S` split the work into pieces that fit
-short device leases. Tasks run one at a time on a single accelerator (timings must not share it); on a Ray
+skipped when the command runs again (`--redo GLOB` / `--redo-stale` take chosen or outdated ones again);
+`--shard I/N` and `--time-budget S` split the work into pieces that fit short device leases. Tasks run one at a time on a single accelerator (timings must not share it); on a Ray
 runner as many at once as the cluster has actors for.
 """
 
@@ -48,6 +48,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--jobs", type=int, default=0, help="tasks at once (default: 1, or the Ray pool's width)")
     p.add_argument("--report", default="bench-report", metavar="DIR", help="where the report and state go")
     p.add_argument("--state", metavar="FILE", help="state file (default REPORT/bench-state.json)")
+    p.add_argument("--redo", action="append", default=[], metavar="GLOB",
+                   help="run again the tasks in the state whose path (or a tail of it: nll.py, loss/*) matches GLOB")
+    p.add_argument("--redo-stale", action="store_true",
+                   help="run again the tasks whose text or the tool's optimizing code changed since their record")
     p.add_argument("--llm-base-url", metavar="URL")
     p.add_argument("--llm-model", metavar="M")
     p.add_argument("--llm-api-key-env", metavar="VAR")
@@ -101,9 +105,12 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as exc:
         print(f"tritonlens bench: {exc}", file=sys.stderr)
         return 2
-    todo = [t for t in shard(tasks, index, count) if str(t) not in state["tasks"]]
+    tool = bench_state.tool_fingerprint()
+    todo, again = bench_state.to_run(shard(tasks, index, count), state, args.redo, args.redo_stale, tool)
     print(f"tritonlens bench: {len(tasks)} tasks, shard {index}/{count}: {len(todo)} to run "
-          f"({len(state['tasks'])} already in {state_path})", file=sys.stderr)
+          f"({len(state['tasks'])} already in {state_path}, {len(again)} of them again)", file=sys.stderr)
+    for task, why in again.items():
+        print(f"tritonlens bench: {task}: again ({why})", file=sys.stderr)
     try:
         runner = make_runner(args.runner, args.token_env, args.token_file, cache=True, workers=2)
     except RuntimeError as exc:
@@ -137,9 +144,10 @@ def run(args: argparse.Namespace) -> int:
                 return None  # left for the next run
             record = run_task(path, runner, options, proposers,
                               progress=lambda m: print(f"  {path}: {m}", file=sys.stderr), cancel=cancel)
+            record["fingerprint"] = bench_state.fingerprint(path, tool)
             if record.get("status") != "cancelled":
                 with lock:  # saved as soon as it is done: a killed run loses at most the tasks in flight
-                    state["tasks"][str(path)] = record
+                    bench_state.replace_record(state, str(path), record)
                     bench_state.save(state_path, state)
             return record
 

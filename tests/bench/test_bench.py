@@ -83,3 +83,36 @@ def test_bench_end_to_end_on_the_cpu_then_resumed(tmp_path):
     assert data["summary"]["timed"] == 0 and (report / "bench-report.md").exists()
     again = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0 and "0 to run (1 already in" in again.stderr, again.stderr[-2000:]
+    redo = subprocess.run([*command, "--redo", "scan/cum*"], capture_output=True, text=True, timeout=600)
+    assert redo.returncode == 0 and "1 to run (1 already in" in redo.stderr, redo.stderr[-2000:]
+    assert "again (--redo scan/cum*)" in redo.stderr
+    [task] = json.loads((report / "bench-report.json").read_text())["tasks"]
+    assert task["previous"]["status"] == "done" and task["fingerprint"] == task["previous"]["fingerprint"]
+
+
+def test_redo_takes_chosen_and_stale_tasks_again_and_keeps_the_others(tmp_path):
+    a, b, c = (tmp_path / "cat" / f"{n}.py" for n in "abc")
+    a.parent.mkdir()
+    for path in (a, b, c):
+        path.write_text(f"# task {path.stem}\n")
+    tool = bench_state.tool_fingerprint()
+    assert tool == bench_state.tool_fingerprint() and len(tool) == 16
+    state = {"tasks": {str(a): {"status": "done", "speedup": 2.0, "fingerprint": bench_state.fingerprint(a, tool)},
+                       str(b): {"status": "done", "speedup": 1.0, "fingerprint": bench_state.fingerprint(b, tool)}}}
+    # plain resume: only the task not in the state
+    assert bench_state.to_run([a, b, c], state, [], False, tool) == ([c], {})
+    # chosen by a glob on the path or the file name
+    todo, why = bench_state.to_run([a, b, c], state, ["*/cat/a.py"], False, tool)
+    assert todo == [a, c] and why == {str(a): "--redo */cat/a.py"}
+    assert bench_state.to_run([a, b, c], state, ["b.py"], False, tool)[0] == [b, c]
+    # stale: the task's text changed, or the tool did; a record without a fingerprint is stale too
+    b.write_text("# task b, edited\n")
+    todo, why = bench_state.to_run([a, b, c], state, [], True, tool)
+    assert todo == [b, c] and why == {str(b): "stale: the task changed"}
+    todo, why = bench_state.to_run([a, b], state, [], True, "another-tool")
+    assert todo == [a, b] and why[str(a)] == "stale: the tool changed"
+    state["tasks"][str(a)].pop("fingerprint")
+    assert bench_state.to_run([a], state, [], True, tool)[1] == {str(a): "stale: no fingerprint"}
+    # a redone task keeps its earlier figures; the others are untouched
+    bench_state.replace_record(state, str(b), {"status": "done", "speedup": 3.0})
+    assert state["tasks"][str(b)]["previous"]["speedup"] == 1.0 and state["tasks"][str(a)]["speedup"] == 2.0
