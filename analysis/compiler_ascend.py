@@ -11,18 +11,22 @@ import ast
 from collections import Counter
 from typing import Any
 
-from . import compiler_ascend_checks as checks
 from .attribution import LineStats, ParsedStages, attribute, user_files_for
+from .compiler_ascend_access import check_discrete_access, check_int_vector_ops
 from .compiler_ascend_confirm import confirm_with_hivm
+from .compiler_ascend_context import AscendContext
 from .compiler_ascend_devices import device_for
+from .compiler_ascend_grid_and_loops import check_grid, check_static_range
 from .compiler_ascend_hivm import HivmReport, analyze_hivm
+from .compiler_ascend_ub import check_masked_padding, check_tail_alignment, check_ub_capacity, ub_estimate
 from .compiler_report import CompilerReport
 from .findings import Finding
 from .ir.mlir_loc import UserFiles, parse_mlir
 from .ir.ttadapter import AdapterModule, AdapterOp, parse_ttadapter
 from .source_lines import source_lines as split_source_lines
 from .specialization_kernels import KernelTable, kernel_table
-from .specialization_launch import find_launches, resolve
+from .specialization_launch import resolve
+from .specialization_scope import find_launches
 
 
 def analyze_ascend(
@@ -63,7 +67,7 @@ def analyze_ascend(
 
     table = kernel_table(source)  # the document's one parse, shared with triage and specialization
     tree = table.tree
-    ctx = checks.AscendContext(
+    ctx = AscendContext(
         module=module,
         source_lines=split_source_lines(source),
         tree=tree,
@@ -78,20 +82,20 @@ def analyze_ascend(
     hivm = _hivm(ctx, stages, metadata, report)
     findings: list[Finding] = list(hivm.findings)
     for check in (
-        checks.check_discrete_access,
-        checks.check_int_vector_ops,
+        check_discrete_access,
+        check_int_vector_ops,
         # The estimate only where the compiler is silent: PlanMemory's layout or its overflow error decides.
-        *(() if hivm.ub_decided else (checks.check_ub_capacity,)),
-        checks.check_tail_alignment,
-        checks.check_static_range,
-        checks.check_masked_padding,
+        *(() if hivm.ub_decided else (check_ub_capacity,)),
+        check_tail_alignment,
+        check_static_range,
+        check_masked_padding,
     ):
         try:
             findings.extend(check(ctx))
         except Exception as exc:  # noqa: BLE001 - one broken check must not hide the others
             report.notes.append(f"{check.__name__} failed: {type(exc).__name__}: {exc}")
     try:
-        findings.extend(checks.check_grid(ctx, grid, launch_line))
+        findings.extend(check_grid(ctx, grid, launch_line))
         _attribute_ttadapter(module, report)
         report.summary = _summary(ctx, grid)
         report.summary.update(hivm.summary)
@@ -104,7 +108,7 @@ def analyze_ascend(
 
 
 def _hivm(
-    ctx: checks.AscendContext, stages: dict[str, str], metadata: dict[str, Any], report: CompilerReport
+    ctx: AscendContext, stages: dict[str, str], metadata: dict[str, Any], report: CompilerReport
 ) -> HivmReport:
     try:
         hivm = analyze_hivm(ctx, stages, metadata)
@@ -190,9 +194,9 @@ def _attribute_ttadapter(module: AdapterModule, report: CompilerReport) -> None:
     report.line_maps["ttadapter"] = pairs
 
 
-def _summary(ctx: checks.AscendContext, grid: tuple[int, ...] | None) -> dict[str, Any]:
+def _summary(ctx: AscendContext, grid: tuple[int, ...] | None) -> dict[str, Any]:
     module = ctx.module
-    peak, _ = checks.ub_estimate(ctx)
+    peak, _ = ub_estimate(ctx)
     out: dict[str, Any] = {
         "mix_mode": module.mix_mode,
         "parallel_mode": module.parallel_mode,

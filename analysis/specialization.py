@@ -26,7 +26,7 @@ from .specialization_facts import Fact, build_variant, launch_facts, override_fa
 from .specialization_guess import ASSUMED_TYPICAL
 from .specialization_infer import infer_types
 from .specialization_kernels import KernelTable, SpecKernel, kernel_table
-from .specialization_launch import find_launches
+from .specialization_scope import find_launches
 from .specialization_variant import ASSUMED_DIVISIBLE, MAX_VARIANTS, Specialization
 
 

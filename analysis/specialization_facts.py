@@ -12,7 +12,8 @@ from .pragmas import TritonType, parse_value
 from .safe_eval import UNKNOWN, evaluate
 from .specialization_guess import ASSUMED_TYPICAL, typical_value
 from .specialization_kernels import SpecKernel, literal_value
-from .specialization_launch import ArgFact, Launch, resolve
+from .specialization_launch import ArgFact, resolve
+from .specialization_scope import Launch
 from .specialization_variant import (
     ASSUMED_DIVISIBLE,
     I32_MAX,

@@ -17,7 +17,7 @@ from .kernels import KernelInfo, ModuleInfo, parse_module
 from .pragmas import DTYPE_VALUE_RE, Pragma, comment_lines, pragma_for
 from .safe_eval import UNKNOWN, evaluate
 from .source_lines import source_lines
-from .specialization_launch import CallIndex, index_calls, module_scope
+from .specialization_scope import CallIndex, index_calls, module_scope
 from .specialization_variant import OPTION_NAMES
 
 
