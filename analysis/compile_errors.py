@@ -28,6 +28,8 @@ NVIDIA_COMPILE_ERROR = register(
             "source line the compiler blamed. Nothing else about this kernel can be analyzed until it compiles."
         ),
         references=("https://triton-lang.org/main/programming-guide/chapter-1/introduction.html",),
+        lowers_to=Severity.WARNING,
+        lowering="when another variant of the kernel compiled, or the failing compile used guessed values",
     )
 )
 
@@ -45,6 +47,8 @@ ASCEND_COMPILE_ERROR = register(
             "placed on the source line it blamed. Constructs accepted by upstream Triton may be unsupported here."
         ),
         references=("https://gitee.com/ascend/triton-ascend",),
+        lowers_to=Severity.WARNING,
+        lowering="when another variant of the kernel compiled, or the failing compile used guessed values",
     )
 )
 
@@ -110,7 +114,7 @@ def compile_error_findings(
     errors: Sequence[Any], target_platform: str, source: str, kernel: str, fallback: Span, variant: str
 ) -> list[Finding]:
     """One finding per distinct (stage, line, message); `errors` are StageError-like (stage, message, line, col)."""
-    code = "TL400" if target_platform == "ascend" else "TL300"
+    rule = ASCEND_COMPILE_ERROR if target_platform == "ascend" else NVIDIA_COMPILE_ERROR
     lines = source_lines(source)
     out: list[Finding] = []
     seen: set[tuple[str, int | None, str]] = set()
@@ -126,14 +130,10 @@ def compile_error_findings(
         if meaning:
             message += f" — {meaning}"
         out.append(
-            Finding(
-                code=code,
-                message=message,
-                span=_line_span(lines, err.line, err.col, fallback),
-                severity=Severity.ERROR,
-                level=Level.IR,
+            rule.finding(
+                message,
+                _line_span(lines, err.line, err.col, fallback),
                 kernel=kernel,
-                platforms=(target_platform,),
                 evidence=(
                     Evidence(kind="ir", summary=f"{err.stage} error", stage=err.stage, excerpt=text[:2000]),
                 ),

@@ -11,14 +11,14 @@ import ast
 from collections import Counter
 from typing import Any
 
+from . import rules
 from .attribution import LineStats, ParsedStages, attribute, user_files_for
-from .compiler_ascend_access import check_discrete_access, check_int_vector_ops
+from .compiler_ascend_checks import ASCEND_FAMILY
 from .compiler_ascend_confirm import confirm_with_hivm
 from .compiler_ascend_context import AscendContext
 from .compiler_ascend_devices import device_for
-from .compiler_ascend_grid_and_loops import check_grid, check_static_range
 from .compiler_ascend_hivm import HivmReport, analyze_hivm
-from .compiler_ascend_ub import check_masked_padding, check_tail_alignment, check_ub_capacity, ub_estimate
+from .compiler_ascend_ub import ub_estimate
 from .compiler_report import CompilerReport
 from .findings import Finding
 from .ir.mlir_loc import UserFiles, parse_mlir
@@ -81,21 +81,13 @@ def analyze_ascend(
     grid, launch_line = _grid(metadata, table, kernel)
     hivm = _hivm(ctx, stages, metadata, report)
     findings: list[Finding] = list(hivm.findings)
-    for check in (
-        check_discrete_access,
-        check_int_vector_ops,
-        # The estimate only where the compiler is silent: PlanMemory's layout or its overflow error decides.
-        *(() if hivm.ub_decided else (check_ub_capacity,)),
-        check_tail_alignment,
-        check_static_range,
-        check_masked_padding,
-    ):
+    ctx.grid, ctx.launch_line, ctx.ub_decided = grid, launch_line, hivm.ub_decided
+    for check in rules.checks(ASCEND_FAMILY):
         try:
-            findings.extend(check(ctx))
+            findings.extend(check.run(ctx))
         except Exception as exc:  # noqa: BLE001 - one broken check must not hide the others
-            report.notes.append(f"{check.__name__} failed: {type(exc).__name__}: {exc}")
+            report.notes.append(f"{check.name} failed: {type(exc).__name__}: {exc}")
     try:
-        findings.extend(check_grid(ctx, grid, launch_line))
         _attribute_ttadapter(module, report)
         report.summary = _summary(ctx, grid)
         report.summary.update(hivm.summary)

@@ -1,5 +1,6 @@
 """What every TL4xx check reads: the analysis `AscendContext` (the parsed ttadapter, the kernel's AST and source
-lines, the device, metadata and resources) with the finding and evidence builders the checks share."""
+lines, the device, metadata, resources, grid and the compiler's UB verdict) with the finding and evidence builders
+the checks share."""
 
 from __future__ import annotations
 
@@ -29,6 +30,9 @@ class AscendContext:
     resources: dict[str, Any]
     constants: dict[str, Any] = field(default_factory=dict)
     ttir_i64_lines: set[int] | None = None  # source lines whose ttir already computes on i64 tiles
+    grid: tuple[int, ...] | None = None  # the launch grid (metadata, or a literal launch site)
+    launch_line: int | None = None  # the launch site's line, where a grid finding goes
+    ub_decided: bool = False  # bishengir's PlanMemory layout or overflow error decided the UB question
 
     def kernel_def(self) -> ast.FunctionDef | None:
         if self.tree is None:
@@ -61,16 +65,14 @@ class AscendContext:
         data: dict[str, Any],
         severity: Severity | None = None,
     ) -> Finding:
-        return Finding(
-            code=rule.code,
-            message=message,
-            span=self.span(line),
-            severity=severity or rule.severity,
-            level=rule.level,
+        return rule.finding(
+            message,
+            self.span(line),
             kernel=self.kernel,
+            severity=severity,
             platforms=("ascend",),
-            evidence=tuple(evidence),
-            estimated_gain=gain,
+            evidence=evidence,
+            gain=gain,
             data=data,
         )
 

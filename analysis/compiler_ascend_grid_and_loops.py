@@ -16,7 +16,8 @@ from .findings import Evidence, Finding, Severity
 from .ir.ttadapter import Buffer
 
 
-def check_grid(ctx: AscendContext, grid: tuple[int, ...] | None, launch_line: int | None) -> list[Finding]:
+def check_grid(ctx: AscendContext) -> list[Finding]:
+    grid, launch_line = ctx.grid, ctx.launch_line
     if ctx.device is None or not grid:
         return []
     mix = ctx.module.mix_mode or "aiv"

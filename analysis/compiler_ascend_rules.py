@@ -2,14 +2,52 @@
 
 from __future__ import annotations
 
-from .findings import Level, Severity
-from .rules import Rule, register
+from typing import Any
+
+from .findings import Finding, Level, Severity
+from .rules import Confirms, Rule, register
 
 _DOCS = "https://github.com/triton-lang/triton-ascend/blob/main/docs/en"
 PROGRAMMING_GUIDE = f"{_DOCS}/programming_guide.md"
 PERFORMANCE_GUIDE = f"{_DOCS}/migration_guide/performance_guidelines.md"
 ARCHITECTURE = f"{_DOCS}/migration_guide/architecture_difference.md"
 UB_OVERFLOW = f"{_DOCS}/debug_guide/ub_overflow.md"
+
+
+# --- when a TL4xx finding confirms a triage finding (analysis/escalation.py) -----------------------------
+
+
+def _index_from_load(high: Finding, low: Finding) -> bool:
+    # TL401 also fires for addresses that are not affine (modulo, pointer increments); TL116 is the gather.
+    return high.data.get("index_line") is not None
+
+
+def _listed(f: Finding, key: str) -> list[Any]:
+    value = f.data.get(key)
+    return value if isinstance(value, list) else []
+
+
+def _int64_compare(high: Finding, low: Finding) -> bool:
+    return "arith.cmpi" in _listed(high, "ops") and "i64" in _listed(high, "dtypes")
+
+
+def _int64_ops(high: Finding, low: Finding) -> bool:
+    return "i64" in _listed(high, "dtypes")
+
+
+def _int_compare(high: Finding, low: Finding) -> bool:
+    return "arith.cmpi" in _listed(high, "ops")
+
+
+def _over_cores(high: Finding, low: Finding) -> bool:
+    blocks, cores = high.data.get("blocks"), high.data.get("cores")
+    return isinstance(blocks, int) and isinstance(cores, int) and blocks > cores
+
+
+def _over_launch_limit(high: Finding, low: Finding) -> bool:
+    blocks = high.data.get("blocks")
+    return isinstance(blocks, int) and blocks > 65535
+
 
 DISCRETE_ACCESS = register(
     Rule(
@@ -33,6 +71,9 @@ DISCRETE_ACCESS = register(
             "https://github.com/triton-lang/triton-ascend/issues/339",
             "https://github.com/triton-lang/triton-ascend/pull/1027",
         ),
+        confirms=(
+            Confirms("TL116", "a gather through loaded indices becomes a scalar loop", _index_from_load),
+        ),
     )
 )
 
@@ -52,6 +93,13 @@ INT_VECTOR_DEGRADED = register(
             "representable (|v| < 2**24)."
         ),
         references=(PERFORMANCE_GUIDE,),
+        lowers_to=Severity.INFO,
+        lowering="when bishengir ran and kept a vector op on the line (not confirmed)",
+        confirms=(
+            Confirms("TL117", "an int64 tile comparison runs on the scalar unit", _int64_compare),
+            Confirms("TL113", "int64 index tiles run on the scalar unit", _int64_ops),
+            Confirms("TL118", "an integer tile comparison in tl.where runs on the scalar unit", _int_compare),
+        ),
     )
 )
 
@@ -73,6 +121,8 @@ UB_OVERFLOW_RULE = register(
             "dtype."
         ),
         references=(PROGRAMMING_GUIDE, UB_OVERFLOW, ARCHITECTURE),
+        escalates_to=Severity.ERROR,
+        escalation="when bishengir measured the UB size (not an estimate)",
     )
 )
 
@@ -93,6 +143,12 @@ GRID_VS_CORES = register(
             "tl.num_programs(0))`."
         ),
         references=(PROGRAMMING_GUIDE, PERFORMANCE_GUIDE, ARCHITECTURE),
+        escalates_to=Severity.WARNING,
+        escalation="when the grid exceeds the 65,535-block launch limit",
+        confirms=(
+            Confirms("TL115", "more programs than Ascend cores run in dispatch rounds", _over_cores),
+            Confirms("TL114", "more than 65535 programs exceed Ascend's launch limit", _over_launch_limit),
+        ),
     )
 )
 
@@ -130,6 +186,7 @@ STATIC_RANGE_UNROLLED = register(
             "constexpr branch), write `range(N)` so the compiler keeps one loop with double-buffered loads."
         ),
         references=(PROGRAMMING_GUIDE, PERFORMANCE_GUIDE),
+        confirms=(Confirms("TL119", "tl.static_range unrolls copies of the body's tiles"),),
     )
 )
 

@@ -32,6 +32,8 @@ def ub_estimate(ctx: AscendContext) -> tuple[int, list[Buffer]]:
 
 
 def check_ub_capacity(ctx: AscendContext) -> list[Finding]:
+    if ctx.ub_decided:
+        return []  # the estimate only where the compiler is silent
     if ctx.device is None:
         return []
     capacity = ctx.device.ub_bytes

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import compiler_cuda_rules as R
+from . import rules
 from .attribution import (
     ParsedStages,
     attribute,
@@ -23,6 +25,8 @@ from .compiler_cuda_resources import check_resources, check_spills
 from .compiler_report import CompilerReport
 from .ir.sass import parse_ptxas_verbose, parse_res_usage
 from .source_lines import source_lines as split_source_lines
+
+CHECK_FAMILY = "cuda"  # rules.register_check family: the TL3xx checks run over one NVIDIA compile
 
 
 def analyze_cuda(
@@ -63,12 +67,12 @@ def analyze_cuda(
         notes.append(
             f"no IR location points into {path or 'the source file'}: was it compiled with line info?"
         )
-    for check in CHECKS:
+    for check in rules.checks(CHECK_FAMILY):
         try:
-            check(ctx)
+            check.run(ctx)
         except (ValueError, KeyError, IndexError, AttributeError, TypeError) as exc:
             # One check tripping over unexpected IR must not hide the others.
-            notes.append(f"{check.__name__} skipped: {type(exc).__name__}: {exc}")
+            notes.append(f"{check.name} skipped: {type(exc).__name__}: {exc}")
     return CompilerReport(
         findings=sorted(ctx.findings, key=lambda f: (f.span.line, f.code)),
         lines=attrib.lines,
@@ -94,17 +98,21 @@ def normalize_resources(resources: dict[str, Any], metadata: dict[str, Any], ker
     return out
 
 
-CHECKS = (
-    check_vectorization,
-    check_layout_conversions,
-    check_dots,
-    check_pipelining,
-    check_spills,
-    check_resources,
-    check_int64,
-    check_precise_math,
-    check_redundant_loads,
-)
+# The checks of this module, with the rules each emits. A new TL3xx rule registers its own check in its own
+# module (`@rules.register_check(CHECK_FAMILY, RULE)` over `def check(ctx: Context) -> None`): see
+# docs/architecture.md, "Adding a rule".
+for _check, *_emits in (
+    (check_vectorization, R.NOT_CONTIGUOUS, R.UNALIGNED, R.MASK),
+    (check_layout_conversions, R.CONVERT),
+    (check_dots, R.DOT_FMA, R.DOT_NOT_WGMMA),
+    (check_pipelining, R.NOT_PIPELINED),
+    (check_spills, R.SPILLS),
+    (check_resources, R.OCC_REGS, R.OCC_SMEM, R.SMEM_LIMIT),
+    (check_int64, R.INT64),
+    (check_precise_math, R.PRECISE_MATH),
+    (check_redundant_loads, R.REDUNDANT_LOAD),
+):
+    rules.register_check(CHECK_FAMILY, *_emits)(_check)
 
 
 def summarize(ctx: Context) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from .attribution import (
 )
 from .compiler_cuda_dataflow import Dataflow
 from .compiler_cuda_limits import SmLimits
-from .findings import Evidence, Finding, Level, Span
+from .findings import Evidence, Finding, Span
 from .ir.mlir_loc import MlirModule, MlirOp, UserFiles
 from .rules import Rule
 
@@ -73,16 +73,13 @@ class Context:
         **data: Any,
     ) -> None:
         self.findings.append(
-            Finding(
-                code=rule.code,
-                message=message,
-                span=self.span(line),
-                severity=rule.severity,
-                level=Level.COMPILER,
+            rule.finding(
+                message,
+                self.span(line),
                 kernel=self.kernel,
                 platforms=("cuda",),
-                evidence=tuple(evidence),
-                estimated_gain=gain,
+                evidence=evidence,
+                gain=gain,
                 data={"rewrite": rewrite, "target": self.target, **data},
             )
         )

@@ -1,9 +1,12 @@
-"""TL3xx: NVIDIA compiler-grounded rules (the checks live in compiler_cuda.py)."""
+"""TL3xx: NVIDIA compiler-grounded rules (the checks live in compiler_cuda.py), with the triage and profiling
+findings each one confirms and the guessed values its findings depend on."""
 
 from __future__ import annotations
 
-from .findings import Level, Severity
-from .rules import Rule, register
+from typing import Any
+
+from .findings import Finding, Level, Severity
+from .rules import Confirms, DependsOn, Rule, register
 
 _AXIS = "https://github.com/triton-lang/triton/blob/main/lib/Analysis/AxisInfo.cpp"
 _COALESCE = "https://github.com/triton-lang/triton/blob/main/lib/Dialect/TritonGPU/Transforms/Coalesce.cpp"
@@ -26,8 +29,32 @@ _TUTORIAL_MM = "https://triton-lang.org/main/getting-started/tutorials/03-matrix
 CUDA = ("cuda",)
 
 
-def _rule(code: str, name: str, title: str, severity: Severity, rationale: str, *refs: str) -> Rule:
-    return register(Rule(code, name, title, Level.COMPILER, severity, CUDA, rationale, tuple(refs)))
+def _rule(code: str, name: str, title: str, severity: Severity, rationale: str, *refs: str, **more: Any) -> Rule:
+    return register(Rule(code, name, title, Level.COMPILER, severity, CUDA, rationale, tuple(refs), **more))
+
+
+# --- when a TL3xx finding confirms a lower-level one (analysis/escalation.py) ----------------------------
+
+
+def _same_loop(high: Finding, low: Finding) -> bool:
+    # TL314 has two kinds; only "loop-invariant" is TL106's cause, and both record the loop's line.
+    return high.data.get("kind") == "loop-invariant" and high.data.get("loop_line") == low.data.get("loop_line")
+
+
+def _fp32_operands(high: Finding, low: Finding) -> bool:
+    # TL305 also fires for small tiles or integer operands; with fp32 operands and `ieee` in the source
+    # (TL111) its first branch, "fp32 with input_precision='ieee'", is the one taken.
+    return high.data.get("operand_type") == "f32"
+
+
+def _strided(high: Finding, low: Finding) -> bool:
+    return high.data.get("cause") == "stride"
+
+
+def _scattered(high: Finding, low: Finding) -> bool:
+    # Excess sectors come from lanes far apart (stride, gather); unaligned or masked but contiguous scalar
+    # accesses (TL302/TL303) still coalesce, so they do not explain TL207.
+    return high.data.get("cause") in ("stride", "gather")
 
 
 NOT_CONTIGUOUS = _rule(
@@ -45,6 +72,11 @@ NOT_CONTIGUOUS = _rule(
     _AXIS,
     _COALESCE,
     _GUIDE_MEM,
+    confirms=(
+        Confirms("TL109", "the innermost index is multiplied by a stride", _strided),
+        Confirms("TL207", "neighbouring lanes access addresses far apart", _scattered),
+        Confirms("TL131", "the innermost index is multiplied by the row length", _strided),
+    ),
 )
 UNALIGNED = _rule(
     "TL302",
@@ -85,6 +117,7 @@ CONVERT = _rule(
     "every iteration.\n\nFix: keep producers and consumers in one layout (same access pattern for loads and "
     "stores, reduce along the contiguous axis, hoist conversions out of loops).",
     _RLC,
+    depends_on=DependsOn.LINE,  # forced by the narrow access on its line
 )
 DOT_FMA = _rule(
     "TL305",
@@ -98,6 +131,7 @@ DOT_FMA = _rule(
     "bf16/fp16, and keep BLOCK_M/N/K >= 16.",
     _ACCEL,
     _TUTORIAL_MM,
+    confirms=(Confirms("TL111", "fp32 tl.dot with input_precision='ieee' runs on FMA", _fp32_operands),),
 )
 DOT_NOT_WGMMA = _rule(
     "TL306",
@@ -134,6 +168,7 @@ SPILLS = _rule(
     "(BLOCK_M/BLOCK_N), fewer live accumulators, more warps (spreading the tile over more threads), or "
     "fewer pipeline stages.",
     _SPECS,
+    depends_on=DependsOn.COMPILE,  # the whole compile's budget
 )
 OCC_REGS = _rule(
     "TL309",
@@ -147,6 +182,7 @@ OCC_REGS = _rule(
     "keep the accumulator in registers and run one large block per SM by design.",
     _OCC,
     _SPECS,
+    depends_on=DependsOn.COMPILE,  # the whole compile's budget
 )
 OCC_SMEM = _rule(
     "TL310",
@@ -158,6 +194,7 @@ OCC_SMEM = _rule(
     "blocks.\n\nFix: fewer stages or smaller BLOCK_K.",
     _OCC,
     _SPECS,
+    depends_on=DependsOn.COMPILE,  # the whole compile's budget
 )
 SMEM_LIMIT = _rule(
     "TL311",
@@ -201,4 +238,7 @@ REDUNDANT_LOAD = _rule(
     "Triton does not merge them, so the kernel moves the data from L2/DRAM twice.\n\nFix: load once into a "
     "variable and reuse it.",
     _GUIDE_MEM,
+    confirms=(
+        Confirms("TL106", "a load whose address and mask do not change in the loop", _same_loop, portable=True),
+    ),
 )

@@ -6,128 +6,56 @@ user sees the higher one only, its evidence chain led by the lower one's symptom
 decision -> rewrite), the lower one's quick fix when the higher has none, and `data["confirms"]`. The merged
 finding takes the most severe of the group's severities: a confirmation never makes a problem look smaller.
 
-Each pair in `CONFIRMATIONS` was checked against both rules: same cause, and where the rules record it, the
-same culprit (`when`). A pair is `portable` when the higher level's evidence comes from target-independent
+The pairs are declared by the higher rule (`Rule.confirms`, next to its definition), each checked against both
+rules: same cause, and where the rules record it, the same culprit (`when`). A pair is `portable` when the higher level's evidence comes from target-independent
 TTIR, so it confirms the symptom on every platform the lower rule names; otherwise the lower finding keeps
 standing, restricted to the platforms the higher level did not look at.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any
 
+from . import rules
 from .findings import PLATFORMS, Evidence, Finding
+from .rules import Predicate
 from .settings import Settings
-
-Check = Callable[[Finding, Finding], bool]
 
 
 @dataclass(frozen=True)
 class Confirmation:
     higher: str
     lower: str
-    why: str  # the shared cause, for readers of this table and for the hover
-    when: Check | None = None  # extra condition on the pair (culprit, loop, cause) beyond overlapping lines
+    why: str  # the shared cause, for readers of the rules and for the hover
+    when: Predicate | None = None  # extra condition on the pair (culprit, loop, cause) beyond overlapping lines
     portable: bool = False  # higher evidence is target-independent TTIR: confirms on every platform
 
 
-def _data(f: Finding, key: str) -> Any:
-    return f.data.get(key) if isinstance(f.data, dict) else None
+def confirmations() -> tuple[Confirmation, ...]:
+    """Every (higher, lower) pair, as the higher rules declare them (`Rule.confirms`)."""
+    return tuple(_by_pair().values())
 
 
-def _same_loop(high: Finding, low: Finding) -> bool:
-    # TL314 has two kinds; only "loop-invariant" is TL106's cause, and both record the loop's line.
-    return _data(high, "kind") == "loop-invariant" and _data(high, "loop_line") == _data(low, "loop_line")
+def _by_pair() -> dict[tuple[str, str], Confirmation]:
+    global _PAIRS
+    generation = rules.generation()
+    if _PAIRS[0] != generation:
+        table = {
+            (rule.code, c.lower): Confirmation(rule.code, c.lower, c.why, c.when, c.portable)
+            for rule in rules.all_rules()
+            for c in rule.confirms
+        }
+        _PAIRS = (generation, table)
+    return _PAIRS[1]
 
 
-def _fp32_operands(high: Finding, low: Finding) -> bool:
-    # TL305 also fires for small tiles or integer operands; with fp32 operands and `ieee` in the source
-    # (TL111) its first branch, "fp32 with input_precision='ieee'", is the one taken.
-    return _data(high, "operand_type") == "f32"
-
-
-def _strided(high: Finding, low: Finding) -> bool:
-    return _data(high, "cause") == "stride"
-
-
-def _scattered(high: Finding, low: Finding) -> bool:
-    # Excess sectors come from lanes far apart (stride, gather); unaligned or masked but contiguous scalar
-    # accesses (TL302/TL303) still coalesce, so they do not explain TL207.
-    return _data(high, "cause") in ("stride", "gather")
-
-
-def _index_from_load(high: Finding, low: Finding) -> bool:
-    # TL401 also fires for addresses that are not affine (modulo, pointer increments); TL116 is the gather.
-    return _data(high, "index_line") is not None
-
-
-def _ops(f: Finding) -> list[Any]:
-    ops = _data(f, "ops")
-    return ops if isinstance(ops, list) else []
-
-
-def _dtypes(f: Finding) -> list[Any]:
-    dtypes = _data(f, "dtypes")
-    return dtypes if isinstance(dtypes, list) else []
-
-
-def _int64_compare(high: Finding, low: Finding) -> bool:
-    return "arith.cmpi" in _ops(high) and "i64" in _dtypes(high)
-
-
-def _int64_ops(high: Finding, low: Finding) -> bool:
-    return "i64" in _dtypes(high)
-
-
-def _int_compare(high: Finding, low: Finding) -> bool:
-    return "arith.cmpi" in _ops(high)
-
-
-def _over_cores(high: Finding, low: Finding) -> bool:
-    blocks, cores = _data(high, "blocks"), _data(high, "cores")
-    return isinstance(blocks, int) and isinstance(cores, int) and blocks > cores
-
-
-def _over_launch_limit(high: Finding, low: Finding) -> bool:
-    blocks = _data(high, "blocks")
-    return isinstance(blocks, int) and blocks > 65535
-
-
-CONFIRMATIONS: tuple[Confirmation, ...] = (
-    # NVIDIA, level 4 over level 1
-    Confirmation(
-        "TL314", "TL106", "a load whose address and mask do not change in the loop", _same_loop, True
-    ),
-    Confirmation("TL305", "TL111", "fp32 tl.dot with input_precision='ieee' runs on FMA", _fp32_operands),
-    # (TL312 over TL113 is gone: TL113 is Ascend-only since docs/precision.md; TL312 stands on its own.)
-    Confirmation("TL301", "TL109", "the innermost index is multiplied by a stride", _strided),
-    # NVIDIA, level 4 over level 2, and level 2 over level 1
-    Confirmation("TL301", "TL207", "neighbouring lanes access addresses far apart", _scattered),
-    Confirmation("TL207", "TL109", "a strided innermost index wastes L2 sectors"),
-    Confirmation("TL301", "TL131", "the innermost index is multiplied by the row length", _strided),
-    Confirmation("TL207", "TL131", "lanes a row apart (a column walk) waste L2 sectors"),
-    # Ascend, level 4 over level 1
-    Confirmation("TL401", "TL116", "a gather through loaded indices becomes a scalar loop", _index_from_load),
-    Confirmation("TL402", "TL117", "an int64 tile comparison runs on the scalar unit", _int64_compare),
-    Confirmation("TL402", "TL113", "int64 index tiles run on the scalar unit", _int64_ops),
-    Confirmation(
-        "TL402", "TL118", "an integer tile comparison in tl.where runs on the scalar unit", _int_compare
-    ),
-    Confirmation("TL406", "TL119", "tl.static_range unrolls copies of the body's tiles"),
-    Confirmation("TL404", "TL115", "more programs than Ascend cores run in dispatch rounds", _over_cores),
-    Confirmation(
-        "TL404", "TL114", "more than 65535 programs exceed Ascend's launch limit", _over_launch_limit
-    ),
-)
-
-_BY_PAIR: dict[tuple[str, str], Confirmation] = {(c.higher, c.lower): c for c in CONFIRMATIONS}
+_PAIRS: tuple[int, dict[tuple[str, str], Confirmation]] = (-1, {})
 
 
 def confirmation(higher: Finding, lower: Finding) -> Confirmation | None:
     """The table entry by which `higher` confirms `lower`, if it does for these two findings."""
-    entry = _BY_PAIR.get((higher.code, lower.code))
+    entry = _by_pair().get((higher.code, lower.code))
     if entry is None or higher.level <= lower.level:
         return None
     if higher.kernel != lower.kernel or not _lines_overlap(higher, lower):
@@ -215,7 +143,7 @@ def _confirmed_by(items: list[Finding], hi: int) -> list[tuple[int, Confirmation
 
 
 def _via(top: Finding, entry: Confirmation) -> Confirmation:
-    direct = _BY_PAIR.get((top.code, entry.lower))
+    direct = _by_pair().get((top.code, entry.lower))
     return direct if direct is not None else entry
 
 

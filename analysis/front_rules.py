@@ -37,6 +37,8 @@ CANNOT_SPECIALIZE = register(
             "(or `-- python script.py`) to analyze real launches, or add the pragma the message shows."
         ),
         references=("https://triton-lang.org/main/python-api/generated/triton.jit.html",),
+        escalates_to=Severity.INFO,
+        escalation="when no variant can be compiled at all (a value is missing, not guessed)",
     )
 )
 
@@ -71,6 +73,8 @@ IMPORT_FAILED = register(
             "missing, so a kernel that needs them cannot be compiled. Usually the runner environment lacks a "
             "package (install it there) or the import needs a device (guard it)."
         ),
+        lowers_to=Severity.INFO,
+        lowering="when the kernel compiled without the failed import",
     )
 )
 

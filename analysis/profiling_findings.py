@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import math
 
+from . import profiling_rules as R
 from .devices import DeviceSpec
-from .findings import Evidence, Finding, Severity, Span
+from .findings import Evidence, Finding, Span
 from .profiling_launch import LaunchAnalysis
 from .profiling_ncu import NcuSourceView
 from .profiling_roofline import _finding, roofline_findings
@@ -61,8 +62,7 @@ def launch_findings(la: LaunchAnalysis, device: DeviceSpec, source_lines: list[s
         what = "compute" if la.bound == "compute" else "bandwidth"
         out.append(
             _finding(
-                "TL201",
-                Severity.INFO,
+                R.NEAR_ROOFLINE,
                 f"{la.kernel} runs at {frac:.0%} of the {what} ceiling: already near the roofline, "
                 "rewriting it cannot gain much (consider fusing it with neighbouring kernels instead)",
                 la,
@@ -77,8 +77,7 @@ def launch_findings(la: LaunchAnalysis, device: DeviceSpec, source_lines: list[s
     elif la.bound == "memory" and la.bandwidth_fraction is not None and la.bandwidth_fraction < LOW_FRACTION:
         out.append(
             _finding(
-                "TL202",
-                Severity.WARNING,
+                R.LOW_BANDWIDTH,
                 f"{la.kernel} is memory-bound but moves only {la.achieved_gbps:,.0f} GB/s, "
                 f"{la.bandwidth_fraction:.0%} of the {device.memory_bandwidth.value:,.0f} GB/s ceiling",
                 la,
@@ -98,8 +97,7 @@ def launch_findings(la: LaunchAnalysis, device: DeviceSpec, source_lines: list[s
     ):
         out.append(
             _finding(
-                "TL209",
-                Severity.WARNING,
+                R.LOW_COMPUTE,
                 f"{la.kernel} is compute-bound but reaches {la.achieved_tflops:,.1f} TFLOP/s, "
                 f"{la.compute_fraction:.0%} of the "
                 + ("matrix-unit" if la.tensor_cores is not False else "FMA")
@@ -116,8 +114,7 @@ def launch_findings(la: LaunchAnalysis, device: DeviceSpec, source_lines: list[s
     if la.bound == "latency" and la.count >= 10:
         out.append(
             _finding(
-                "TL206",
-                Severity.INFO,
+                R.TINY_LAUNCHES,
                 f"{la.kernel} ran {la.count} times at {la.time_ms * 1e3:.1f} us each: launch overhead dominates",
                 la,
                 span,
@@ -130,8 +127,7 @@ def launch_findings(la: LaunchAnalysis, device: DeviceSpec, source_lines: list[s
     if long_enough and device.compute_units and la.programs < device.compute_units:
         out.append(
             _finding(
-                "TL203",
-                Severity.WARNING,
+                R.SMALL_GRID,
                 f"grid of {la.programs} programs for {device.compute_units} {units}: "
                 f"{device.compute_units - la.programs} stay idle for the whole launch",
                 la,
@@ -148,8 +144,7 @@ def launch_findings(la: LaunchAnalysis, device: DeviceSpec, source_lines: list[s
         if 0 < tail <= 0.5:
             out.append(
                 _finding(
-                    "TL204",
-                    Severity.INFO,
+                    R.WAVE_TAIL,
                     f"{la.programs} programs make {la.waves:.2f} waves: the last wave fills {tail:.0%} of the device",
                     la,
                     span,
@@ -169,8 +164,7 @@ def launch_findings(la: LaunchAnalysis, device: DeviceSpec, source_lines: list[s
     ):
         out.append(
             _finding(
-                "TL205",
-                Severity.INFO,
+                R.LOW_OCCUPANCY,
                 f"only {la.programs_per_sm} program(s) per SM fit ({la.occupancy:.0%} occupancy), "
                 f"limited by {la.occupancy_limiter}",
                 la,
@@ -209,8 +203,7 @@ def ncu_findings(
             ratio = ln.l2_sectors / ln.l2_sectors_ideal if ln.l2_sectors_ideal else None
             out.append(
                 _finding(
-                    "TL207",
-                    Severity.WARNING,
+                    R.UNCOALESCED,
                     f"line {ln.line} touches {ratio:.1f}x the L2 sectors its accesses need: "
                     "neighbouring threads access addresses far apart (uncoalesced)"
                     if ratio
@@ -230,8 +223,7 @@ def ncu_findings(
             why = ", ".join(f"{name} {count / hot.stall_samples:.0%}" for name, count in reasons)
             out.append(
                 _finding(
-                    "TL208",
-                    Severity.HINT,
+                    R.STALL_HOTSPOT,
                     f"line {hot.line} collects {hot.stall_samples / total_samples:.0%} of the warp stall samples "
                     f"({why})",
                     la,

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import profiling_rules as R
 from .devices import Ceiling, DeviceSpec
-from .findings import Evidence, Finding, Level, Severity, Span
+from .findings import Evidence, Finding, Span
 from .profiling_flops import FlopCount, count_flops
+from .rules import Rule
 
-# analysis/profiling.py's LaunchAnalysis (not imported: profiling imports this module)
+# analysis/profiling_launch.py's LaunchAnalysis (not imported: profiling_launch imports this module)
 LaunchAnalysis = Any
 
 # Programs each SM / AI core runs one after another above which per-program overhead (launching a CTA, its index
@@ -92,7 +94,7 @@ def _without_tensor_cores(
         ),
     )
     return _finding(
-        "TL210", Severity.WARNING, message, la, span, platforms, [*ev, evidence], gain,
+        R.NO_TENSOR_CORES, message, la, span, platforms, [*ev, evidence], gain,
         flops=la.flops, intensity=la.intensity, ridge=la.ridge, tensor_core_floor_ms=tc_floor_ms,
     )  # fmt: skip
 
@@ -120,14 +122,13 @@ def _many_tiny_programs(
         "or a persistent grid)"
     )
     return _finding(
-        "TL211", Severity.WARNING, message, la, span, platforms, ev, "not estimated (depends on the new shape)",
+        R.MANY_TINY_PROGRAMS, message, la, span, platforms, ev, "not estimated (depends on the new shape)",
         waves=la.waves, bytes_per_program=per_program, programs=la.programs, programs_per_unit=per_unit,
     )  # fmt: skip
 
 
 def _finding(  # shared with analysis/profiling.py
-    code: str,
-    severity: Severity,
+    rule: Rule,
     message: str,
     la: LaunchAnalysis,
     span: Span,
@@ -136,15 +137,12 @@ def _finding(  # shared with analysis/profiling.py
     gain: str | None = None,
     **data: Any,
 ) -> Finding:
-    return Finding(
-        code=code,
-        message=message,
-        span=span,
-        severity=severity,
-        level=Level.PROFILE,
+    return rule.finding(
+        message,
+        span,
         kernel=la.kernel,
         platforms=platforms,
-        evidence=tuple(evidence),
-        estimated_gain=gain,
+        evidence=evidence,
+        gain=gain,
         data={"launch": la.index, **data},
     )

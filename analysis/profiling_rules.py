@@ -5,7 +5,7 @@ when Nsight Compute ran, its per-source-line counters."""
 from __future__ import annotations
 
 from .findings import Level, Severity
-from .rules import Rule, register
+from .rules import Confirms, Rule, register
 
 _BOTH = ("cuda", "ascend")
 _NV = ("cuda",)
@@ -118,6 +118,10 @@ UNCOALESCED = register(
             "block, or go through a 2-D tile so both sides are contiguous."
         ),
         references=("https://docs.nvidia.com/nsight-compute/ProfilingGuide/index.html#memory-tables",),
+        confirms=(
+            Confirms("TL109", "a strided innermost index wastes L2 sectors"),
+            Confirms("TL131", "lanes a row apart (a column walk) waste L2 sectors"),
+        ),
     )
 )
 STALL_HOTSPOT = register(

@@ -7,7 +7,8 @@ import ast
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .findings import Finding, Level, Severity, Span
+from .findings import Finding, Severity, Span
+from .front_rules import BAD_OVERRIDE, CANNOT_SPECIALIZE
 from .kernels import ModuleInfo
 from .specialization import as_table, assumed_constexprs
 from .specialization_kernels import KernelTable, SpecKernel
@@ -63,16 +64,13 @@ def specialization_findings(
         text = pragma_text(info, list(guessed))
         values = ", ".join(f"{k}={v!r}" for k, v in guessed.items())
         findings.append(
-            Finding(
-                code="TL002",
-                message=(
+            CANNOT_SPECIALIZE.finding(
+                (
                     f"levels 3-4 compiled {kernel} with assumed values {values} (nothing shows them); findings "
                     f"of that compile say so. Record real launches (`tritonlens record -- pytest ...` or "
                     f'`-- python script.py`), or add "{text}" above the kernel'
                 ),
-                span=span,
-                severity=Severity.HINT,
-                level=Level.IR,
+                span,
                 kernel=kernel,
                 data={"missing": list(guessed), "assumed": guessed, "insert_text": text, "insert_line": info.first_line},
             )
@@ -83,27 +81,22 @@ def specialization_findings(
         names = ", ".join(missing)
         table = f"[tool.tritonlens.kernels.{kernel}]"
         findings.append(
-            Finding(
-                code="TL002",
-                message=(
+            CANNOT_SPECIALIZE.finding(
+                (
                     f"cannot specialize {kernel} for IR analysis: no value for {names}; "
                     f'add "{text}" above the kernel (or set {names} under {table} in pyproject.toml)'
                 ),
-                span=span,
+                span,
                 severity=Severity.INFO,
-                level=Level.IR,
                 kernel=kernel,
                 data={"missing": missing, "insert_text": text, "insert_line": info.first_line},
             )
         )
     for problem in info.pragma.problems:
         findings.append(
-            Finding(
-                code="TL003",
-                message=f"tritonlens pragma: {problem.message}",
-                span=Span(problem.line, problem.col, problem.line, problem.end_col),
-                severity=Severity.WARNING,
-                level=Level.IR,
+            BAD_OVERRIDE.finding(
+                f"tritonlens pragma: {problem.message}",
+                Span(problem.line, problem.col, problem.line, problem.end_col),
                 kernel=kernel,
             )
         )
@@ -112,27 +105,21 @@ def specialization_findings(
         if entry.name not in known:
             start = entry.col
             findings.append(
-                Finding(
-                    code="TL003",
-                    message=f"tritonlens pragma names {entry.name!r}, which is not a parameter of {kernel}",
-                    span=Span(entry.line, start, entry.line, start + len(entry.name)),
-                    severity=Severity.WARNING,
-                    level=Level.IR,
+                BAD_OVERRIDE.finding(
+                    f"tritonlens pragma names {entry.name!r}, which is not a parameter of {kernel}",
+                    Span(entry.line, start, entry.line, start + len(entry.name)),
                     kernel=kernel,
                 )
             )
     for name in overrides or {}:
         if name not in known:
             findings.append(
-                Finding(
-                    code="TL003",
-                    message=(
+                BAD_OVERRIDE.finding(
+                    (
                         f"pyproject.toml [tool.tritonlens.kernels.{kernel}] sets {name!r}, "
                         f"which is not a parameter of {kernel}"
                     ),
-                    span=span,
-                    severity=Severity.WARNING,
-                    level=Level.IR,
+                    span,
                     kernel=kernel,
                 )
             )

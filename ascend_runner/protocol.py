@@ -392,7 +392,7 @@ class VerifyResult:
     passed: bool
     backend: str
     checks: list[SeedCheck] = field(default_factory=list)
-    tolerance: dict[str, float] = field(default_factory=dict)
+    tolerance: dict[str, Any] = field(default_factory=dict)  # {atol, rtol, basis} (worker harness_tolerance)
     candidate_ms: float | None = None
     reference_ms: float | None = None
     speedup: float | None = None

@@ -11,7 +11,8 @@ import hashlib
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from ..analysis.findings import Evidence, Finding, Fix, Level, Severity, Span, TextEdit
+from ..analysis.findings import Evidence, Finding, Fix, Level, Span, TextEdit
+from ..analysis.front_rules import SYNTAX_ERROR
 from ..analysis.source_lines import source_lines
 
 
@@ -154,11 +155,8 @@ def syntax_error_finding(error: Any) -> Finding:
         col = max(int(offset) - 1, 0)
     message = getattr(error, "message", None) or getattr(error, "msg", None) or str(error)
     line = int(line) if isinstance(line, int) else 1
-    return Finding(
-        code="TL001",
-        message=f"syntax error: {message}",
-        span=Span(line, int(col), line, int(col) + 1),
-        severity=Severity.ERROR,
-        level=Level.TRIAGE,
+    return SYNTAX_ERROR.finding(
+        f"syntax error: {message}",
+        Span(line, int(col), line, int(col) + 1),
         evidence=(Evidence(kind="ast", summary="the Python parser stopped here"),),
     )

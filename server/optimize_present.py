@@ -78,8 +78,11 @@ def hover_record(offer: Offer, result: OptimizeResult) -> str:
             )
     tol = v.details.get("tolerance") or {}
     if tol:
-        lines.append(f"\ntolerance atol={tol.get('atol')} rtol={tol.get('rtol')}; inputs: fresh `get_inputs()` per "
-                     "seed, reference `Model` of the original text, fresh allocations poisoned")
+        per_output = tol.get("outputs") if isinstance(tol.get("outputs"), list) else [tol]
+        bounds = "; ".join(str(t.get("basis") or f"atol={t.get('atol')} rtol={t.get('rtol')}") for t in per_output)
+        reference = (checks[-1].get("reference") if checks else None) or "as written"
+        lines.append(f"\ntolerance: {bounds}; reference: `Model` of the original text ({reference}); inputs: "
+                     "fresh `get_inputs()` per seed, fresh allocations poisoned")
     timing = v.details.get("timing") or {}
     if timing:
         lines.append(

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from ..analysis.compile_errors import compile_error_findings
-from ..analysis.findings import Finding, Level, Severity, Span
+from ..analysis.findings import Finding, Severity, Span
+from ..analysis.front_rules import IMPORT_FAILED, NOT_ANALYZED
 from ..analysis.kernels import parse_module
 from ..analysis.kernels.dependencies import dependency_sources
 from ..analysis.source_alone import source_alone_label
@@ -30,6 +31,7 @@ from ..analysis.specialization_findings import specialization_findings
 from ..analysis.specialization_guess import ASSUMED_TYPICAL
 from ..analysis.specialization_infer import DESCRIPTOR_GUESS
 from ..analysis.specialization_kernels import KernelTable, kernel_table
+from ..analysis.value_dependency import value_dependency, value_dependent_lines
 from ..ascend_runner.protocol import ASCEND_TARGETS, CUDA_TARGETS, CompileRequest, StageError
 
 try:
@@ -329,7 +331,7 @@ def _merge_findings(variants: Sequence[VariantResult]) -> list[Finding]:
     seen: set[tuple[str, int, int]] = set()
     for n, variant in enumerate(v for v in variants if v.ok):
         spec = variant.specialization
-        guessed_lines = _value_dependent_lines(variant.findings, spec)
+        guessed_lines = value_dependent_lines(variant.findings, spec)
         for f in variant.findings:
             key = (f.code, f.span.line, f.span.col)
             if key in seen:
@@ -338,7 +340,7 @@ def _merge_findings(variants: Sequence[VariantResult]) -> list[Finding]:
             message = f.message
             severity = f.severity
             data = {**f.data, "variant": spec.label, "specialization": spec.to_dict()}
-            depends = _value_dependency(f, spec, guessed_lines)
+            depends = value_dependency(f, spec, guessed_lines)
             if depends:
                 arg, advice = depends
                 message += f" [{advice}]"
@@ -367,62 +369,6 @@ def _merge_findings(variants: Sequence[VariantResult]) -> list[Finding]:
     return out
 
 
-def _unknown_value(spec: Specialization, arg: Any) -> bool:
-    """An int argument compiled as a multiple of 16 only because no launch or pragma shows its value."""
-    return isinstance(arg, str) and ASSUMED_DIVISIBLE in spec.provenance.get(arg, "")
-
-
-def _value_dependent_lines(findings: Sequence[Finding], spec: Specialization) -> dict[int, str]:
-    """Source line -> argument, for access findings caused by an argument whose value is not visible."""
-    return {f.span.line: f.data["culprit"] for f in findings if _unknown_value(spec, f.data.get("culprit"))}
-
-
-def _value_dependency(
-    f: Finding, spec: Specialization, guessed_lines: Mapping[int, str]
-) -> tuple[str, str] | None:
-    """(argument, advice) when the finding holds only for some values of an argument nobody showed."""
-    arg = f.data.get("culprit")
-    pragma = "add `# tritonlens: {}=<value>` above the kernel to analyze a real launch"
-    if not _unknown_value(spec, arg):
-        # consequences of those accesses inherit the dependency: a pipelining finding blamed on the narrow
-        # loads, a layout conversion on the same line, the register/shared-memory budget of the compile
-        narrow = f.data.get("narrow_lines") or []
-        arg = next((guessed_lines[ln] for ln in narrow if ln in guessed_lines), None)
-        if arg is None and f.code in _SAME_LINE_CONSEQUENCES:
-            arg = guessed_lines.get(f.span.line)
-        if arg is None and f.code in _RESOURCE_CODES and guessed_lines:
-            arg = next(iter(guessed_lines.values()))
-            return arg, (
-                f"measured on a compile where `{arg}` has no visible value and its accesses are narrow; a "
-                f"real launch may need fewer resources: {pragma.format(arg)}"
-            )
-        if arg is None:
-            return None
-    pragma = pragma.format(arg)
-    if f.data.get("cause") == "stride":
-        # The compiler blames the stride of the dimension it took as fastest; the launch's unit stride may
-        # be another one (a block pointer with order=(0, 1)): name every unseen stride of the address.
-        strides = [a for a in f.data.get("runtime_multipliers") or [arg] if _unknown_value(spec, a)]
-        if arg not in strides:
-            strides.insert(0, arg)
-        if len(strides) > 1:
-            names = ", ".join(f"`{a}`" for a in strides)
-            values = ", ".join(f"{a}=<value>" for a in strides)
-            return arg, (
-                f"{names} have no visible value: when the contiguous dimension's stride is 1 at launch the "
-                f"JIT specializes it to the constant 1 and this is not an issue; add `# tritonlens: {values}` "
-                "above the kernel to analyze a real launch"
-            )
-    if f.data.get("cause") == "stride" or f.data.get("narrow_lines"):
-        return arg, (
-            f"`{arg}` has no visible value: when it is 1 at launch (a contiguous dimension) the JIT "
-            f"specializes it to the constant 1 and this is not an issue; {pragma}"
-        )
-    return arg, f"`{arg}` has no visible value, so this holds only for some launches; {pragma}"
-
-
-_SAME_LINE_CONSEQUENCES = ("TL304",)  # layout conversion forced by the narrow access on the line
-_RESOURCE_CODES = ("TL308", "TL309", "TL310")  # spills, occupancy: the whole compile's budget
 _GUESSES = (
     (ASSUMED_DIVISIBLE, "has no known value: compiled as a multiple of 16 (what most launches get)"),
     ("element type assumed", "is taken as fp32 (no launch shows its dtype)"),
@@ -645,24 +591,19 @@ def load_findings(result: KernelAnalysis, source: str) -> list[Finding]:
                 else "the kernel could not be compiled without it"
             )
             out.append(
-                Finding(
-                    code="TL004",
-                    message=f"{headline}; {consequence}",
-                    span=Span(line, col, line, len(text)),
+                IMPORT_FAILED.finding(
+                    f"{headline}; {consequence}",
+                    Span(line, col, line, len(text)),
                     severity=Severity.INFO if compiled else Severity.WARNING,
-                    level=Level.IR,
                     kernel=result.kernel,
                     data={"exception": message},
                 )
             )
     if result.error and not result.runner_unavailable and not result.cancelled and not compiled:
         out.append(
-            Finding(
-                code="TL005",
-                message=f"{result.kernel} was not analyzed at levels 3-4: {result.error}",
-                span=result.span or Span(1, 0, 1, 0),
-                severity=Severity.WARNING,
-                level=Level.IR,
+            NOT_ANALYZED.finding(
+                f"{result.kernel} was not analyzed at levels 3-4: {result.error}",
+                result.span or Span(1, 0, 1, 0),
                 kernel=result.kernel,
             )
         )

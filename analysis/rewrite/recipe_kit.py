@@ -445,3 +445,15 @@ def launches_for_new_parameter(ks: KernelSource) -> list[LaunchSite]:
     if not sites:
         raise Decline("no launch of the kernel in this file")
     return sites
+
+
+def and_mask(ks: KernelSource, call: ast.Call, extra: str) -> Edit:
+    """The tl.load / tl.store / tl.atomic_* call with `extra` and-ed into its mask (or added as the mask)."""
+    index = 1 if ks.tl_call(call) == "load" else 2
+    mask = call.args[index] if len(call.args) > index else None
+    mask = mask or next((k.value for k in call.keywords if k.arg == "mask"), None)
+    if mask is not None:
+        return ks.text.replace(mask, f"({ks.segment(mask)}) & {extra}")
+    if len(call.args) > index:
+        raise Decline(f"line {call.lineno}: unexpected positional arguments")
+    return append_argument(ks, call, f"mask={extra}")

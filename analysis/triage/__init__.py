@@ -17,8 +17,9 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from ..findings import Evidence, Finding, Level, Span
+from ..findings import Evidence, Finding, Span
 from ..kernels import ModuleInfo, parse_module, walk_statements
+from ..rules import checks
 from ..source_lines import source_lines
 
 # Modules of this package that hold no rules; every other one registers its rules and checks on import.
@@ -45,7 +46,7 @@ class TriageResult:
 
 def triage(source: str, path: str = "<buffer>", *, strict: bool = False) -> TriageResult:
     """All level-1 findings for one file, sorted by position. `strict` re-raises a failing check (tests)."""
-    from .base import KERNEL_CHECKS
+    from .base import TRIAGE
     from .context import KernelContext
 
     _load_rule_modules()
@@ -53,6 +54,7 @@ def triage(source: str, path: str = "<buffer>", *, strict: bool = False) -> Tria
     if module.syntax_error is not None:
         return TriageResult([_syntax_finding(module)], module)
     findings: list[Finding] = []
+    kernel_checks = checks(TRIAGE, discover=False)
     keys = _function_keys(module, path)
     for function in module.functions:
         key = keys[function.name, function.span.line]
@@ -68,13 +70,13 @@ def triage(source: str, path: str = "<buffer>", *, strict: bool = False) -> Tria
                 raise
             log.exception("triage could not analyze %s in %s", function.name, path)
             continue
-        for check in KERNEL_CHECKS:
+        for check in kernel_checks:
             try:
-                own.extend(check(ctx))
+                own.extend(check.run(ctx))
             except Exception:  # a broken rule must never take the editor's diagnostics down
                 if strict:
                     raise
-                log.exception("triage check %s failed on %s in %s", check.__name__, function.name, path)
+                log.exception("triage check %s failed on %s in %s", check.name, function.name, path)
         _CACHE.put(key, own)
         findings.extend(own)
     unique: dict[tuple[object, ...], Finding] = {}
@@ -205,14 +207,9 @@ def _syntax_finding(module: ModuleInfo) -> Finding:
 
     error = module.syntax_error
     assert error is not None
-    return Finding(
-        code=SYNTAX_ERROR.code,
-        message=f"syntax error: {error.message}",
-        span=Span(error.line, error.col, error.end_line, error.end_col),
-        severity=SYNTAX_ERROR.severity,
-        level=Level.TRIAGE,
-        kernel=None,
-        platforms=SYNTAX_ERROR.platforms,
+    return SYNTAX_ERROR.finding(
+        f"syntax error: {error.message}",
+        Span(error.line, error.col, error.end_line, error.end_col),
         evidence=(Evidence(kind="ast", summary="Python parser error", excerpt=error.message),),
     )
 

@@ -6,18 +6,19 @@ import ast
 from collections.abc import Callable, Iterable
 
 from ..findings import Evidence, Finding, Fix, Severity, Span, TextEdit
-from ..rules import Rule
+from ..rules import Rule, register_check
 from .context import TL, KernelContext
 
 KernelCheck = Callable[[KernelContext], Iterable[Finding]]
 
-# Filled by the rule modules at import: one function per rule, run on every jit function of a file.
-KERNEL_CHECKS: list[KernelCheck] = []
+TRIAGE = "triage"  # the rules.register_check family run on every jit function of a file
 
 
 def kernel_check(fn: KernelCheck) -> KernelCheck:
-    KERNEL_CHECKS.append(fn)
-    return fn
+    """Register a triage check. The rules it emits are the module's rules its body names (`finding(RULE, ...)`),
+    so `Rule.checks` lists it without a second declaration."""
+    emits = [value for name in fn.__code__.co_names if isinstance(value := fn.__globals__.get(name), Rule)]
+    return register_check(TRIAGE, *emits)(fn)
 
 
 def finding(
@@ -35,17 +36,14 @@ def finding(
     """A finding of `rule` in `ctx`'s function, at a node or span, with the AST evidence that triggered it."""
     span = where if isinstance(where, Span) else ctx.span(where)
     excerpt = ctx.text(where) if isinstance(where, ast.AST) else _span_text(ctx, span)
-    return Finding(
-        code=rule.code,
-        message=message,
-        span=span,
-        severity=severity if severity is not None else rule.severity,
-        level=rule.level,
+    return rule.finding(
+        message,
+        span,
         kernel=ctx.name,
-        platforms=rule.platforms,
+        severity=severity,
         evidence=(Evidence(kind="ast", summary=evidence or rule.title, excerpt=excerpt[:400]),),
         fix=fix,
-        estimated_gain=gain,
+        gain=gain,
         data={"function_kind": "helper" if ctx.kernel.is_helper else "kernel", **(data or {})},
     )
 

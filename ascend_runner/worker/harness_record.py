@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from harness_tolerance import ieee_in_source
+
 _OPTION_KEYS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "multibuffer", "enable_fp_fusion")
 
 
@@ -77,6 +79,7 @@ class KernelInfo:
                 self.line = start + offset
                 break
         self.uses_dot = "dot(" in src or "dot_scaled(" in src
+        self.dot_ieee = ieee_in_source(src)  # evidence for the gate's TF32 question when no TTIR is kept
 
     def _name(self, x: Any) -> str:
         return self.arg_names[x] if isinstance(x, int) else str(x)
@@ -202,6 +205,7 @@ class LaunchRecorder:
             "options": opts,
             "args": [describe_arg(n, bound.get(n), n in info.constexpr) for n in info.arg_names],
             "uses_dot": info.uses_dot,
+            **({"dot_ieee_in_source": True} if info.uses_dot and info.dot_ieee else {}),
             "specialized_by": "mirror",
         }
 

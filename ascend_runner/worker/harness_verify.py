@@ -1,4 +1,5 @@
-"""Compare a candidate's outputs with a reference's: tolerances by dtype, NaN/unwritten detection, poisoning.
+"""Compare a candidate's outputs with a reference's: tolerances from harness_tolerance (dtype, longest sum, TF32),
+NaN/unwritten detection, poisoning.
 
 Poisoning: while the candidate runs, fresh `torch.empty*` allocations are filled with NaN (floats) or an
 extreme sentinel (integers), so an output element the kernel never writes shows up as a mismatch instead of
@@ -11,23 +12,7 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
-# (atol, rtol) per dtype: float32 leaves room for reordered sums; low precision for one rounding per element.
-TOLERANCES: dict[str, tuple[float, float]] = {
-    "float64": (1e-7, 1e-7),
-    "float32": (1e-4, 1e-4),
-    "float16": (1e-2, 1e-2),
-    "bfloat16": (2e-2, 2e-2),
-    "float8_e4m3fn": (1e-1, 1e-1),
-    "float8_e5m2": (2e-1, 2e-1),
-}
-TF32_TOLERANCE = (1e-2, 1e-2)  # Triton's default for a float32 tl.dot is tf32
-
-
-def tolerance_for(dtype: Any, uses_dot: bool = False) -> tuple[float, float]:
-    name = str(dtype).replace("torch.", "")
-    if name == "float32" and uses_dot:
-        return TF32_TOLERANCE
-    return TOLERANCES.get(name, (0.0, 0.0))  # integers and bools: exact
+from harness_tolerance import Accumulation, DotPrecision, bound
 
 
 def flatten_outputs(value: Any) -> list[Any]:
@@ -40,61 +25,79 @@ def flatten_outputs(value: Any) -> list[Any]:
     return []
 
 
+def _distance(torch: Any, o64: Any, r64: Any) -> Any:
+    """|o - r| with NaN where both are NaN counted as agreement and any other NaN as infinitely far."""
+    diff = (o64 - r64).abs()
+    diff = torch.where(torch.isnan(r64) & torch.isnan(o64), torch.zeros_like(diff), diff)
+    return torch.nan_to_num(diff, nan=float("inf"))
+
+
 def compare(
-    out: Any, ref: Any, atol: float | None = None, rtol: float | None = None, uses_dot: bool = False
+    out: Any,
+    ref: Any,
+    exact: Any = None,
+    accumulation: Accumulation | None = None,
+    dot: DotPrecision | None = None,
+    atol: float | None = None,
+    rtol: float | None = None,
 ) -> dict[str, Any]:
-    """Max abs / max rel / norm-relative error over all output tensors; passed if every element is within
-    atol + rtol*|ref| and the candidate has no NaN where the reference has none."""
+    """Compare a candidate's outputs with the reference's (`ref`: as written; `exact`: the same reference in
+    float64, when it could run). Per output, the bound of harness_tolerance.bound; an element passes when it is
+    within that bound of either reference. A NaN where neither reference has one fails (poisoned, never written).
+    The result names the tolerance used and, with `exact`, the reference's own error."""
     import torch
 
+    acc, prec = accumulation or Accumulation(), dot or DotPrecision()
     outs, refs = flatten_outputs(out), flatten_outputs(ref)
+    exacts = flatten_outputs(exact) if exact is not None else [None] * len(refs)
     result: dict[str, Any] = {"passed": True, "max_abs": 0.0, "max_rel": 0.0, "norm_rel": 0.0, "reason": ""}
     if len(outs) != len(refs):
-        return {
-            **result,
-            "passed": False,
-            "reason": f"candidate returned {len(outs)} tensors, reference {len(refs)}",
-        }
-    worst_norm = 0.0
-    for i, (o, r) in enumerate(zip(outs, refs, strict=True)):
+        return {**result, "passed": False, "reason": f"candidate returned {len(outs)} tensors, reference {len(refs)}"}
+    tolerances: list[dict[str, Any]] = []
+    worst_norm = ref_error = 0.0
+    for i, (o, r, e) in enumerate(zip(outs, refs, exacts, strict=True)):
         if tuple(o.shape) != tuple(r.shape):
-            return {
-                **result,
-                "passed": False,
-                "reason": f"output {i}: shape {list(o.shape)} != {list(r.shape)}",
-            }
-        a_tol, r_tol = tolerance_for(r.dtype, uses_dot)
-        a_tol = a_tol if atol is None else atol
-        r_tol = r_tol if rtol is None else rtol
-        result["atol"], result["rtol"] = a_tol, r_tol
+            return {**result, "passed": False, "reason": f"output {i}: shape {list(o.shape)} != {list(r.shape)}"}
         o64 = o.detach().to("cpu", torch.float64)
         r64 = r.detach().to("cpu", torch.float64)
-        bad_nan = torch.isnan(o64) & ~torch.isnan(r64)
-        if bool(bad_nan.any()):
+        e64 = e.detach().to("cpu", torch.float64) if e is not None else None
+        best = e64 if e64 is not None else r64  # the scale and the relative term come from the better reference
+        nan_ok = torch.isnan(r64) | (torch.isnan(e64) if e64 is not None else torch.zeros_like(r64, dtype=torch.bool))
+        bad_nan = torch.isnan(o64) & ~nan_ok
+        if bool(bad_nan.any()) and result["passed"]:
             count = int(bad_nan.sum())
+            result.update(passed=False, reason=f"output {i}: {count} element(s) NaN or never written (poisoned)")
+        diff = _distance(torch, o64, r64)
+        if e64 is not None:
+            diff = torch.minimum(diff, _distance(torch, o64, e64))
+            if r64.numel():
+                own = torch.nan_to_num(_distance(torch, r64, e64), posinf=0.0)
+                ref_error = max(ref_error, float(own.max()))
+        finite_ref = best[torch.isfinite(best)].abs()
+        scale = float(finite_ref.max()) if finite_ref.numel() else 0.0
+        tol = bound(r.dtype, scale, acc, prec, atol, rtol)
+        tolerances.append(tol)
+        if not diff.numel():
+            continue
+        max_abs = float(diff.max())
+        result["max_abs"] = max(result["max_abs"], max_abs)
+        result["max_rel"] = max(result["max_rel"], float((diff / best.abs().clamp_min(1e-12)).max()))
+        ref_norm = float(torch.nan_to_num(best).norm())
+        err_norm = float(torch.nan_to_num(diff, posinf=0.0).norm())
+        worst_norm = max(worst_norm, err_norm / ref_norm if ref_norm > 0 else err_norm)
+        within = diff <= tol["atol"] + tol["rtol"] * torch.nan_to_num(best.abs(), nan=0.0)
+        if not bool(within.all()) and result["passed"]:
+            n_bad = int((~within).sum())
             result.update(
-                passed=False, reason=f"output {i}: {count} element(s) NaN or never written (poisoned)"
+                passed=False,
+                reason=f"output {i}: {n_bad} of {within.numel()} element(s) outside atol={tol['atol']:.3g} "
+                f"rtol={tol['rtol']:.3g} (max abs error {max_abs:.3g}; bound: {tol['basis']})",
             )
-        diff = (o64 - r64).abs()
-        diff = torch.where(torch.isnan(r64) & torch.isnan(o64), torch.zeros_like(diff), diff)
-        finite = torch.nan_to_num(diff, nan=float("inf"))
-        if finite.numel():
-            max_abs = float(finite.max())
-            rel = finite / r64.abs().clamp_min(1e-12)
-            result["max_abs"] = max(result["max_abs"], max_abs)
-            result["max_rel"] = max(result["max_rel"], float(rel.max()))
-            ref_norm = float(torch.nan_to_num(r64).norm())
-            err_norm = float(torch.nan_to_num(diff, nan=0.0).norm())
-            worst_norm = max(worst_norm, err_norm / ref_norm if ref_norm > 0 else err_norm)
-            within = finite <= a_tol + r_tol * r64.abs()
-            if not bool(within.all()) and result["passed"]:
-                n_bad = int((~within).sum())
-                result.update(
-                    passed=False,
-                    reason=f"output {i}: {n_bad} of {within.numel()} element(s) outside atol={a_tol:g} rtol={r_tol:g} "
-                    f"(max abs error {max_abs:.3g})",
-                )
     result["norm_rel"] = worst_norm
+    result["tolerance"] = tolerances[0] if len(tolerances) == 1 else {"outputs": tolerances}
+    result["reference"] = "float64 and as written" if exact is not None else "as written"
+    if exact is not None:
+        result["reference_error"] = ref_error  # the reference's own distance from float64: what it rounds
     for key in ("max_abs", "max_rel", "norm_rel"):
         if result[key] == float("inf"):
             result[key] = None  # JSON has no infinity

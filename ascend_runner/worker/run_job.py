@@ -38,6 +38,7 @@ from harness_models import inputs as _inputs  # noqa: E402
 from harness_models import kernelbench as _kernelbench  # noqa: E402
 from harness_models import make_model as _make_model  # noqa: E402
 from harness_record import LaunchRecorder, recording  # noqa: E402
+from harness_tolerance import dot_precision  # noqa: E402
 from harness_verify import compare  # noqa: E402
 from verify_job import verify_job  # noqa: E402
 
@@ -237,7 +238,7 @@ def replay_launch(
         passed = True
         for key, expected in snap["after"].items():
             got = args[int(key)] if key.isdigit() else kwargs[key]
-            check = compare(got, expected, uses_dot=bool(rec.get("uses_dot")))
+            check = compare(got, expected, dot=dot_precision([rec], be.name))
             check["arg"] = rec["args"][int(key)]["name"] if key.isdigit() else key
             outcome["compared"].append(check)
             passed = passed and check["passed"]

@@ -22,6 +22,8 @@ from harness_backend import Backend
 from harness_load import HarnessError, captured_output, load_module
 from harness_models import apply_overrides, clone, describe_exception, inputs, kernelbench, make_model
 from harness_record import LaunchRecorder, recording
+from harness_reference import Float64Reference
+from harness_tolerance import dot_precision
 from harness_verify import compare, poisoned_allocations
 
 _DEFAULT_SHAPE = {"label": "as written", "overrides": {}, "held_out": False}
@@ -52,9 +54,10 @@ def _check(
     args: list[Any],
     payload: dict[str, Any],
     recorder: LaunchRecorder,
+    exact: Float64Reference,
 ) -> dict[str, Any]:
     with be.torch.no_grad():
-        expected = reference(*[clone(x) for x in args])
+        expected = exact.run(reference, args)
         with recording(recorder):
             if payload.get("poison", True):
                 with poisoned_allocations():
@@ -62,8 +65,12 @@ def _check(
             else:
                 got = candidate(*[clone(x) for x in args])
         be.synchronize()
-    uses_dot = any(r.get("uses_dot") for r in recorder.launches)
-    return compare(got, expected, payload.get("atol"), payload.get("rtol"), uses_dot)
+    dot = dot_precision(recorder.launches, be.name)
+    outcome = compare(got, expected.native, expected.exact, expected.accumulation, dot,
+                      payload.get("atol"), payload.get("rtol"))
+    outcome["reference"] = expected.kind
+    outcome["accumulation"] = expected.accumulation.to_dict()
+    return outcome
 
 
 def _models(be: Backend, ref_mod: Any, cand_mod: Any, payload: dict[str, Any]) -> tuple[Any, Any]:
@@ -135,6 +142,7 @@ def _check_shape(
     try:
         sizes.use(dict(shape.get("overrides") or {}))
         reference, candidate = _models(be, ref_mod, cand_mod, payload)
+        exact = Float64Reference(be.torch, reference)
     except HarnessError:
         raise
     except Exception as exc:
@@ -148,8 +156,8 @@ def _check_shape(
         check: dict[str, Any] = {"seed": int(seed), "shape": label, "held_out": held_out}
         try:
             args = inputs(be, ref_mod, int(seed))  # fresh random inputs for every seed
-            outcome = _check(be, reference, candidate, args, payload, recorder)
-            result["tolerance"] = {"atol": outcome.pop("atol", 0.0), "rtol": outcome.pop("rtol", 0.0)}
+            outcome = _check(be, reference, candidate, args, payload, recorder, exact)
+            result["tolerance"] = outcome.get("tolerance") or {}
             check.update(outcome)
         except Exception as exc:
             check.update(passed=False, reason=f"candidate or reference failed: {describe_exception(exc)}")
@@ -213,8 +221,8 @@ def _interleaved(
     # correctness at the timing shape too: the shape the speedup is claimed at
     check: dict[str, Any] = {"seed": 0, "shape": label, "held_out": False}
     try:
-        check.update(_check(be, reference, candidate, args, payload, recorder))
-        check.pop("atol", None), check.pop("rtol", None)
+        exact = Float64Reference(be.torch, reference)
+        check.update(_check(be, reference, candidate, args, payload, recorder, exact))
     except Exception as exc:
         check.update(passed=False, reason=f"candidate or reference failed: {describe_exception(exc)}")
     result["checks"].append(check)

@@ -24,6 +24,10 @@ def run(args: argparse.Namespace) -> int:
         severity = r.severity.name.lower()
         if r.max_severity != r.severity:
             severity += f", {r.max_severity.name.lower()} {r.escalation}"
+        if r.lowers_to is not None:
+            severity += f", {r.lowers_to.name.lower()} {r.lowering}"
         print(f"{r.code}  {r.name}  ({', '.join(r.platforms)}; level {int(r.level)}; {severity}){fix}")
         print(f"    {r.title}")
+        if r.confirms:
+            print(f"    confirms {', '.join(c.lower for c in r.confirms)}")
     return 0

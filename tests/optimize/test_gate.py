@@ -75,6 +75,10 @@ def test_correct_candidate_is_verified_but_never_claimed_faster_under_interpret(
     checks = verdict.details["checks"]
     assert {c["shape"] for c in checks} == {"1000", "1537"}
     assert [c["held_out"] for c in checks if c["shape"] == "1537"] == [True, True]
+    # every check names the bound it was held to; an elementwise kernel sums nothing (K=1): the float32 floor
+    assert all(c["tolerance"]["atol"] == 1e-4 and "float32, K=1" in c["tolerance"]["basis"] for c in checks)
+    assert all(c["reference"] == "float64" for c in checks)
+    assert "within atol 0.0001 rtol 0.0001 (float32, K=1" in verdict.reason
 
 
 def _timed_reply(baseline: list[float], cand: list[float]) -> dict:

@@ -75,6 +75,27 @@ def test_moves_step_from_the_current_values():
     )  # no loop: stages mean nothing
 
 
+def test_dot_loops_get_whole_tile_shapes_first():
+    from pathlib import Path
+
+    source = (Path(__file__).resolve().parents[2] / "bench" / "matmul" / "batched_matmul.py").read_text()
+    module = parse_module(source)
+    params = {k.name: [(p.name, p.is_constexpr) for p in k.params] for k in module.kernels}
+    found = find_knobs(source, params)
+    tiles = {k.label: k.grid_axis for k in found if k.kind == "block"}
+    assert tiles == {"bmm_kernel.BLOCK_M": 1, "bmm_kernel.BLOCK_N": 2, "bmm_kernel.BLOCK_K": None}
+    labels = [m.label for m in moves(found)]
+    # the tile (both grid-sized blocks, the loop's K block, warps, stages) moves at once, before any single step
+    assert labels[0] == ("bmm_kernel.BLOCK_M: 32 -> 128, bmm_kernel.BLOCK_N: 32 -> 128, bmm_kernel.BLOCK_K: 32 -> 64, "
+                         "bmm_kernel.num_warps: 4 -> 8")
+    assert labels.index("bmm_kernel.BLOCK_M: 32 -> 64") > 2
+    moved = apply_edits(source, [e for k, v in moves(found)[0].changes for e in k.edits(v, source)])
+    assert "triton.cdiv(m, 128), triton.cdiv(n, 128)" in moved and "BLOCK_M=128, BLOCK_N=128, BLOCK_K=64" in moved
+    # no dot loop, or an Ascend target: single steps only
+    assert not any(", " in m.label for m in moves(knobs()) if "BLOCK" in m.label and "num_warps" not in m.label)
+    assert all(m.label.count("BLOCK") <= 1 for m in moves(found, "ascend"))
+
+
 def test_ascend_moves_flip_multibuffer_and_ub_overflow_prunes():
     from tritonlens.server.engine.optimize.config_search import ConfigSearch, Move
 

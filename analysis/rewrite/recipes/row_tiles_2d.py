@@ -20,6 +20,7 @@ from ..recipe_kit import (
     Decline,
     KernelSource,
     SourceRecipe,
+    and_mask,
     append_argument,
     assigned_names,
     count_name,
@@ -38,18 +39,6 @@ ROWS_CHOICES = (16, 64)
 _BLOCKING = (*REDUCTIONS, "dot", "cumsum", "associative_scan", "zeros", "full", "zeros_like", "full_like",
              "reshape", "view", "trans", "permute", "broadcast_to", "expand_dims", "split", "join", "make_block_ptr",
              "atomic_add", "atomic_max", "atomic_min", "atomic_cas", "atomic_xchg", "num_programs")
-
-
-def _masked(ks: KernelSource, call: ast.Call, extra: str) -> Edit:
-    """The load/store with `extra` and-ed into its mask (or added as the mask)."""
-    index = 1 if ks.tl_call(call) == "load" else 2
-    mask = call.args[index] if len(call.args) > index else None
-    mask = mask or next((k.value for k in call.keywords if k.arg == "mask"), None)
-    if mask is not None:
-        return ks.text.replace(mask, f"({ks.segment(mask)}) & {extra}")
-    if len(call.args) > index:
-        raise Decline(f"line {call.lineno}: unexpected positional arguments")
-    return append_argument(ks, call, f"mask={extra}")
 
 
 def _tainted(ks: KernelSource, seed: str) -> set[str]:
@@ -128,7 +117,7 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
         edits += [ks.text.replace(n, f"{ks.segment(n)}[None, :]") for n in aranges]
         for node in calls:
             if ks.is_tl(node, "load", "store"):
-                edits.append(_masked(ks, node, ok))
+                edits.append(and_mask(ks, node, ok))
         for init in carried.values():
             exact = isinstance(init.value, ast.Constant) and type(init.value.value) is int
             dtype = tl("int32") if exact else tl("float32")

@@ -57,10 +57,48 @@ class Move:
         return {k.label: v for k, v in self.changes}
 
 
-def moves(knobs: Sequence[Knob]) -> list[Move]:
-    """One-step moves, in the order they are timed when the round's budget is short: larger blocks first (first
-    drafts tend to use small ones), block x2 with warps x2 together (a bigger tile usually wants more warps), warps
-    up and down, smaller blocks, then pipeline stages (only for kernels with a loop)."""
+# Tile shapes for a kernel whose main loop feeds tl.dot (CUDA): (tile blocks, other blocks, num_warps, num_stages).
+# Tile blocks size the grid (one program per output tile); the others step through the loop (K, or keys). These
+# are the shapes tensor-core GEMM / attention kernels settle on (a warp group's 64-row wgmma tile and up, 2-4
+# stages of cp.async/TMA pipelining); each is compiled first, so a shape that spills or overflows shared memory
+# is pruned before timing.
+TILE_JUMPS = ((128, 64, 8, 3), (128, 32, 8, 4), (64, 64, 4, 4), (128, 64, 4, 3))
+
+
+def tile_jumps(knobs: Sequence[Knob]) -> list[Move]:
+    """Whole tile shapes at once for a kernel with a dot loop: a one-step search would need several rounds to
+    climb from a first draft's 32x32 tiles to a tensor-core shape, and each single step alone may be slower."""
+    out: list[Move] = []
+    by_kernel: dict[str, list[Knob]] = {}
+    for k in knobs:
+        if k.dot_loop and len(k.kernels) == 1:
+            by_kernel.setdefault(next(iter(k.kernels)), []).append(k)
+    for group in by_kernel.values():
+        tiles = [k for k in group if k.kind == "block" and k.grid_axis is not None]
+        others = [k for k in group if k.kind == "block" and k.grid_axis is None]
+        warps = next((k for k in group if k.kind == "num_warps"), None)
+        stages = next((k for k in group if k.kind == "num_stages"), None)
+        if not tiles or len(tiles) > 2:
+            continue
+        for tile, other, n_warps, n_stages in TILE_JUMPS:
+            changes = [(k, tile) for k in tiles] + [(k, other) for k in others]
+            changes += [(warps, n_warps)] if warps is not None else []
+            changes += [(stages, n_stages)] if stages is not None else []
+            changes = [(k, v) for k, v in changes if k.value != v]
+            if changes and all(BLOCK_RANGE[0] <= v for k, v in changes if k.kind == "block"):
+                out.append(Move(tuple(changes)))
+    return _unique(out)
+
+
+def _unique(found: list[Move]) -> list[Move]:
+    seen: set[str] = set()
+    return [m for m in found if not (m.label in seen or seen.add(m.label))]  # type: ignore[func-returns-value]
+
+
+def moves(knobs: Sequence[Knob], platform: str = "cuda") -> list[Move]:
+    """Moves in the order they are timed when the round's budget is short: whole tile shapes for dot loops
+    (CUDA), larger blocks (first drafts tend to use small ones), block x2 with warps x2 together (a bigger tile
+    usually wants more warps), warps up and down, smaller blocks, then pipeline stages (kernels with a loop)."""
     blocks = [k for k in knobs if k.kind == "block"]
 
     def block_moves(factors: tuple[float, ...]) -> list[Move]:
@@ -82,7 +120,7 @@ def moves(knobs: Sequence[Knob]) -> list[Move]:
         w = next((warps[n] for n in sorted(k.kernels) if n in warps), None)
         if w is not None and k.value * 2 <= BLOCK_RANGE[1] and w.value * 2 in WARPS:
             joint.append(Move(((k, k.value * 2), (w, w.value * 2))))
-    out = block_moves((2, 4)) + joint
+    out = (tile_jumps(knobs) if platform == "cuda" else []) + block_moves((2, 4)) + joint
     out += [m for k in knobs if k.kind == "num_warps" for m in neighbours(k, WARPS)]
     out += block_moves((0.5, 0.25))
     out += [m for k in knobs if k.kind == "num_stages" and k.has_loop for m in neighbours(k, STAGES)]
@@ -135,7 +173,7 @@ class ConfigSearch:
             self.declined.append(Declined(self.name, ctx.kernel, f"the current text does not compile: {base['error']}"))
             return [], []
         candidates: list[tuple[Move, str]] = []
-        for move in moves(knobs):
+        for move in _unique(moves(knobs, _platform(self.target))):
             edits = [e for knob, value in move.changes for e in knob.edits(value, ctx.source)]
             if edits:
                 candidates.append((move, apply_edits(ctx.source, edits)))

@@ -4,7 +4,9 @@
    which also re-diagnoses the candidate for the next round).
 2. On the runner's `verify` job: fresh random inputs (several seeds) at every planned shape, the search shapes
    and at least one held-out shape, against the reference `Model` of the ORIGINAL file (a candidate cannot change
-   what it is compared with), dtype-aware tolerances, fresh allocations poisoned, NaN never passing.
+   what it is compared with) and the same reference in float64, a tolerance from the dtype, the longest sum the
+   reference computes and TF32 evidence (worker harness_tolerance.py, docs/optimize.md "Tolerance"), fresh
+   allocations poisoned, NaN never passing.
 3. Where timing means something, baseline and candidate timed alternately at the benchmark shape; a gain inside
    run-to-run noise is no gain (timing.judge). Under `interpret` nothing is accepted as faster.
 Rejections are Verdicts with the stage and the reason; nothing is thrown away.
@@ -58,6 +60,20 @@ def compile_facts(analysis: Any) -> dict[str, Any]:
     if analysis.error:
         facts["error"] = analysis.error
     return facts
+
+
+def tolerance_summary(tolerance: Any) -> str:
+    """"atol 0.059 rtol 0.0001 (float32, K=65536 (aten.cumsum), ...)" for a verify job's tolerance record (the
+    worker's harness_tolerance.bound; several outputs: the loosest)."""
+    if not isinstance(tolerance, dict) or not tolerance:
+        return ""
+    outputs = tolerance.get("outputs") if isinstance(tolerance.get("outputs"), list) else [tolerance]
+    loosest = max((t for t in outputs if isinstance(t, dict)), key=lambda t: float(t.get("atol") or 0), default={})
+    if not loosest:
+        return ""
+    text = f"atol {float(loosest.get('atol') or 0):.2g} rtol {float(loosest.get('rtol') or 0):.2g}"
+    basis = str(loosest.get("basis") or "").split(":")[0]  # precision, K and scale; the arithmetic is in the record
+    return f"{text} ({basis})" if basis else text
 
 
 def _reject(candidate: Candidate, stage: str, reason: str, **details: Any) -> Verdict:
@@ -190,6 +206,9 @@ class Gate:
         correct = f"correct on {n_shapes} shape(s) x {len(self.config.seeds)} seed(s)"
         if max_error is not None:
             correct += f", max error {max_error:.1g}"
+        within = tolerance_summary(res.get("tolerance"))
+        if within:
+            correct += f" within {within}"
         if not res.get("timing_meaningful", True) or not self.config.timing_meaningful:
             details.update(faster=False, timing_meaningful=False)
             reason = f"verified correct ({correct}); not timed: {self.config.backend} timings say nothing about hardware"

@@ -30,6 +30,8 @@ class Knob:
     insert_name: str = ""
     kernels: set[str] = field(default_factory=set)
     has_loop: bool = False  # the kernel loops (num_stages matters)
+    grid_axis: int | None = None  # blocks: the grid axis whose program id it multiplies (a tile dimension)
+    dot_loop: bool = False  # the kernel feeds tl.dot inside a loop (a GEMM-like main loop)
 
     def edits(self, value: Any, source: str) -> list[tuple[int, int, str]]:
         if self.locs:
@@ -171,6 +173,12 @@ def _launch_knobs(
         (bound if any(kw.arg == p for p, _ in params) else options)[kw.arg] = kw.value
     axes = _program_axes(kdef)
     has_loop = any(isinstance(n, (ast.For, ast.While)) for n in ast.walk(kdef))
+    dot_loop = any(
+        isinstance(n, (ast.For, ast.While)) and any(
+            isinstance(c, ast.Call) and getattr(c.func, "attr", getattr(c.func, "id", "")) == "dot" for c in ast.walk(n)
+        )
+        for n in ast.walk(kdef)
+    )
     out: list[Knob] = []
     for pname, is_constexpr in params:
         node = bound.get(pname)
@@ -183,7 +191,8 @@ def _launch_knobs(
         locs = [text.loc(lit)]
         if lit is node and pname in axes:  # a literal at the launch: the grid may repeat it
             locs += [text.loc(g) for g in _grid_literals(call.func.slice, axes[pname], value, assigned)]  # type: ignore[attr-defined]
-        out.append(Knob(f"{kernel}.{pname}", "block", value, locs, kernels={kernel}, has_loop=has_loop))
+        out.append(Knob(f"{kernel}.{pname}", "block", value, locs, kernels={kernel}, has_loop=has_loop,
+                        grid_axis=axes.get(pname), dot_loop=dot_loop))
     names = ("multibuffer",) if platform == "ascend" else ("num_warps", "num_stages")
     defaults = {"num_warps": 4, "num_stages": 3, "multibuffer": True}
     last = [*call.args, *(kw.value for kw in call.keywords)]
@@ -191,11 +200,13 @@ def _launch_knobs(
     for opt in names:
         node = options.get(opt)
         if node is None:
-            out.append(Knob(f"{kernel}.{opt}", opt, defaults[opt], [], end, opt, {kernel}, has_loop))
+            out.append(Knob(f"{kernel}.{opt}", opt, defaults[opt], [], end, opt, {kernel}, has_loop,
+                            dot_loop=dot_loop))
             continue
         lit = _resolve(node, assigned)
         if isinstance(lit, ast.Constant) and type(lit.value) in (int, bool):
-            out.append(Knob(f"{kernel}.{opt}", opt, lit.value, [text.loc(lit)], None, opt, {kernel}, has_loop))
+            out.append(Knob(f"{kernel}.{opt}", opt, lit.value, [text.loc(lit)], None, opt, {kernel}, has_loop,
+                            dot_loop=dot_loop))
     return out
 
 

@@ -1,0 +1,56 @@
+"""Every module the docs name exists (issue 8 item 6): a `folder/module.py` path in docs/*.md is a file of the repository (relative to its root), and a dotted name of the distribution (`server.lsp.serve`,
+`analysis.escalation.merge`) imports and resolves, so a doc cannot keep naming a module that moved."""
+
+from __future__ import annotations
+
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = sorted((ROOT / "docs").glob("*.md"))
+# a path with at least one folder, ending in .py, not part of a longer token (URLs, globs `compiler_cuda*.py`)
+PATH = re.compile(r"(?<![\w./*-])((?:[\w.-]+/)+[\w.-]+\.py)(?![\w*])")
+# `server.x.y`, `analysis.x`, `ascend_runner.x` (optionally `tritonlens.`-prefixed) inside backticks
+DOTTED = re.compile(r"`(?:tritonlens\.)?((?:server|analysis|ascend_runner)(?:\.\w+)+)")
+URL = re.compile(r"https?://\S+")
+
+
+def mentions(pattern: re.Pattern[str]) -> list[tuple[str, str]]:
+    found = []
+    for doc in DOCS:
+        text = URL.sub("", doc.read_text(encoding="utf-8"))
+        found += [(doc.name, m) for m in sorted(set(pattern.findall(text)))]
+    return found
+
+
+def resolves(dotted: str) -> bool:
+    """The longest importable prefix of `tritonlens.<dotted>`, then attributes for the rest."""
+    parts = f"tritonlens.{dotted}".split(".")
+    for cut in range(len(parts), 1, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attr in parts[cut:]:
+            if not hasattr(obj, attr):
+                return False
+            obj = getattr(obj, attr)
+        return True
+    return False
+
+
+def test_docs_name_module_paths_at_all() -> None:
+    assert len(mentions(PATH)) > 50 and len(mentions(DOTTED)) > 10  # the patterns still match the docs' style
+
+
+@pytest.mark.parametrize("doc,path", mentions(PATH))
+def test_named_path_exists(doc: str, path: str) -> None:
+    assert (ROOT / path).exists(), f"docs/{doc} names {path}, which is not in the repository"
+
+
+@pytest.mark.parametrize("doc,name", mentions(DOTTED))
+def test_named_module_resolves(doc: str, name: str) -> None:
+    assert resolves(name), f"docs/{doc} names {name}, which does not import or has no such attribute"
