@@ -86,8 +86,15 @@ def _cases() -> list[dict[str, Any]]:
 def _escalate(folder: Path, case: dict[str, Any], text: str) -> int:
     from tritonlens.analysis.escalation import merge
     from tritonlens.analysis.triage import triage
-    from tritonlens.server.compile_inputs import compile_inputs_digest
-    from tritonlens.server.pipeline import analyze_kernel, launchable_kernels
+    try:
+        from tritonlens.server.engine.diagnose import (
+            analyze_kernel,
+            compile_inputs_digest,
+            launchable_kernels,
+        )
+    except ImportError:  # a checkout from before the levels 3-4 engine left server/pipeline.py
+        from tritonlens.server.compile_inputs import compile_inputs_digest  # type: ignore[no-redef]
+        from tritonlens.server.pipeline import analyze_kernel, launchable_kernels  # type: ignore[no-redef]
 
     path = folder / case["file"]
     path.write_text(text)

@@ -21,23 +21,27 @@ def _fence(text: str) -> str:
     return f"{ticks}text\n{body}\n{ticks}"
 
 
-def _evidence(i: int, ev: Evidence) -> str:
+def _evidence(i: int, ev: Evidence, said: set[str]) -> str:
+    """One evidence item; a summary that repeats what the hover already said (`said`) is left out."""
     where = f"{ev.kind}" + (f" · {ev.stage}" if ev.stage else "")
     lines = ""
     if ev.ir_lines:
         shown = ", ".join(str(n) for n in ev.ir_lines[:8]) + (", ..." if len(ev.ir_lines) > 8 else "")
         lines = f" (IR lines {shown})"
-    out = f"{i}. *{where}*: {ev.summary}{lines}"
+    summary = "" if ev.summary.strip() in said else f": {ev.summary}"
+    out = f"{i}. *{where}*{summary}{lines}"
     if ev.excerpt:
         out += "\n\n" + "\n".join("   " + line for line in _fence(ev.excerpt).split("\n"))
     return out
 
 
-def finding_markdown(f: Finding) -> str:
+def finding_markdown(f: Finding, with_message: bool = True) -> str:
+    """`with_message=False` for clients that show the diagnostic's message in the same hover (VS Code): the
+    hover then adds only what the diagnostic does not say."""
     rule = rules.get(f.code)
     title = rule.title if rule else f.code
     name = f" `{rule.name}`" if rule else ""
-    parts = [f"**{f.code}**{name} · {title}", f.message]
+    parts = [f"**{f.code}**{name} · {title}"] + ([f.message] if with_message else [])
     platforms = ", ".join(f.platforms) if f.platforms else "all platforms"
     meta = f"Level {int(f.level)} ({f.level.name.lower()}) · {platforms}"
     if f.kernel:
@@ -48,7 +52,9 @@ def finding_markdown(f: Finding) -> str:
         parts.append("**Confirms**\n\n" + "\n".join(confirmed))
     if f.evidence:
         heading = "**Evidence chain**" if confirmed else "**Evidence**"
-        parts.append(heading + "\n\n" + "\n".join(_evidence(i, ev) for i, ev in enumerate(f.evidence, 1)))
+        said = {title.strip(), f.message.strip()}
+        items = "\n".join(_evidence(i, ev, said) for i, ev in enumerate(f.evidence, 1))
+        parts.append(heading + "\n\n" + items)
     rewrite = f.data.get("rewrite") if isinstance(f.data, dict) else None
     if isinstance(rewrite, str) and rewrite:
         parts.append(f"**Rewrite:** {rewrite}")
@@ -82,5 +88,12 @@ def _confirmed(f: Finding) -> list[str]:
     return out
 
 
-def hover_markdown(findings: list[Finding]) -> str:
-    return "\n\n---\n\n".join(finding_markdown(f) for f in findings)
+def hover_markdown(findings: list[Finding], with_message: bool = True) -> str:
+    return "\n\n---\n\n".join(finding_markdown(f, with_message) for f in findings)
+
+
+def client_shows_diagnostics_in_hover(init_options: object) -> bool:
+    """The client said (initializationOptions `hoverShowsDiagnostics: true`) that its hover already shows the
+    diagnostics under the cursor, as VS Code does; Neovim's does not, so by default the hover repeats nothing
+    only where it must say the message itself."""
+    return isinstance(init_options, dict) and init_options.get("hoverShowsDiagnostics") is True

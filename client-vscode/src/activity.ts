@@ -35,6 +35,10 @@ export class ActivityTracker {
     this.changed();
   }
 
+  entry(token: string): ProgressEntry | undefined {
+    return this.entries.get(token);
+  }
+
   end(token: string): void {
     if (this.entries.delete(token)) this.changed();
   }
@@ -70,5 +74,36 @@ export class ActivityTracker {
 
   private changed(): void {
     for (const listener of this.listeners) listener();
+  }
+}
+
+/** The parts of a `$/progress` work-done value the tracker reads. */
+export interface WorkDoneValue {
+  kind: 'begin' | 'report' | 'end';
+  title?: string;
+  message?: string;
+  percentage?: number;
+}
+
+/**
+ * Feeds `tracker` from one work-done report, whoever shows the work: the client's progress middleware sees every
+ * report, also for work the language client displays itself (progress begun before our coordinator is installed,
+ * or after the client restarted the server on its own), so the status bar never says idle while work runs.
+ * `command`: the command running now, for work that begins while it runs.
+ */
+export function trackWorkDone(tracker: ActivityTracker, token: string, value: WorkDoneValue, command?: string): void {
+  if (value.kind === 'begin') {
+    const known = tracker.entry(token);
+    tracker.begin({
+      token,
+      title: value.title ?? known?.title ?? '',
+      message: value.message,
+      percentage: value.percentage,
+      command: known?.command ?? command,
+    });
+  } else if (value.kind === 'report') {
+    tracker.report(token, value.message, value.percentage);
+  } else {
+    tracker.end(token);
   }
 }

@@ -51,9 +51,14 @@ export function progressTitle(command: string, args: unknown[]): string {
   return `tritonlens: ${verb}${kernel ? ` ${kernel}` : ''}`;
 }
 
+/** `title` without a leading "tritonlens:" (servers may or may not put it there). */
+export function unprefixed(title: string): string {
+  return title.replace(/^\s*tritonlens:\s*/i, '');
+}
+
 /** "tritonlens: <title>" exactly once, whether or not the server already put the prefix in its progress title. */
 export function prefixedTitle(title: string): string {
-  return `tritonlens: ${title.replace(/^\s*tritonlens:\s*/i, '')}`;
+  return `tritonlens: ${unprefixed(title)}`;
 }
 
 /** Reads the server's advertised command list out of its capabilities, tolerating any shape. */

@@ -24,7 +24,7 @@ import { resolveInterpreter, type Interpreter } from './interpreter';
 import type { IrQuery } from './irModel';
 import { IrView } from './irView';
 import { KernelsTree } from './kernelsTree';
-import { ProgressCoordinator } from './progress';
+import { ProgressCoordinator, workDoneMiddleware } from './progress';
 import { onPythonInterpreterChanged, pythonExtensionInterpreter } from './pythonExtension';
 import { ServerManager } from './server';
 import { StatusBar } from './statusBar';
@@ -78,6 +78,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Triton
   };
 
   const middleware: Middleware = {
+    // Every work-done report reaches the status bar, also for work the language client shows itself.
+    handleWorkDoneProgress: workDoneMiddleware(tracker, () => coordinator),
     // The Kernels view shows the same findings as Problems: refresh it whenever diagnostics arrive, not on save.
     handleDiagnostics: (uri, diagnostics, next) => {
       next(uri, diagnostics);
@@ -130,6 +132,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Triton
   const manager = new ServerManager(log, {
     middleware,
     onState: (state, detail) => {
+      if (state === 'stopped' || state === 'failed') tracker.clear(); // its work ended with it, reported or not
       status.setServer(state, detail);
       if (state === 'failed') {
         // Keep the palette's server commands answering with the reason rather than "command not found".

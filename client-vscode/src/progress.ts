@@ -13,8 +13,8 @@ import {
   type WorkDoneProgressEnd,
   type WorkDoneProgressReport,
 } from 'vscode-languageserver-protocol';
-import { prefixedTitle } from './commandModel';
-import { ActivityTracker } from './activity';
+import { prefixedTitle, unprefixed } from './commandModel';
+import { ActivityTracker, trackWorkDone } from './activity';
 
 type ProgressValue = WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd;
 
@@ -28,6 +28,17 @@ export interface ProgressClient {
     params: { command: string; arguments?: unknown[]; workDoneToken?: ProgressToken },
     token?: vscode.CancellationToken,
   ): Promise<unknown>;
+}
+
+/** The handleWorkDoneProgress middleware: the activity follows every work-done report the client receives. */
+export function workDoneMiddleware(
+  tracker: ActivityTracker,
+  coordinator: () => ProgressCoordinator | undefined,
+): (token: ProgressToken, value: ProgressValue, next: (token: ProgressToken, value: ProgressValue) => void) => void {
+  return (token, value, next) => {
+    trackWorkDone(tracker, String(token), value, coordinator()?.runningCommand);
+    next(token, value);
+  };
 }
 
 type Sink = vscode.Progress<{ message?: string; increment?: number }>;
@@ -96,9 +107,10 @@ export class ProgressCoordinator implements vscode.Disposable {
         // Server-created work that starts while a command runs belongs to that command's notification.
         attached = attached ?? this.running;
         attached?.tokens.add(token);
-        this.tracker.begin({ token: key, title: value.title, message: value.message, command: attached?.command });
+        trackWorkDone(this.tracker, key, value, attached?.command);
         if (attached) {
-          this.show(attached, value.message ?? value.title, value.percentage);
+          // The notification's title already says "tritonlens: ...": the server's title follows it unprefixed.
+          this.show(attached, value.message ?? unprefixed(value.title), value.percentage);
         } else {
           void vscode.window.withProgress(
             { location: vscode.ProgressLocation.Window, title: prefixedTitle(value.title) },
@@ -111,11 +123,11 @@ export class ProgressCoordinator implements vscode.Disposable {
           );
         }
       } else if (value.kind === 'report') {
-        this.tracker.report(key, value.message, value.percentage);
+        trackWorkDone(this.tracker, key, value);
         if (attached) this.show(attached, value.message, value.percentage);
         else if (value.message) this.windowSinks.get(key)?.report({ message: value.message });
       } else {
-        this.tracker.end(key);
+        trackWorkDone(this.tracker, key, value);
         this.windowSinks.delete(key);
         finish?.();
         sub.dispose();
@@ -132,6 +144,11 @@ export class ProgressCoordinator implements vscode.Disposable {
   }
 
   private readonly windowSinks = new Map<string, Sink>();
+
+  /** The command whose notification work begun now belongs to, if any. */
+  get runningCommand(): string | undefined {
+    return this.running?.command;
+  }
 
   private show(run: CommandRun, message: string | undefined, percentage: number | undefined): void {
     let increment: number | undefined;

@@ -67,6 +67,8 @@ export class ServerManager implements vscode.Disposable {
       outputChannel: this.log,
       traceOutputChannel: this.log,
       synchronize: { configurationSection: CONFIG_SECTION },
+      // VS Code's hover already shows the diagnostic's message: the server's hover adds only what it does not say.
+      initializationOptions: { hoverShowsDiagnostics: true },
       middleware: this.hooks.middleware,
       // Hover links are trusted per hover by the middleware, for tritonlens commands only.
       markdown: { isTrusted: false, supportHtml: false },

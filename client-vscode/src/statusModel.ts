@@ -1,5 +1,6 @@
 // The status bar's content as a pure function of server state, current work and runner reachability.
 import type { Activity, ProgressEntry } from './activity';
+import { unprefixed } from './commandModel';
 
 export type ServerState = 'starting' | 'running' | 'stopped' | 'failed';
 
@@ -60,7 +61,7 @@ export function renderStatus(input: StatusInput): StatusView {
     default: {
       const icon = { idle: '$(check)', analyzing: '$(sync~spin)', profiling: '$(pulse)' }[input.activity];
       text = `${icon} tritonlens: ${input.activity}`;
-      const what = input.current ? `${input.current.title}${input.current.message ? ` - ${input.current.message}` : ''}` : '';
+      const what = input.current ? `${unprefixed(input.current.title)}${input.current.message ? ` - ${input.current.message}` : ''}` : '';
       lines.push(input.activity === 'idle' ? 'Idle' : `${input.activity}: ${what}`);
     }
   }

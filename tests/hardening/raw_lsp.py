@@ -43,6 +43,7 @@ class RawServer:
         self._lock = threading.Condition()
         self._ids = 1000
         self.writes = 0  # frames (and garbage chunks) written
+        self.reads = 0  # messages received (`received` may have been trimmed by `forget`)
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -64,12 +65,16 @@ class RawServer:
             message = json.loads(out.read(length))
             with self._lock:
                 self.received.append(message)
+                self.reads += 1
                 self._lock.notify_all()
 
     def write(self, data: bytes) -> None:
         assert self.proc.stdin is not None
-        self.proc.stdin.write(data)
-        self.proc.stdin.flush()
+        try:
+            self.proc.stdin.write(data)
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            raise AssertionError(f"the server died (exit status {self.proc.wait(5)})") from None
         self.writes += 1
 
     def send(self, message: dict[str, Any], style: str = "standard") -> None:
@@ -120,14 +125,26 @@ class RawServer:
             self.send({"jsonrpc": "2.0", "id": m["id"], "result": result})
 
     def initialize(
-        self, capabilities: dict[str, Any] | None = None, style: str = "standard"
+        self,
+        capabilities: dict[str, Any] | None = None,
+        style: str = "standard",
+        options: dict[str, Any] | None = None,
     ) -> dict[str, Any] | None:
         caps = capabilities or {"textDocument": {"publishDiagnostics": {"versionSupport": True}}}
-        reply = self.request(
-            "initialize", {"processId": None, "rootUri": None, "capabilities": caps}, 30, style
-        )
+        params: dict[str, Any] = {"processId": None, "rootUri": None, "capabilities": caps}
+        if options is not None:
+            params["initializationOptions"] = options
+        reply = self.request("initialize", params, 30, style)
         self.notify("initialized", {})
         return reply
+
+    def forget(self) -> None:
+        """Drop what was received and handled, so a long run's waits scan only the current case's messages
+        (server requests not answered yet are kept)."""
+        with self._lock:
+            self.received = [
+                m for m in self.received if "method" in m and "id" in m and not m.get("_answered")
+            ]
 
     def publishes(self, uri: str) -> list[dict[str, Any]]:
         with self._lock:

@@ -2,7 +2,8 @@
 codeAction, codeLens, with random incremental edits (unicode line separators included) and malformed frames.
 
 Properties: the process never dies (0 crashes); every request is answered within HANG_S (0 hangs); no publish
-read after a barrier carries a version older than the last one sent before it (0 stale publishes); and the
+sent after the server read version v (known from a barrier request's answer) carries a version older than v
+(0 stale publishes); and the
 server's text equals the editor's, observed exactly: after the edits, the document's diagnostics equal those
 the same server publishes for the editor's final text opened fresh (analysis is deterministic in the text).
 """
@@ -10,10 +11,11 @@ the same server publishes for the editor's final text opened fresh (analysis is 
 from __future__ import annotations
 
 import itertools
+import time
 from typing import Any
 
 import pytest
-from fuzz_profile import HANG_S, fuzz_settings
+from fuzz_profile import HANG_S, Tally, fuzz_settings
 from hypothesis import given
 from hypothesis import strategies as st
 from raw_lsp import RawServer, frame
@@ -30,7 +32,9 @@ GARBAGE = [
     frame({"jsonrpc": "2.0", "id": "s", "method": "textDocument/hover", "params": None}),
 ]
 CONFIGS = [{}, {"ignore": ["TL1"]}, {"severity": {"TL102": "hint"}}, {"target": "cuda"}, {"target": "ascend"}]
+PIECES = st.sampled_from(FRAGMENTS) | st.text(max_size=8)
 _names = itertools.count()
+TALLY = Tally("lsp_sequences")
 
 
 @pytest.fixture(scope="module")
@@ -38,17 +42,25 @@ def server():
     s = RawServer()
     assert s.initialize({"textDocument": {"publishDiagnostics": {"versionSupport": True}}}) is not None
     yield s
-    received = len(s.received)
+    alive = s.proc.poll() is None
     s.close()
-    # Shown with `pytest -s` (the long profile's numbers in docs/hardening.md come from this line).
-    print(f"\nLSP fuzz: {next(_names)} sequences, {s.writes} frames written, {received} messages received")
+    TALLY.counts.update(frames_written=s.writes, messages_received=s.reads)
+    data = TALLY.save(server_alive_at_end=alive)
+    # Shown with `pytest -s` (the long profile's numbers in docs/hardening.md come from here).
+    print(f"\nLSP fuzz: {data}")
+
+
+def timed_response(server: RawServer, request_id: int, what: str) -> dict[str, Any]:
+    started = time.monotonic()
+    reply = server.response(request_id, HANG_S)
+    TALLY.step(time.monotonic() - started)
+    assert reply is not None, f"{what}: no answer within {HANG_S} s (hang) or the server died"
+    return reply
 
 
 def barrier(server: RawServer) -> int:
     """A request answered only after everything sent before it was handled; returns its position."""
-    rid = server.request_async("tritonlens/commands", None)
-    reply = server.response(rid, HANG_S)
-    assert reply is not None, f"no answer within {HANG_S} s (hang) or the server died"
+    reply = timed_response(server, server.request_async("tritonlens/commands", None), "barrier")
     return server.received.index(reply)
 
 
@@ -66,16 +78,32 @@ def diagnostics_key(params: dict[str, Any]) -> list[tuple[Any, ...]]:
     )
 
 
+def check_no_stale(server: RawServer, uri: str, since: int, floor: int) -> None:
+    """No publish for `uri` received after position `since` is older than `floor`."""
+    stale = [
+        m["params"]["version"]
+        for m in server.received[since:]
+        if m.get("method") == "textDocument/publishDiagnostics"
+        and m["params"]["uri"] == uri
+        and m["params"].get("version") is not None
+        and m["params"]["version"] < floor
+    ]
+    TALLY.counts["stale_publishes"] += len(stale)
+    assert not stale, f"stale publish {stale} after v{floor} was read"
+
+
 def final_publish(server: RawServer, uri: str, version: int) -> dict[str, Any]:
+    started = time.monotonic()
     found = server.wait_for(
         lambda m: (
             m.get("method") == "textDocument/publishDiagnostics"
             and m["params"]["uri"] == uri
             and m["params"].get("version") == version
         ),
-        60,
+        HANG_S,
     )
-    assert found is not None, f"no publish for {uri} v{version}"
+    TALLY.step(time.monotonic() - started)
+    assert found is not None, f"no publish for {uri} v{version} within {HANG_S} s"
     return [p for p in server.publishes(uri) if p.get("version") == version][-1]
 
 
@@ -85,16 +113,14 @@ def sessions(draw: st.DrawFn) -> list[tuple[str, Any]]:
     for _ in range(draw(st.integers(1, 10))):
         kind = draw(st.sampled_from(["edit", "edit", "edit", "config", "hover", "action", "lens", "garbage"]))
         if kind == "edit":
-            ops.append(
-                (
-                    "edit",
-                    (
-                        draw(st.floats(0, 1)),
-                        draw(st.floats(0, 1)),
-                        draw(st.sampled_from(FRAGMENTS) | st.text(max_size=8)),
-                    ),
-                )
-            )
+            # One didChange carries 1-3 changes, applied in order (LSP); rarely a whole-document replacement.
+            changes = [
+                (draw(st.floats(0, 1)), draw(st.floats(0, 1)), draw(PIECES))
+                for _ in range(draw(st.sampled_from([1, 1, 1, 2, 3])))
+            ]
+            if draw(st.integers(0, 19)) == 0:
+                changes.append((None, None, draw(st.sampled_from(SEED_TEXTS))))
+            ops.append(("edit", changes))
         elif kind == "config":
             ops.append(("config", draw(st.sampled_from(CONFIGS))))
         elif kind == "garbage":
@@ -105,36 +131,50 @@ def sessions(draw: st.DrawFn) -> list[tuple[str, Any]]:
     return ops
 
 
-@fuzz_settings(ci_examples=12, long_examples=500)
+@fuzz_settings(ci_examples=200)
 @given(seed=st.sampled_from(SEED_TEXTS), ops=sessions())
 def test_message_sequences(server: RawServer, seed: str, ops: list[tuple[str, Any]]):
+    TALLY.counts["sequences"] += 1
+    try:
+        run_sequence(server, seed, ops)
+    except BaseException:
+        TALLY.counts["sequences_failed"] += 1
+        raise
+    TALLY.counts["sequences_passed"] += 1
+
+
+def run_sequence(server: RawServer, seed: str, ops: list[tuple[str, Any]]) -> None:
     n = next(_names)
+    server.forget()
     uri = f"file:///tmp/tritonlens-fuzz/doc_{n}.py"
     text, version, style = seed, 1, "standard"
     server.notify(
         "textDocument/didOpen",
         {"textDocument": {"uri": uri, "languageId": "python", "version": version, "text": text}},
     )
-    barrier(server)
+    since, floor = barrier(server), version
     for kind, arg in ops:
         if kind == "style":
             style = arg
         elif kind == "edit":
-            a = int(arg[0] * len(text))
-            b = max(a, int(arg[1] * len(text)))
-            a -= inside_crlf(text, a)
-            b += inside_crlf(text, b)
-            rng = {"start": _pos(text, a), "end": _pos(text, b)}
+            changes: list[dict[str, Any]] = []
+            for fa, fb, piece in arg:
+                if fa is None:
+                    changes.append({"text": piece})
+                    text = piece
+                    continue
+                a = int(fa * len(text))
+                b = max(a, int(fb * len(text)))
+                a -= inside_crlf(text, a)
+                b += inside_crlf(text, b)
+                changes.append({"range": {"start": _pos(text, a), "end": _pos(text, b)}, "text": piece})
+                text = text[:a] + piece + text[b:]
             version += 1
             server.notify(
                 "textDocument/didChange",
-                {
-                    "textDocument": {"uri": uri, "version": version},
-                    "contentChanges": [{"range": rng, "text": arg[2]}],
-                },
+                {"textDocument": {"uri": uri, "version": version}, "contentChanges": changes},
                 style,
             )
-            text = text[:a] + arg[2] + text[b:]
         elif kind == "config":
             server.notify("workspace/didChangeConfiguration", {"settings": {"tritonlens": arg}}, style)
         elif kind == "garbage":
@@ -153,21 +193,20 @@ def test_message_sequences(server: RawServer, seed: str, ops: list[tuple[str, An
                 ),
                 "lens": ("textDocument/codeLens", {"textDocument": {"uri": uri}}),
             }[kind]
-            reply = server.response(server.request_async(method, params, style), HANG_S)
-            assert reply is not None, f"{method} not answered within {HANG_S} s"
-        # Everything sent so far is handled once the barrier answers: later publishes must be current.
-        # (Publishes before the barrier may be for a version the server had not read yet: not checked.)
+            timed_response(server, server.request_async(method, params, style), method)
+        # Once a barrier is answered, the server has read every version sent before it: whatever it publishes
+        # after that answer must be of that version or newer. So each publish is held to the version known at the
+        # barrier before it (a publish before this op's barrier may predate the server reading this op's edit).
         at = barrier(server)
-        stale = [
-            m["params"]["version"]
-            for m in server.received[at:]
-            if m.get("method") == "textDocument/publishDiagnostics"
-            and m["params"]["uri"] == uri
-            and m["params"].get("version") is not None
-            and m["params"]["version"] < version
-        ]
-        assert not stale, f"stale publish {stale} after v{version} was read"
+        check_no_stale(server, uri, since, floor)
+        check_no_stale(server, uri, at, version)
+        since, floor = at, version
+    check_no_stale(server, uri, since, floor)
     server.server_requests()
+    # A request needs the newest analysis: it skips the rest of the debounce, which would otherwise dominate
+    # a long run's time (the debounce itself is exercised by every edit above).
+    hover = {"textDocument": {"uri": uri}, "position": _pos(text, 0)}
+    timed_response(server, server.request_async("textDocument/hover", hover), "final hover")
     mine = final_publish(server, uri, version)
     fresh = f"file:///tmp/tritonlens-fuzz/fresh_{n}.py"
     server.notify(

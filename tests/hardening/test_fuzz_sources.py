@@ -8,7 +8,8 @@ import json
 import time
 from pathlib import Path
 
-from fuzz_profile import HANG_S, fuzz_settings
+import pytest
+from fuzz_profile import HANG_S, Tally, fuzz_settings
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -126,20 +127,42 @@ SOURCES = (
 )
 
 
+TALLY = Tally("sources")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def report():
+    yield
+    data = TALLY.save()
+    print(f"\nsource fuzz: {data}")  # shown with `pytest -s`
+
+
 def timed(what: str, fn, *args):
     started = time.perf_counter()
     out = fn(*args)
     elapsed = time.perf_counter() - started
+    TALLY.step(elapsed)
     assert elapsed < HANG_S, f"{what} took {elapsed:.1f} s"
     return out
 
 
-@fuzz_settings(ci_examples=100)
+@fuzz_settings(ci_examples=1000)
 @given(source=SOURCES)
 def test_sources_never_crash_or_hang(source: str):
+    TALLY.counts["sources"] += 1
+    try:
+        check_source(source)
+    except BaseException:
+        TALLY.counts["sources_failed"] += 1
+        raise
+    TALLY.counts["sources_passed"] += 1
+
+
+def check_source(source: str) -> None:
     module = timed("parse_module", parse_module, source)
     result = timed("triage", lambda s: triage(s, "fuzz.py", strict=True), source)
     json.dumps([f.to_dict() for f in result.findings])
+    TALLY.counts["findings"] += len(result.findings)
     for kernel in list(module.kernels)[:3]:
         specs = timed("specializations", specializations, source, kernel.name)
         timed("specialization_findings", specialization_findings, source, kernel.name, specs)

@@ -7,7 +7,8 @@ counted character by character (a line ends at \\r\\n, \\r or \\n; columns in th
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from fuzz_profile import fuzz_settings
+from hypothesis import given
 from hypothesis import strategies as st
 from lsprotocol import types
 from pygls.workspace import Workspace
@@ -79,7 +80,7 @@ def edits(draw: st.DrawFn, text: str) -> tuple[int, int, str]:
     return a, b, draw(TEXT)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@fuzz_settings(ci_examples=300)
 @given(start=TEXT, data=st.data(), encoding=st.sampled_from(ENCODINGS))
 def test_incremental_edits_keep_server_text_equal_to_editor_text(
     start: str, data: st.DataObject, encoding: str

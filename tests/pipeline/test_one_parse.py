@@ -25,8 +25,7 @@ from tritonlens.analysis.kernels import parse as kernels_parse
 from tritonlens.analysis.triage import triage
 from tritonlens.ascend_runner.cache import compile_key
 from tritonlens.ascend_runner.protocol import CompileRequest, CompileResult
-from tritonlens.server.compile_inputs import compile_inputs_digest
-from tritonlens.server.pipeline import analyze_kernel, launchable_kernels
+from tritonlens.server.engine.diagnose import analyze_kernel, compile_inputs_digest, launchable_kernels
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "ir"))  # cuda_cases

@@ -54,7 +54,7 @@ def test_a_plain_decorator_call_is_not_a_kernel() -> None:
 
 
 def test_device_functions_and_combine_functions_are_not_compiled_alone() -> None:
-    from tritonlens.server.pipeline import launchable_kernels
+    from tritonlens.server.engine.diagnose import launchable_kernels
 
     source = '''
 import triton

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from tritonlens.analysis.findings import Finding, Level, Severity, Span
-from tritonlens.analysis.platform import compile_target_for, decide, resolve_target
+from tritonlens.analysis.platform import decide, resolve_target
 from tritonlens.analysis.settings import Settings
+from tritonlens.analysis.targets import compile_target_for
 
 CUDA_FILE = """
 import torch, triton

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tritonlens.analysis.findings import Severity
 from tritonlens.ascend_runner.client import LocalRunner
-from tritonlens.server.pipeline import analyze_kernel
+from tritonlens.server.engine.diagnose import analyze_kernel
 
 PROBE = "raise RuntimeError('No device were detected on your machine')\n"
 

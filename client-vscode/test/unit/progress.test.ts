@@ -2,12 +2,15 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import * as vscode from 'vscode';
 import { recorded } from '../mocks/vscode';
 import { ActivityTracker } from '../../src/activity';
-import { ProgressCoordinator, type ProgressClient } from '../../src/progress';
+import { ProgressCoordinator, workDoneMiddleware, type ProgressClient } from '../../src/progress';
+import { renderStatus } from '../../src/statusModel';
 
 type Handler = (value: { kind: string; title?: string; message?: string; percentage?: number }) => void;
 
 /** Records what the coordinator sends and lets a test play the server's side. */
 class FakeClient {
+  /** Wraps every progress handler as vscode-languageclient does with `middleware.handleWorkDoneProgress`. */
+  middleware: ((token: string, value: Parameters<Handler>[0], next: (t: string, v: Parameters<Handler>[0]) => void) => void) | undefined;
   createHandler: ((p: { token: string }) => void) | undefined;
   progress = new Map<string, Handler>();
   notifications: Array<{ method: string; params: unknown }> = [];
@@ -21,7 +24,8 @@ class FakeClient {
   }
   onProgress(_t: unknown, token: string, handler: Handler) {
     if (this.progress.has(token)) throw new Error(`progress handler for ${token} already registered`);
-    this.progress.set(token, handler);
+    const real: Handler = (value) => (this.middleware ? this.middleware(token, value, (_t, v) => handler(v)) : handler(value));
+    this.progress.set(token, real);
     return new vscode.Disposable(() => this.progress.delete(token));
   }
   sendNotification(t: { method: string }, params: unknown) {
@@ -117,5 +121,50 @@ describe('ProgressCoordinator', () => {
     await expect(done).rejects.toThrow(/cancel/);
     const cancelled = client.notifications.filter((n) => n.method === 'window/workDoneProgress/cancel').map((n) => (n.params as { token: string }).token);
     expect(cancelled.sort()).toEqual([clientToken, 'srv-9'].sort());
+  });
+
+  it('keeps the status busy for work the language client shows itself (begun before install, or after a restart)', async () => {
+    client.middleware = workDoneMiddleware(tracker, () => coordinator) as FakeClient['middleware'];
+    // vscode-languageclient's own progress part owns this token: the coordinator never sees its create request.
+    const part: Array<string | undefined> = [];
+    client.onProgress(undefined, 'lc-1', (v) => part.push(v.kind));
+    const status = () => renderStatus({ server: 'running', activity: tracker.activity, current: tracker.current, runners: [] });
+    expect(status().text).toContain('idle');
+    client.emit('lc-1', { kind: 'begin', title: 'tritonlens: re-reading the workspace' });
+    expect(status().text).toContain('tritonlens: analyzing');
+    expect(status().tooltip).toContain('analyzing: re-reading the workspace');
+    client.emit('lc-1', { kind: 'report', message: '3/10 files' });
+    expect(status().tooltip).toContain('re-reading the workspace - 3/10 files');
+    client.emit('lc-1', { kind: 'end' });
+    expect(status().text).toContain('idle');
+    expect(part).toEqual(['begin', 'report', 'end']); // the client's own display still gets every report
+  });
+
+  it('counts work the coordinator shows once, with its command, whether or not the middleware also sees it', async () => {
+    client.middleware = workDoneMiddleware(tracker, () => coordinator) as FakeClient['middleware'];
+    const done = coordinator.runCommand('tritonlens.profileKernel', ['u', 'k'], 'tritonlens: Profiling k');
+    await tick();
+    client.createHandler!({ token: 'srv-m' });
+    client.emit('srv-m', { kind: 'begin', title: 'tritonlens: compiling for sm_90' });
+    expect(tracker.entry('srv-m')?.command).toBe('tritonlens.profileKernel');
+    expect(tracker.activity).toBe('profiling');
+    client.emit('srv-m', { kind: 'end' });
+    client.reply(null);
+    await done;
+    expect(tracker.activity).toBe('idle');
+  });
+
+  it("says a command's server work under the notification's title without a second prefix", async () => {
+    const done = coordinator.runCommand('tritonlens.analyzeKernel', ['u', 'softmax'], 'tritonlens: Analyzing softmax');
+    await tick();
+    client.createHandler!({ token: 'srv-a' });
+    client.emit('srv-a', { kind: 'begin', title: 'tritonlens: compiling for sm_90' });
+    client.emit('srv-a', { kind: 'report', message: 'softmax (1/1)' });
+    const messages = recorded.progress[0].reports.map((r) => r.message);
+    expect(messages).toEqual(['compiling for sm_90', 'softmax (1/1)']);
+    expect(recorded.progress[0].options.title).toBe('tritonlens: Analyzing softmax');
+    client.emit('srv-a', { kind: 'end' });
+    client.reply(null);
+    await done;
   });
 });

@@ -198,7 +198,7 @@ class ConfigSearch:
 
     def _compile(self, ctx: RecipeContext, source: str, kernels: list[str]) -> dict[str, Any]:
         """Registers, spills, shared memory and error findings per kernel, from the pipeline's compile."""
-        from ...pipeline import analyze_document
+        from ..diagnose import analyze_document
         from .gate import compile_facts
 
         out: dict[str, Any] = {"kernels": {}}

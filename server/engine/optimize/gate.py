@@ -1,6 +1,6 @@
 """The verification gate: every candidate passes it before anyone sees it.
 
-1. It parses and compiles for the target (levels 3-4 through server.pipeline: the same compile the editor uses,
+1. It parses and compiles for the target (levels 3-4 through server.engine.diagnose: the same compile the editor uses,
    which also re-diagnoses the candidate for the next round).
 2. On the runner's `verify` job: fresh random inputs (several seeds) at every planned shape, the search shapes
    and at least one held-out shape, against the reference `Model` of the ORIGINAL file (a candidate cannot change
@@ -92,7 +92,7 @@ class Gate:
     # -- 1. compile --------------------------------------------------------------------------------------
     def compile_check(self, source: str, cancel: threading.Event | None) -> tuple[str | None, GateResult]:
         """(error or None, partial result with the candidate's level 3-4 findings)."""
-        from ...pipeline import analyze_document, find_pyproject_overrides
+        from ..diagnose import analyze_document, find_pyproject_overrides
 
         out = GateResult(Verdict("", True, ""))
         analyses = analyze_document(
