@@ -39,6 +39,10 @@ def resolve_dotted(node: ast.AST, aliases: dict[str, str]) -> str | None:
     return _CANONICAL.get(dotted, dotted)
 
 
+# Names libraries re-export Triton under (vllm.triton_utils, vendor shims): taken as Triton wherever imported from.
+_REEXPORTED = {"triton": "triton", "tl": "triton.language"}
+
+
 def add_import(node: ast.Import | ast.ImportFrom, aliases: dict[str, str], other: set[str]) -> None:
     if isinstance(node, ast.Import):
         for item in node.names:
@@ -55,4 +59,8 @@ def add_import(node: ast.Import | ast.ImportFrom, aliases: dict[str, str], other
                 if item.name != "*":
                     aliases[item.asname or item.name] = f"{node.module}.{item.name}"
         else:
-            other.update(item.asname or item.name for item in node.names)
+            for item in node.names:
+                if item.name in _REEXPORTED:  # `from vllm.triton_utils import tl, triton`: Triton re-exported
+                    aliases[item.asname or item.name] = _REEXPORTED[item.name]
+                else:
+                    other.add(item.asname or item.name)
