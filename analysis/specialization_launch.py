@@ -84,10 +84,11 @@ def resolve(expr: ast.expr, scope: Scope, depth: int = 0) -> ArgFact:
             return ArgFact("tensor", dtype=scaled.dtype, reason=scaled.reason, shape=scaled.shape)
         if "tensor" in kinds:
             return UNKNOWN_FACT
-        if kinds <= {"int", "value"} and not isinstance(expr.op, ast.Div):
+        floats = [f for f in (left, right) if f.kind == "float" or (f.kind == "value" and type(f.value) is float)]
+        if kinds <= {"int", "value", "float"} and (floats or isinstance(expr.op, ast.Div)):
+            return ArgFact("float", reason=f"float arithmetic at line {line}")  # `1.0 / n`: a Python float
+        if kinds <= {"int", "value"}:
             return ArgFact("int", reason=f"integer arithmetic at line {line}")
-        if "float" in kinds:
-            return ArgFact("float", reason=f"float arithmetic at line {line}")
     return UNKNOWN_FACT
 
 
