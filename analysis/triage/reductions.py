@@ -10,7 +10,8 @@ from ..findings import Finding, Level, Severity
 from ..rules import Rule, register
 from . import references as ref
 from .base import finding, header_span, kernel_check, short
-from .context import TL, KernelContext
+from .context import KernelContext
+from .context_names import TL
 from .shapes import rank
 
 REDUCTIONS = {TL + name for name in ("sum", "max", "min", "reduce", "xor_sum")}
