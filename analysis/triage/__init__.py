@@ -18,13 +18,15 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from ..findings import Evidence, Finding, Span
-from ..kernels import ModuleInfo, parse_module
-from ..kernels import _statements as walk_statements
+from ..kernels import ModuleInfo, parse_module, walk_statements
 from ..rules import checks
 from ..source_lines import source_lines
 
 # Modules of this package that hold no rules; every other one registers its rules and checks on import.
-_NOT_RULE_MODULES = frozenset({"base", "context", "references", "launch_facts", "shapes"})
+_NOT_RULE_MODULES = frozenset(
+    {"base", "references", "launch_facts", "shapes", "context"}
+    | {f"context_{part}" for part in ("dataflow", "names", "pointers", "values")}
+)
 
 
 def rule_modules() -> list[str]:

@@ -9,7 +9,8 @@ from ..findings import Finding, Level, Severity
 from ..rules import Rule, register
 from . import references as ref
 from .base import finding, kernel_check
-from .context import TL, KernelContext
+from .context import KernelContext
+from .context_names import TL
 
 # Smallest tile edge of an MMA instruction (NVIDIA mma/wgmma) and of the Ascend cube fractal (16x16).
 MIN_DOT_DIM = 16
@@ -124,7 +125,8 @@ def _launched_dtype(ctx: KernelContext, param: str) -> str | None:
     key = f"launched_dtype:{param}"
     if key in ctx.memo:
         return ctx.memo[key]
-    from ..specialization_launch import find_launches, resolve
+    from ..specialization_launch import resolve
+    from ..specialization_scope import find_launches
 
     dtypes: set[str | None] = set()
     order = [p.name for p in ctx.kernel.params if p.kind == "positional"]

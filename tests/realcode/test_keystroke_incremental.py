@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 
-from tritonlens.analysis import specialization_launch
+from tritonlens.analysis import specialization_scope as specialization_launch
 from tritonlens.analysis.node_memo import per_node
 from tritonlens.analysis.source_chunks import parse_chunked
 
