@@ -93,6 +93,7 @@ def test_replay_gate_judges_kernel_rewrites_against_the_recorded_launches(runner
         bounds = checks[0]["tolerance"]["outputs"]
         assert len(bounds) == 3 and all("K unknown in a replay" in b["basis"] for b in bounds)
         assert "correct on 2 shape(s) x 2 seed(s)" in verdict.reason
+        assert verdict.details["mode"] == "replay"  # the hover record says how it was compared
         return
     assert not verdict.accepted
     assert verdict.stage == stage, verdict.reason
