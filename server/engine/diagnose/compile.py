@@ -17,7 +17,7 @@ from .result import VariantResult
 
 def dependency_sources_of(source: str, kernel: str) -> dict[str, str] | None:
     try:
-        from ....ascend_runner.cache import dependency_sources
+        from ....ascend_runner.client import dependency_sources
     except ImportError:
         return None
     try:
@@ -40,7 +40,7 @@ def _accepts(func: Any, name: str) -> bool:
 
 def runner_unavailable(exc: BaseException) -> bool:
     try:
-        from ....ascend_runner.environments import EnvironmentUnavailable
+        from ....ascend_runner.client import EnvironmentUnavailable
     except ImportError:
         return False
     return isinstance(exc, EnvironmentUnavailable)
@@ -53,7 +53,7 @@ def environment_problem(runner: Any, target: str) -> str | None:
     if find is None:
         return None
     try:
-        from ....ascend_runner.environments import environment_for_target
+        from ....ascend_runner.client import environment_for_target
 
         find(environment_for_target(target))
     except Exception as exc:
