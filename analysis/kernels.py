@@ -464,6 +464,10 @@ def _int_arith(node: ast.BinOp, depth: int) -> Any:
     return _NO_VALUE
 
 
+# Names libraries re-export Triton under (vllm.triton_utils, vendor shims): taken as Triton wherever imported from.
+_REEXPORTED = {"triton": "triton", "tl": "triton.language"}
+
+
 def _add_import(node: ast.Import | ast.ImportFrom, aliases: dict[str, str], other: set[str]) -> None:
     if isinstance(node, ast.Import):
         for item in node.names:
@@ -480,7 +484,11 @@ def _add_import(node: ast.Import | ast.ImportFrom, aliases: dict[str, str], othe
                 if item.name != "*":
                     aliases[item.asname or item.name] = f"{node.module}.{item.name}"
         else:
-            other.update(item.asname or item.name for item in node.names)
+            for item in node.names:
+                if item.name in _REEXPORTED:  # `from vllm.triton_utils import tl, triton`: Triton re-exported
+                    aliases[item.asname or item.name] = _REEXPORTED[item.name]
+                else:
+                    other.add(item.asname or item.name)
 
 
 # Fields that hold nested statements; everything else of a statement is its "header" (expressions).

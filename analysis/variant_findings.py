@@ -18,6 +18,7 @@ from .source_alone import source_alone_label
 from .specialization import ASSUMED_DIVISIBLE, Specialization
 from .specialization_guess import ASSUMED_TYPICAL
 from .specialization_infer import DESCRIPTOR_GUESS
+from .specialization_retry import RETRIED
 from .value_dependency import value_dependency, value_dependent_lines
 
 
@@ -73,6 +74,8 @@ def merge_variant_findings(variants: Sequence[CompiledVariant]) -> list[Finding]
                 message += guess_label(guesses)
                 severity = max(severity, Severity.WARNING)
                 data["assumed_values"] = guesses
+            for failed in variant.metadata.get("failed_guesses") or []:
+                message += f" [an earlier guess ({failed['variant']}) did not compile: {failed['error']}]"
             if n > 0:
                 message += f" [{spec.label}]"
             out.append(replace(f, message=message, severity=severity, data=data))
@@ -94,10 +97,8 @@ def variant_guesses(spec: Specialization) -> dict[str, str]:
     for arg, why in spec.provenance.items():
         if why == ASSUMED_TYPICAL:
             out[arg] = f"{arg}={spec.constants.get(arg)!r}"
-        elif "element type assumed" in why:
-            out[arg] = f"{arg} as *fp32"
-        elif why.startswith("assumed i32"):
-            out[arg] = f"{arg} as i32"
+        elif RETRIED in why or "element type assumed" in why or why.startswith("assumed i32"):
+            out[arg] = f"{arg} as {spec.signature.get(arg)}"  # a retry's guess when the first did not compile
         elif DESCRIPTOR_GUESS in why:
             out[arg] = f"{arg} as {spec.signature.get(arg)}"
     return out
@@ -118,6 +119,8 @@ def assumptions_in(message: str, spec: Specialization) -> dict[str, str]:
         if f"`{arg}`" not in message:
             continue
         why = next((text for marker, text in _GUESSES if marker in provenance), None)
+        if why and RETRIED in provenance:
+            why = f"is taken as {spec.signature.get(arg)} (the first guess did not compile)"
         if why:
             out[arg] = why
     return out

@@ -210,6 +210,16 @@ def function_sources_key(function_sources: Mapping[str, str]) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
+@functools.lru_cache(maxsize=1)
+def worker_digest() -> str:
+    """Digest of the worker code that produces results (it changes when tritonlens is upgraded)."""
+    h = hashlib.sha256()
+    for file in sorted((Path(__file__).resolve().parent / "worker").rglob("*.py")):
+        h.update(file.name.encode())
+        h.update(file.read_bytes())
+    return h.hexdigest()[:16]
+
+
 def compile_key(req: CompileRequest, compiler: str, function_sources: Mapping[str, str] | None = None) -> str:
     """Cache key of a compile request; function_sources defaults to dependency_sources(req.source, req.kernel)."""
     if function_sources is None:
@@ -226,6 +236,7 @@ def compile_key(req: CompileRequest, compiler: str, function_sources: Mapping[st
         "target": req.target,
         "options": req.options,
         "compiler": compiler,
+        "worker": worker_digest(),  # a new worker may compile what an older one could not
     }
     # Uploaded modules (a remote client's) are what the worker imports; else the files beside the path.
     siblings = (

@@ -48,7 +48,11 @@ def project_relative(path: str) -> str:
     folders above the project (where a clone happens to live) say nothing about its files."""
     try:
         absolute = os.path.abspath(path)
-        root = _root_of_folder(os.path.dirname(absolute))
+        folder = os.path.dirname(absolute)
+        root = _root_of_folder(folder)
+        if os.path.realpath(root) == os.path.realpath(folder):  # no project marker: the package's folders count
+            while os.path.isfile(os.path.join(root, "__init__.py")) and os.path.dirname(root) != root:
+                root = os.path.dirname(root)
         return os.path.relpath(absolute, root)
     except (OSError, ValueError):
         return os.path.basename(path)

@@ -55,7 +55,7 @@ def test_a_plain_decorator_call_is_not_a_kernel() -> None:
 def test_device_functions_and_combine_functions_are_not_compiled_alone() -> None:
     from tritonlens.server.engine.diagnose import launchable_kernels
 
-    source = '''
+    source = """
 import triton
 import triton.language as tl
 
@@ -74,5 +74,5 @@ def _or(a, b):
 def any_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
     v = tl.load(x_ptr + tl.arange(0, BLOCK))
     tl.store(out_ptr, tl.reduce(v != 0, 0, _or))
-'''
+"""
     assert launchable_kernels(source) == ["any_kernel"]

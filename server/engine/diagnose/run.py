@@ -19,13 +19,15 @@ from ....analysis.compile_outcome import failure_findings, load_findings, worker
 from ....analysis.findings import Finding, Span
 from ....analysis.specialization import (
     ParsedModule,
+    Specialization,
     kernel_name_span,
     parse_kernels,
     specialization_findings,
     specializations,
 )
+from ....analysis.specialization_retry import MAX_RETRIES, retry_guess
 from ....analysis.targets import compile_target_problem, platform_of
-from ....analysis.variant_findings import merge_variant_findings
+from ....analysis.variant_findings import merge_variant_findings, variant_guesses
 from ....ascend_runner.protocol import CompileRequest
 from .compile import (
     analyze_output,
@@ -104,18 +106,11 @@ def analyze_kernel(
         if cancel is not None and cancel.is_set():
             result.cancelled = True
             break
-        req = CompileRequest(
-            source=source,
-            path=path,
-            kernel=kernel,
-            signature=dict(spec.signature),
-            constants=dict(spec.constants),
-            divisibility=list(spec.divisibility),
-            target=target,
-            options=dict(spec.options),
-        )
+        where = (source, path, kernel, target)
         try:
-            compiled = compile_variant(runner, req, sources, cancel, timeout_s)
+            variant = _compiled(runner, spec, where, sources, cancel, timeout_s)
+            if not variant.ok and variant_guesses(spec):
+                variant = _retry_guesses(variant, runner, where, sources, cancel, timeout_s)
         except Exception as exc:
             if runner_unavailable(exc):
                 result.runner_unavailable = True
@@ -123,17 +118,6 @@ def analyze_kernel(
             else:
                 result.error = f"the runner failed: {type(exc).__name__}: {exc}"
             break
-        variant = VariantResult(
-            specialization=spec,
-            ok=bool(compiled.ok),
-            stages=dict(compiled.stages or {}),
-            metadata=dict(compiled.metadata or {}),
-            resources=dict(compiled.resources or {}),
-            errors=list(compiled.errors or []),
-            compiler=compiled.compiler,
-            cached=compiled.cached,
-            elapsed_s=compiled.elapsed_s,
-        )
         result.variants.append(variant)
         if variant.ok:
             analyze_output(variant, target, source, kernel, path)
@@ -153,6 +137,67 @@ def analyze_kernel(
     result.findings = [_with_kernel(f, kernel) for f in result.findings]
     result.elapsed_s = time.perf_counter() - started
     return result
+
+
+def _compiled(
+    runner: Any,
+    spec: Specialization,
+    where: tuple[str, str, str, str],
+    sources: Mapping[str, str] | None,
+    cancel: threading.Event | None,
+    timeout_s: float | None,
+) -> VariantResult:
+    source, path, kernel, target = where
+    req = CompileRequest(
+        source=source,
+        path=path,
+        kernel=kernel,
+        signature=dict(spec.signature),
+        constants=dict(spec.constants),
+        divisibility=list(spec.divisibility),
+        target=target,
+        options=dict(spec.options),
+    )
+    compiled = compile_variant(runner, req, sources, cancel, timeout_s)
+    return VariantResult(
+        specialization=spec,
+        ok=bool(compiled.ok),
+        stages=dict(compiled.stages or {}),
+        metadata=dict(compiled.metadata or {}),
+        resources=dict(compiled.resources or {}),
+        errors=list(compiled.errors or []),
+        compiler=compiled.compiler,
+        cached=compiled.cached,
+        elapsed_s=compiled.elapsed_s,
+    )
+
+
+def _retry_guesses(
+    first: VariantResult,
+    runner: Any,
+    where: tuple[str, str, str, str],
+    sources: Mapping[str, str] | None,
+    cancel: threading.Event | None,
+    timeout_s: float | None,
+) -> VariantResult:
+    """The front end rejected a guessed specialization: compile the next most likely guess the error points
+    to (analysis.specialization_retry, at most MAX_RETRIES times). The variant that compiled names the guesses
+    it used and those that failed; when none compiles, the first failure stands (the kernel as guessed)."""
+    failed: list[dict[str, str]] = []
+    variant = first
+    for _ in range(MAX_RETRIES):
+        error = next((e for e in variant.errors if e.stage == "frontend"), None)
+        if error is None or (cancel is not None and cancel.is_set()):
+            break
+        nxt = retry_guess(variant.specialization, where[0], error.message, error.line)
+        if nxt is None:
+            break
+        failed.append({"variant": variant.specialization.label, "error": error.message.splitlines()[0][:300]})
+        variant = _compiled(runner, nxt, where, sources, cancel, timeout_s)
+        if variant.ok:
+            variant.metadata["failed_guesses"] = failed
+            return variant
+    return first
 
 
 def _with_kernel(f: Finding, kernel: str) -> Finding:
