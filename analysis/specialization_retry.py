@@ -17,9 +17,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from .specialization import Specialization
 from .specialization_guess import ASSUMED_TYPICAL
 from .specialization_infer import DESCRIPTOR_GUESS
+from .specialization_variant import Specialization
 
 MAX_RETRIES = 3
 RETRIED = "retried"  # provenance marker of an argument a retry changed

@@ -15,10 +15,10 @@ from typing import Any, Protocol
 
 from .findings import Finding, Severity
 from .source_alone import source_alone_label
-from .specialization import ASSUMED_DIVISIBLE, Specialization
 from .specialization_guess import ASSUMED_TYPICAL
 from .specialization_infer import DESCRIPTOR_GUESS
 from .specialization_retry import RETRIED
+from .specialization_variant import ASSUMED_DIVISIBLE, Specialization
 from .value_dependency import value_dependency, value_dependent_lines
 
 

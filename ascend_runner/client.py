@@ -3,10 +3,9 @@
 The server imports only this module and `protocol` (tests/test_layers.py holds it to that), so what a runner
 offers its callers is read here, in one place: the `Runner` interface and its implementations (local worker
 pools, a remote runner service over HTTP; a Ray pool through `get_runner`), making one from settings, the
-runner environments, compile-cache keys, ordered fan-out, and recording launches from a test or script.
+runner environments, ordered fan-out, and recording launches from a test or script.
 """
 
-from .cache import dependency_sources
 from .environments import (
     EnvironmentUnavailable,
     available_environments,
@@ -31,7 +30,6 @@ __all__ = [
     "Runner",
     "RunnerSettings",
     "available_environments",
-    "dependency_sources",
     "environment_for_backend",
     "environment_for_target",
     "find_environment",

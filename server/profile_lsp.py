@@ -23,7 +23,8 @@ from typing import Any
 from lsprotocol import types
 
 from ..analysis.findings import Finding, Level
-from ..analysis.profiling import LaunchAnalysis, ProfileReport
+from ..analysis.profiling import ProfileReport
+from ..analysis.profiling_launch import LaunchAnalysis
 from ..ascend_runner.client import environment_for_backend
 from .ceilings_cache import needs_measuring
 from .compile_lsp import compile_service

@@ -11,14 +11,15 @@ import pytest
 from inprocess import chain_source, kernels_source, make_server, open_text
 from lsprotocol import types
 
-from tritonlens.analysis import kernels as kernels_module
-from tritonlens.analysis.kernels import ModuleInfo, parse_module
+from tritonlens.analysis.kernels import ModuleInfo, clear_memo, parse_module
+from tritonlens.analysis.kernels import model as kernel_model
 from tritonlens.analysis.triage import _FunctionCache, triage
 from tritonlens.server import lsp_features, lsp_lenses
 
 
 def _triage_counting(monkeypatch: pytest.MonkeyPatch, source: str) -> tuple[int, int]:
-    """(function trees read, sorts in analysis.kernels) during one uncached triage of `source`."""
+    """(function trees read, sorts in the kernel model's lookups) during one uncached triage of `source`."""
+    clear_memo()
     monkeypatch.setattr("tritonlens.analysis.triage._CACHE", _FunctionCache())
     sorts = 0
     trees = 0
@@ -35,7 +36,7 @@ def _triage_counting(monkeypatch: pytest.MonkeyPatch, source: str) -> tuple[int,
         trees += 1
         return real_tree(self, kernel)
 
-    monkeypatch.setattr(kernels_module, "sorted", counting_sorted, raising=False)
+    monkeypatch.setattr(kernel_model, "sorted", counting_sorted, raising=False)
     monkeypatch.setattr(ModuleInfo, "function_tree", counting_tree)
     triage(source, "chain.py", strict=True)
     monkeypatch.undo()

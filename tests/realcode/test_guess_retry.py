@@ -6,7 +6,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from tritonlens.analysis.specialization import parse_kernels, specializations
+from tritonlens.analysis.specialization import specializations
 from tritonlens.analysis.specialization_retry import retry_guess
 from tritonlens.ascend_runner.client import LocalRunner
 from tritonlens.server.engine.diagnose import analyze_kernel
@@ -52,7 +52,7 @@ def big_tile(out_ptr, BLOCK_A: tl.constexpr, BLOCK_B: tl.constexpr, BLOCK_C: tl.
 
 
 def first_spec(source: str, kernel: str):
-    return next(s for s in specializations(parse_kernels(source), kernel) if s.complete)
+    return next(s for s in specializations(source, kernel) if s.complete)
 
 
 def test_dtype_mismatch_in_dot_retries_guessed_pointers_as_the_other_dtype() -> None:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from tritonlens.analysis.kernels import parse_module
-from tritonlens.analysis.specialization import parse_kernels, specializations
+from tritonlens.analysis.specialization import specializations
+from tritonlens.analysis.specialization_kernels import kernel_table
 
 SOURCE = """
 import triton
@@ -42,7 +43,7 @@ def test_call_forms_are_kernels_in_triage_and_specialization() -> None:
     assert names == ["scale", "tuned"]
     tuned = module.kernel("tuned")
     assert tuned is not None and tuned.autotune_configs[0]["kwargs"] == {"BLOCK": 128}
-    parsed = parse_kernels(SOURCE)
+    parsed = kernel_table(SOURCE)
     assert set(parsed.kernels) == {"scale", "tuned"}
     specs = specializations(parsed, "tuned")
     assert specs and specs[0].constants["BLOCK"] == 128 and specs[0].options["num_warps"] == 4

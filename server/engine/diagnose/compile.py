@@ -11,15 +11,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from ....analysis.findings import Finding
+from ....analysis.kernels.dependencies import dependency_sources
 from ....ascend_runner.protocol import CompileRequest
 from .result import VariantResult
 
 
 def dependency_sources_of(source: str, kernel: str) -> dict[str, str] | None:
-    try:
-        from ....ascend_runner.client import dependency_sources
-    except ImportError:
-        return None
     try:
         return dependency_sources(source, kernel)
     except Exception:  # a cache-key helper must never stop analysis

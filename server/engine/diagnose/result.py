@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ....analysis.findings import Finding, Span
-from ....analysis.specialization import Specialization
+from ....analysis.specialization_variant import Specialization
 from ....ascend_runner.protocol import StageError
 
 

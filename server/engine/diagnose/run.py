@@ -17,15 +17,11 @@ from typing import Any
 
 from ....analysis.compile_outcome import failure_findings, load_findings, worker_error
 from ....analysis.findings import Finding, Span
-from ....analysis.specialization import (
-    ParsedModule,
-    Specialization,
-    kernel_name_span,
-    parse_kernels,
-    specialization_findings,
-    specializations,
-)
+from ....analysis.specialization import specializations
+from ....analysis.specialization_findings import specialization_findings
+from ....analysis.specialization_kernels import KernelTable, kernel_table
 from ....analysis.specialization_retry import MAX_RETRIES, retry_guess
+from ....analysis.specialization_variant import Specialization
 from ....analysis.targets import compile_target_problem, platform_of
 from ....analysis.variant_findings import merge_variant_findings, variant_guesses
 from ....ascend_runner.protocol import CompileRequest
@@ -56,7 +52,7 @@ def analyze_kernel(
     cancel: threading.Event | None = None,
     max_variants: int = MAX_COMPILED_VARIANTS,
     timeout_s: float | None = None,
-    parsed: ParsedModule | None = None,
+    parsed: KernelTable | None = None,
 ) -> KernelAnalysis:
     """Specialize `kernel`, compile up to `max_variants` variants for `target`, analyze the output.
 
@@ -68,7 +64,7 @@ def analyze_kernel(
     if problem:
         result.error = problem
         return result
-    parsed = parsed or parse_kernels(source)
+    parsed = parsed or kernel_table(source)
     if parsed.error:
         result.error = parsed.error
         return result
@@ -81,7 +77,7 @@ def analyze_kernel(
         # compiled alone, a helper gets made-up argument types and fails with a misleading frontend error
         result.error = f"{kernel} is a @triton.jit helper, compiled inline into {', '.join(callers)}; analyze one of those"
         return result
-    result.span = kernel_name_span(source, info)
+    result.span = info.name_span
     sources = dependency_sources_of(source, kernel)
     result.code_hash = code_hash(sources, source)
     table = kernel_overrides(overrides, kernel)
@@ -218,7 +214,7 @@ def analyze_document(
     timeout_s: float | None = None,
 ) -> list[KernelAnalysis]:
     """analyze_kernel for every launchable kernel of the document (or the ones named in `kernels`)."""
-    parsed = parse_kernels(source)
+    parsed = kernel_table(source)
     if parsed.error:
         return []
     names = list(kernels) if kernels is not None else launchable_kernels(source, parsed)

@@ -6,36 +6,24 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from ....analysis.specialization import ParsedModule, parse_kernels
+from ....analysis.kernels import parse_module
+from ....analysis.specialization_kernels import KernelTable, kernel_table
 
 
-def launchable_kernels(source: str, parsed: ParsedModule | None = None) -> list[str]:
+def launchable_kernels(source: str, parsed: KernelTable | None = None) -> list[str]:
     """Kernels worth compiling on their own: jit functions that are launched here or called by no other
     jit function (helpers are compiled inlined into their callers)."""
-    try:
-        from ....analysis.kernels import parse_module
-
-        module = parse_module(source)
-        parsed = parsed or parse_kernels(source)
-        # a jit function only referenced by others (a `tl.reduce` combine function) is compiled inside them
-        return [k.name for k in module.kernels if not _helper_only(parsed, k.name, source)]
-    except ImportError:
-        pass
-    parsed = parsed or parse_kernels(source)
-    called: set[str] = set()
-    for name, info in parsed.kernels.items():
-        for node in _names(info.node):
-            if node != name and node in parsed.kernels:
-                called.add(node)
-    launched = {name for name in parsed.kernels if f"{name}[" in source}
-    return [n for n in parsed.kernels if n not in called or n in launched]
+    module = parse_module(source)
+    parsed = parsed or kernel_table(module)
+    # a jit function only referenced by others (a `tl.reduce` combine function) is compiled inside them
+    return [k.name for k in module.kernels if not _helper_only(parsed, k.name, source)]
 
 
-def callers_of(parsed: ParsedModule, kernel: str) -> list[str]:
+def callers_of(parsed: KernelTable, kernel: str) -> list[str]:
     return [n for n, other in parsed.kernels.items() if n != kernel and kernel in _names(other.node)]
 
 
-def _helper_only(parsed: ParsedModule, kernel: str, source: str) -> bool:
+def _helper_only(parsed: KernelTable, kernel: str, source: str) -> bool:
     """Compiled only inside other jit functions: referenced by one (a `tl.reduce` combine function), or
     returning a value (a device function: a launched kernel cannot return one), and never launched here."""
     if f"{kernel}[" in source:

@@ -142,6 +142,7 @@ class ConfigSearch:
     max_survivors: int = 8  # moves handed to the gate per round (the rest are compiled but not timed)
     workers: int = 2  # parallel compiles (the runner's pool decides how many really run at once)
     name: str = "config-search"
+    waits_for_recipes: bool = True  # the loop asks it only once the recipes have no new candidate (loop._propose)
     declined: list[Declined] = field(default_factory=list)
     pruned: list[Pruned] = field(default_factory=list)
     cancel: threading.Event | None = None
