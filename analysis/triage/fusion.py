@@ -19,7 +19,8 @@ from ..rules import Rule, register
 from ..specialization_launch import resolve
 from . import references as ref
 from .base import finding, kernel_check
-from .context import ATOMICS, TL, KernelContext
+from .context import KernelContext
+from .context_names import ATOMICS, TL
 from .launch_facts import launches
 
 _ALLOCATORS = ("empty", "empty_like", "zeros", "zeros_like", "empty_strided", "ones", "ones_like", "full")
