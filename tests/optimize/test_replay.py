@@ -175,3 +175,11 @@ def test_worker_replays_a_hand_written_launch_and_times_original_against_candida
     # a candidate that stops short: the tail of the output keeps its random start values and mismatches
     short = _replay_on_host_clock(source.replace("mask = offs < n", "mask = offs < n - 40"), grid=16)
     assert not short["passed"] and "outside atol" in short["checks"][0]["reason"]
+
+
+def test_launches_with_arguments_replay_cannot_rebuild_are_not_replayed():
+    from tritonlens.server.engine.optimize.replay import replayable
+
+    tensor = {"name": "x", "kind": "tensor", "dtype": "float32", "shape": [4], "strides": [1]}
+    assert replayable({"kernel": "k", "args": [tensor, {"name": "n", "kind": "int", "value": 4}]})
+    assert not replayable({"kernel": "k", "args": [tensor, {"name": "d", "kind": "other", "value": "TensorDescriptor"}]})

@@ -132,7 +132,8 @@ def optimize_source(
         if not launches:
             out.error = (
                 f"{path} is not in KernelBench form (missing {', '.join(missing)}) and none of its kernels has "
-                "launches recorded from its current text: the gate needs a reference. Record the program that "
+                "replayable launches recorded from its current text (tensors, scalars and constexprs; not "
+                "descriptors): the gate needs a reference. Record the program that "
                 "launches them (`tritonlens record -- COMMAND`, or the editor's Record command) to verify by "
                 "replay, or add Model/ModelNew/get_inputs (see bench/README.md)"
             )
@@ -175,6 +176,8 @@ def optimize_source(
             spent += 1
             say(f"round {round_no}: verifying {cand.title} ({i + 1}/{len(candidates)})", spent / budget.candidates)
             verdict = gate.check(current, cand, cancel).verdict
+            if verdict.stage == "replay":
+                spent -= 1  # refused before anything ran (replay cannot verify it): costs no budget
             tried.add((cand.kernel, cand.producer))
             step = Step(cand, verdict, round_no)
             feedback.setdefault((source_name, cand.kernel), []).append(verdict)
