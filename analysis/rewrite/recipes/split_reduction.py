@@ -153,8 +153,9 @@ def _pattern(ks: KernelSource) -> tuple[ast.For, dict[str, ast.stmt], list[tuple
                                   "(partial sums of slices could not be added)")
                 stores.append((call, acc))
             elif reads:
-                raise Decline(f"line {stmt.lineno}: the sum is used other than by a store (e.g. sqrt, a division "
-                              "by it): split the loop by hand")
+                used = ks.segment(stmt).splitlines()[0][:60]
+                raise Decline(f"line {stmt.lineno}: the sum is used by `{used}`, not by a linear store: partial sums "
+                              "of slices cannot be combined there")
             elif any(ks.is_tl(n, *_WRITES) for n in ast.walk(stmt)):
                 raise Decline(f"line {stmt.lineno}: a write that does not carry the sum would be repeated per slice")
         if not stores:
