@@ -22,6 +22,7 @@ from .lsp_hover import client_shows_diagnostics_in_hover, hover_markdown
 from .lsp_lenses import Prebuilt, resolve
 from .lsp_server import TritonLensServer
 from .workspace_index import findings_by_kernel
+from .workspace_lsp import WorkspaceFeature
 
 log = logging.getLogger("tritonlens.lsp")
 
@@ -197,8 +198,12 @@ def kernels(server: TritonLensServer) -> list[dict[str, Any]]:
                 except Exception:
                     log.exception("%s.kernel_fields failed", type(feature).__name__)
             rows.append(row)
-    if server.index is not None:
-        for entry in server.index.files():
+    try:
+        indexed = server.features.get(WorkspaceFeature).indexed_files()
+    except LookupError:
+        indexed = []
+    if indexed:
+        for entry in indexed:
             if entry.path in open_paths:
                 continue
             uri = from_fs_path(entry.path) or entry.path
