@@ -157,3 +157,21 @@ def test_ir_request_on_a_document_that_is_not_open():
         assert error and "not open" in error
     finally:
         server.close()
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["-" * 100_000 + "1", "1" + "+1" * 100_000, "[" * 50_000, "1e999", "[1, -1e999]", "9" * 5_000],
+)
+def test_hostile_pragma_values_are_pragma_problems(value: str):
+    # Deep nesting made Python's parser raise MemoryError/RecursionError out of the specialization (found by
+    # the class sweep of item 2); an infinity passed as a value.
+    source = (
+        "import triton\nimport triton.language as tl\n"
+        f"# tritonlens: BLOCK={value}\n"
+        "@triton.jit\ndef k(X, BLOCK: tl.constexpr):\n    pass\n\n\n"
+        "def run(x):\n    k[(1,)](x, BLOCK=64)\n"
+    )
+    found = finishes(lambda: specialization_findings(source, "k", specializations(source, "k")))
+    assert [f.code for f in found] == ["TL003"] and "BLOCK" in found[0].message
+    assert len(found[0].message) < 200  # the value is not echoed in full
