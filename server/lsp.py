@@ -172,8 +172,7 @@ def _register_commands(server: TritonLensServer) -> None:
     async def kernel_findings(ls: TritonLensServer, args: list[Any]) -> list[dict[str, Any]]:
         uri = arg(args, 0, str, "document URI")
         name = arg(args, 1, str, "kernel name")
-        rows = [r for r in features.kernels(ls) if r["uri"] == uri and r["name"] == name]
-        findings = rows[0]["findings"] if rows else []
+        findings = features.kernel_finding_rows(ls, uri, name)  # one kernel's work, not the workspace's
         text = "\n".join(f"{f['code']} line {f['line']}: {f['message']}" for f in findings) or "no findings"
         ls.window_show_message(
             types.ShowMessageParams(type=types.MessageType.Info, message=f"{name}: {text}")
