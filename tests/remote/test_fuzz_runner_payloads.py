@@ -76,7 +76,7 @@ def fuzz_settings(ci: int) -> settings:
     )
 
 
-@fuzz_settings(1000)
+@fuzz_settings(500)
 @given(envelopes())
 def test_validators_accept_or_refuse_clearly(job) -> None:
     STATS["validators:cases"] += 1
@@ -108,7 +108,7 @@ def test_validators_accept_or_refuse_clearly(job) -> None:
     assert took < HANG_S
 
 
-@fuzz_settings(1000)
+@fuzz_settings(500)
 @given(st.sampled_from(sorted(PAYLOAD_BY_KIND)).flatmap(lambda k: st.tuples(st.just(k), PAYLOAD_BY_KIND[k])))
 def test_payload_validators_on_payloads_alone(case) -> None:
     kind, payload = case
