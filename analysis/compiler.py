@@ -9,10 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .compiler_report import CompilerReport
-
-
-def is_cuda_target(target: str) -> bool:
-    return target.startswith("sm_") or target.startswith("cuda")
+from .targets import is_ascend_target, is_cuda_target
 
 
 def analyze(
@@ -38,7 +35,7 @@ def analyze(
         from .compiler_cuda import analyze_cuda
 
         return analyze_cuda(stages, metadata, resources, target, source, kernel, path)
-    if target.startswith("ascend"):
+    if is_ascend_target(target):
         try:
             from .compiler_ascend import analyze_ascend
         except ImportError as exc:

@@ -11,17 +11,22 @@ import ast
 from collections import Counter
 from typing import Any
 
-from . import compiler_ascend_checks as checks
 from . import rules
 from .attribution import LineStats, ParsedStages, attribute, user_files_for
+from .compiler_ascend_checks import ASCEND_FAMILY
 from .compiler_ascend_confirm import confirm_with_hivm
+from .compiler_ascend_context import AscendContext
 from .compiler_ascend_devices import device_for
 from .compiler_ascend_hivm import HivmReport, analyze_hivm
+from .compiler_ascend_ub import ub_estimate
 from .compiler_report import CompilerReport
 from .findings import Finding
 from .ir.mlir_loc import UserFiles, parse_mlir
 from .ir.ttadapter import AdapterModule, AdapterOp, parse_ttadapter
 from .source_lines import source_lines as split_source_lines
+from .specialization_kernels import KernelTable, kernel_table
+from .specialization_launch import resolve
+from .specialization_scope import find_launches
 
 
 def analyze_ascend(
@@ -60,11 +65,9 @@ def analyze_ascend(
             "ttadapter has no source locations for this file (compile with TRITON_DISABLE_LINE_INFO=0)"
         )
 
-    try:
-        tree: ast.Module | None = ast.parse(source)
-    except SyntaxError:
-        tree = None
-    ctx = checks.AscendContext(
+    table = kernel_table(source)  # the document's one parse, shared with triage and specialization
+    tree = table.tree
+    ctx = AscendContext(
         module=module,
         source_lines=split_source_lines(source),
         tree=tree,
@@ -75,11 +78,11 @@ def analyze_ascend(
         resources=resources,
     )
     ctx.ttir_i64_lines = _ttir_i64_lines(stages, path)
-    grid, launch_line = _grid(metadata, tree, kernel)
+    grid, launch_line = _grid(metadata, table, kernel)
     hivm = _hivm(ctx, stages, metadata, report)
     findings: list[Finding] = list(hivm.findings)
     ctx.grid, ctx.launch_line, ctx.ub_decided = grid, launch_line, hivm.ub_decided
-    for check in rules.checks(checks.ASCEND_FAMILY):
+    for check in rules.checks(ASCEND_FAMILY):
         try:
             findings.extend(check.run(ctx))
         except Exception as exc:  # noqa: BLE001 - one broken check must not hide the others
@@ -97,7 +100,7 @@ def analyze_ascend(
 
 
 def _hivm(
-    ctx: checks.AscendContext, stages: dict[str, str], metadata: dict[str, Any], report: CompilerReport
+    ctx: AscendContext, stages: dict[str, str], metadata: dict[str, Any], report: CompilerReport
 ) -> HivmReport:
     try:
         hivm = analyze_hivm(ctx, stages, metadata)
@@ -183,9 +186,9 @@ def _attribute_ttadapter(module: AdapterModule, report: CompilerReport) -> None:
     report.line_maps["ttadapter"] = pairs
 
 
-def _summary(ctx: checks.AscendContext, grid: tuple[int, ...] | None) -> dict[str, Any]:
+def _summary(ctx: AscendContext, grid: tuple[int, ...] | None) -> dict[str, Any]:
     module = ctx.module
-    peak, _ = checks.ub_estimate(ctx)
+    peak, _ = ub_estimate(ctx)
     out: dict[str, Any] = {
         "mix_mode": module.mix_mode,
         "parallel_mode": module.parallel_mode,
@@ -209,7 +212,7 @@ def _summary(ctx: checks.AscendContext, grid: tuple[int, ...] | None) -> dict[st
 
 
 def _grid(
-    metadata: dict[str, Any], tree: ast.Module | None, kernel: str
+    metadata: dict[str, Any], table: KernelTable, kernel: str
 ) -> tuple[tuple[int, ...] | None, int | None]:
     """The launch grid: from the request (metadata["grid"]) or a literal one at a launch site in the file."""
     given = metadata.get("grid")
@@ -217,12 +220,10 @@ def _grid(
         return (given,), None
     if isinstance(given, (list, tuple)) and given and all(isinstance(g, int) and g > 0 for g in given):
         return tuple(given), None
-    if tree is None:
+    if table.tree is None:
         return None, None
     try:
-        from .specialization_launch import find_launches, resolve
-
-        for launch in find_launches(tree, kernel):
+        for launch in find_launches(table.calls, kernel):
             if launch.grid is None:
                 continue
             elts = launch.grid.elts if isinstance(launch.grid, ast.Tuple) else [launch.grid]

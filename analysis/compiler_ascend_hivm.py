@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from .compiler_ascend_checks import AscendContext
+from .compiler_ascend_context import AscendContext
 from .compiler_ascend_hivm_rules import SCALAR_FALLBACK, SCALAR_SYNC_IN_LOOP
 from .compiler_ascend_rules import UB_OVERFLOW_RULE
 from .findings import Evidence, Finding, Severity

@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePath
 
+from .targets import PLATFORM_SETTINGS
+
 # (pattern, what it shows): strong evidence, searched in the whole text. A file that only compares a device
 # string (`if device == "npu":`) or touches `torch.npu` dispatches at run time: generic upstream Triton code.
 _ASCEND_TEXT = (
@@ -41,9 +43,6 @@ _CUDA_TEXT = (
 _ASCEND_FOLDERS = frozenset({"ascend", "npu", "cann"})
 _CUDA_FOLDERS = frozenset({"cuda", "nvidia", "hopper", "blackwell", "ampere"})
 _TOKEN = re.compile(r"[A-Za-z0-9]+")
-
-PLATFORM_TARGETS = ("auto", "cuda", "ascend", "both")
-
 
 @dataclass(frozen=True)
 class PlatformDecision:
@@ -83,17 +82,6 @@ def decide(source: str, path: str | None = None) -> PlatformDecision:
 
 def resolve_target(target: str, source: str, path: str | None = None) -> tuple[str, ...]:
     """The platforms whose rules apply to this file under the `target` setting."""
-    if target == "cuda":
-        return ("cuda",)
-    if target == "ascend":
-        return ("ascend",)
-    if target == "both":
-        return ("cuda", "ascend")
+    if target != "auto" and target in PLATFORM_SETTINGS:
+        return PLATFORM_SETTINGS[target]
     return decide(source, path).platforms
-
-
-def compile_target_for(
-    platforms: tuple[str, ...], cuda_target: str = "sm_90", ascend_target: str = "ascend910b3"
-) -> str:
-    """The IR compile target for a file under `auto`: its platform's default (CUDA when both)."""
-    return cuda_target if "cuda" in platforms else ascend_target

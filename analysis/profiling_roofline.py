@@ -12,7 +12,7 @@ from .findings import Evidence, Finding, Span
 from .profiling_flops import FlopCount, count_flops
 from .rules import Rule
 
-# analysis/profiling.py's LaunchAnalysis (not imported: profiling imports this module)
+# analysis/profiling_launch.py's LaunchAnalysis (not imported: profiling_launch imports this module)
 LaunchAnalysis = Any
 
 # Programs each SM / AI core runs one after another above which per-program overhead (launching a CTA, its index

@@ -6,15 +6,15 @@ from __future__ import annotations
 import ast
 import hashlib
 
+from .kernels import parse_module
 from .source_lines import source_lines
 
 
-def kernel_source_hash(source: str, kernel: str, tree: ast.Module | None = None) -> str | None:
+def kernel_source_hash(source: str, kernel: str) -> str | None:
     """Digest of the kernel's text (first decorator line through its last line, trailing blanks ignored);
-    None when the source does not parse or defines no function of that name."""
-    try:
-        tree = tree or ast.parse(source)
-    except (SyntaxError, ValueError):
+    None when the source does not parse or defines no function of that name. Reads the shared parse."""
+    tree = parse_module(source).tree
+    if tree is None:
         return None
     node = next(
         (

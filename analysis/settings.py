@@ -9,14 +9,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .findings import Finding, Severity
-
-# "auto" decides per file (analysis.platform); until a file is known it stands for both platforms.
-TARGET_PLATFORMS = {
-    "auto": ("cuda", "ascend"),
-    "cuda": ("cuda",),
-    "ascend": ("ascend",),
-    "both": ("cuda", "ascend"),
-}
+from .targets import PLATFORM_SETTINGS
 
 
 @dataclass(frozen=True)
@@ -28,14 +21,14 @@ class Settings:
     severity: dict[str, Severity] = field(default_factory=dict)  # code -> override
 
     def __post_init__(self) -> None:
-        if self.target not in TARGET_PLATFORMS:
-            raise ValueError(f"unknown target {self.target!r}; use one of {', '.join(TARGET_PLATFORMS)}")
+        if self.target not in PLATFORM_SETTINGS:
+            raise ValueError(f"unknown target {self.target!r}; use one of {', '.join(PLATFORM_SETTINGS)}")
 
     @property
     def platforms(self) -> tuple[str, ...]:
         if self.target == "auto" and self.file_platforms:
             return self.file_platforms
-        return TARGET_PLATFORMS[self.target]
+        return PLATFORM_SETTINGS[self.target]
 
     def for_file(self, source: str, path: str | None = None) -> Settings:
         """These settings with `auto` decided for one file (its imports, devices and folders)."""

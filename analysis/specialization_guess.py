@@ -27,7 +27,7 @@ _DTYPE_NAME = re.compile(r"(^|_)(DTYPE|TYPE|DT)$", re.I)
 
 def _uses(node: ast.AST, name: str) -> dict[str, Any]:
     """How the function body uses `name`: flags, compared strings, dtype positions."""
-    found: dict[str, Any] = {"flag": False, "strings": [], "dtype": False, "shape": False}
+    found: dict[str, Any] = {"flag": False, "strings": [], "dtype": False, "shape": False, "unrolled": False}
 
     def is_name(x: ast.AST) -> bool:
         return isinstance(x, ast.Name) and x.id == name
@@ -50,6 +50,8 @@ def _uses(node: ast.AST, name: str) -> dict[str, Any]:
             name_of = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
             if name_of in _SHAPE_CALLS and any(is_name(x) for a in sub.args for x in ast.walk(a)):
                 found["shape"] = True
+            if name_of == "static_range" and any(is_name(x) for a in sub.args for x in ast.walk(a)):
+                found["unrolled"] = True
             if (
                 isinstance(func, ast.Attribute)
                 and func.attr in ("to", "cast")
@@ -77,6 +79,8 @@ def typical_value(function: ast.FunctionDef, name: str) -> Any:
         return 2
     if "WARPS" in upper:
         return 4
+    if uses["unrolled"]:
+        return 4  # a fully unrolled loop count: small, so a guess never makes a huge compile
     if uses["shape"] or _BLOCK_NAME.search(name):
         return 64  # a block dimension: a power of two every tutorial shape fits
     return 1024  # a problem size (K, N_COLS, SEQ_LEN): a multiple of every usual block size

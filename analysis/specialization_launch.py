@@ -8,84 +8,24 @@ or just "an int" / "a float", resolved through the simple assignments of the lau
 from __future__ import annotations
 
 import ast
-import copy
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .safe_eval import UNKNOWN, call_name, evaluate
-from .specialization_kernelbench import init_attributes, kernelbench_callers
-
-TORCH_DTYPES = {
-    "float16": "fp16",
-    "half": "fp16",
-    "bfloat16": "bf16",
-    "float32": "fp32",
-    "float": "fp32",
-    "float64": "fp64",
-    "double": "fp64",
-    "int8": "i8",
-    "int16": "i16",
-    "short": "i16",
-    "int32": "i32",
-    "int": "i32",
-    "int64": "i64",
-    "long": "i64",
-    "uint8": "u8",
-    "bool": "i1",
-    "float8_e4m3fn": "fp8e4nv",
-    "float8_e5m2": "fp8e5",
-}
-# torch factory -> dtype when no dtype= is given (torch's defaults)
-TENSOR_FACTORIES = {
-    "empty": "fp32",
-    "zeros": "fp32",
-    "ones": "fp32",
-    "randn": "fp32",
-    "rand": "fp32",
-    "full": None,  # depends on the fill value
-    "empty_strided": "fp32",
-    "randint": "i64",
-    "arange": None,
-    "tensor": None,
-    "randperm": "i64",
-}
-LIKE_FACTORIES = (
-    "empty_like",
-    "zeros_like",
-    "ones_like",
-    "randn_like",
-    "rand_like",
-    "full_like",
-    "randint_like",
+from .specialization_scope import Scope
+from .specialization_torch import (
+    CAST_METHODS,
+    INT_METHODS,
+    LIKE_FACTORIES,
+    NEW_METHODS,
+    SAME_DTYPE_METHODS,
+    SAME_LAYOUT_METHODS,
+    SHAPED_FACTORIES,
+    TENSOR_FACTORIES,
+    is_shape_of,
+    product,
+    torch_dtype,
 )
-CAST_METHODS = {
-    "half": "fp16",
-    "float": "fp32",
-    "double": "fp64",
-    "bfloat16": "bf16",
-    "int": "i32",
-    "long": "i64",
-}
-SHAPED_FACTORIES = ("empty", "zeros", "ones", "randn", "rand")  # positional args are the dims
-SAME_LAYOUT_METHODS = ("contiguous", "clone", "cuda", "npu", "detach")  # same dtype, shape and strides
-SAME_DTYPE_METHODS = (
-    "view",
-    "reshape",
-    "t",
-    "transpose",
-    "permute",
-    "flatten",
-    "clone",
-    "cuda",
-    "npu",
-    "detach",
-    "expand",
-    "squeeze",
-    "unsqueeze",
-)
-NEW_METHODS = ("new_empty", "new_zeros", "new_ones", "new_full", "new_tensor")  # owner's dtype unless dtype=
-MAX_CALLERS = 4
-INT_METHODS = ("numel", "stride", "size", "item", "dim", "element_size")
 
 
 @dataclass(frozen=True)
@@ -98,194 +38,6 @@ class ArgFact:
 
 
 UNKNOWN_FACT = ArgFact("unknown")
-
-
-FuncNode = ast.FunctionDef | ast.AsyncFunctionDef
-
-
-@dataclass
-class Launch:
-    kernel: str
-    line: int
-    call: ast.Call
-    scope: Scope
-    grid: ast.expr | None = None
-
-
-@dataclass
-class Scope:
-    """Names bound before a launch: the launching function's assignments and params, then module level."""
-
-    bindings: dict[str, ast.expr] = field(default_factory=dict)
-    params: dict[str, ast.arg] = field(default_factory=dict)
-    outer: Scope | None = None
-    # calls of the launching function in this module, each with the scope it runs in (one level up)
-    callers: list[tuple[ast.Call, Scope]] = field(default_factory=list)
-    param_order: list[str] = field(default_factory=list)
-    defaults: dict[str, ast.expr] = field(default_factory=dict)  # the launching function's param defaults
-
-    def unpacked_rank(self, name: str) -> int | None:
-        """Rank of tensor `name` when the code unpacks its shape (`M, K = name.shape`)."""
-        for value in self.bindings.values():
-            n = getattr(value, "unpack_len", None)
-            if n is not None and isinstance(value, ast.Subscript):
-                owner = value.value
-                if (
-                    isinstance(owner, ast.Attribute)
-                    and owner.attr == "shape"
-                    and isinstance(owner.value, ast.Name)
-                ):
-                    if owner.value.id == name:
-                        return int(n)
-        return self.outer.unpacked_rank(name) if self.outer else None
-
-    def lookup(self, name: str, prior: bool = False) -> tuple[str, Any] | None:
-        """prior: the name as it was before this scope rebound it (`x = x.contiguous()` reads the parameter)."""
-        if name in self.bindings and not prior:
-            return "expr", self.bindings[name]
-        if name in self.params:
-            return "param", self.params[name]
-        return self.outer.lookup(name) if self.outer else None
-
-
-def _collect_bindings(body: list[ast.stmt], before_line: int, out: dict[str, ast.expr]) -> None:
-    """Assignments that run before `before_line`, last one wins; descends into if/with/for/try blocks."""
-    for stmt in body:
-        if stmt.lineno >= before_line:
-            break
-        if isinstance(stmt, ast.Assign):
-            for target in stmt.targets:
-                _bind_target(target, stmt.value, out)
-        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None and isinstance(stmt.target, ast.Name):
-            out[stmt.target.id] = stmt.value
-        elif isinstance(stmt, (ast.If, ast.With, ast.For, ast.While, ast.Try)):
-            for block in ("body", "orelse", "finalbody"):
-                _collect_bindings(getattr(stmt, block, []) or [], before_line, out)
-
-
-class _Prior(ast.NodeTransformer):
-    """`x = f(x)`: the `x` read on the right is the earlier binding (substituted), or the one outside this scope
-    (a Name marked `prior`), never the new binding itself (which would resolve to itself forever)."""
-
-    def __init__(self, name: str, earlier: ast.expr | None) -> None:
-        self.name, self.earlier = name, earlier
-
-    def visit_Name(self, node: ast.Name) -> ast.expr:
-        if node.id != self.name:
-            return node
-        if self.earlier is not None:
-            return self.earlier
-        node.prior = True  # type: ignore[attr-defined]
-        return node
-
-
-def _bind_target(target: ast.expr, value: ast.expr, out: dict[str, ast.expr]) -> None:
-    if isinstance(target, ast.Name):
-        if any(isinstance(n, ast.Name) and n.id == target.id for n in ast.walk(value)):
-            value = _Prior(target.id, out.get(target.id)).visit(copy.deepcopy(value))
-        out[target.id] = value
-    elif isinstance(target, (ast.Tuple, ast.List)):
-        if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
-            for t, v in zip(target.elts, value.elts, strict=True):
-                _bind_target(t, v, out)
-        else:
-            # `M, K = a.shape`: each name is one element of `value`
-            for i, t in enumerate(target.elts):
-                item = ast.Subscript(value=value, slice=ast.Constant(i), ctx=ast.Load())
-                item.lineno = getattr(value, "lineno", 0)
-                item.unpack_len = len(target.elts)  # type: ignore[attr-defined]  # `M, K = a.shape`: a is 2-D
-                _bind_target(t, item, out)
-
-
-def module_scope(tree: ast.Module) -> Scope:
-    scope = Scope()
-    _collect_bindings(tree.body, 10**9, scope.bindings)
-    return scope
-
-
-@dataclass
-class CallIndex:
-    """Every call of the module with its enclosing function, built in one pass and shared by all kernels."""
-
-    tree: ast.Module
-    top: Scope
-    launches: dict[str, list[tuple[ast.Call, FuncNode | None]]]  # kernel name -> `kernel[grid](...)` calls
-    calls: dict[str, list[tuple[ast.Call, FuncNode | None]]]  # function name -> plain `f(...)` calls
-
-
-def index_calls(tree: ast.Module) -> CallIndex:
-    launches: dict[str, list[tuple[ast.Call, FuncNode | None]]] = {}
-    calls: dict[str, list[tuple[ast.Call, FuncNode | None]]] = {}
-    stack: list[tuple[ast.AST, FuncNode | None]] = [(tree, None)]
-    while stack:
-        node, func = stack.pop()
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                stack.append((child, child))
-                continue
-            if isinstance(child, ast.Call):
-                name = _launched_name(child)
-                if name is not None:
-                    launches.setdefault(name, []).append((child, func))
-                elif isinstance(child.func, ast.Name):
-                    calls.setdefault(child.func.id, []).append((child, func))
-            stack.append((child, func))
-    return CallIndex(tree, module_scope(tree), launches, calls)
-
-
-def find_launches(tree: ast.Module | CallIndex, kernel: str) -> list[Launch]:
-    """Every `kernel[grid](...)` call in the module, with the scope it runs in."""
-    index = tree if isinstance(tree, CallIndex) else index_calls(tree)
-    out: list[Launch] = []
-    for call, func in index.launches.get(kernel, []):
-        scope = _scope_at(call, func, index.top, index.tree)
-        if func is not None:
-            for caller_call, caller in index.calls.get(func.name, [])[:MAX_CALLERS]:
-                scope.callers.append((caller_call, _scope_at(caller_call, caller, index.top, index.tree)))
-            for key, value in init_attributes(index.tree, func).items():  # `self.weight` set in __init__
-                scope.bindings.setdefault(key, value)
-            if not scope.callers:  # KernelBench: the harness calls ModelNew.forward(*get_inputs())
-                scope.callers.extend(
-                    kernelbench_callers(index.tree, func, lambda c, f: _scope_at(c, f, index.top, index.tree))
-                )
-        if isinstance(call.func, ast.Subscript):
-            grid: ast.expr | None = call.func.slice
-        else:  # kernel.warmup(..., grid=...): same arguments as a launch
-            grid = next((kw.value for kw in call.keywords if kw.arg == "grid"), None)
-        out.append(Launch(kernel, call.lineno, call, scope, grid=grid))
-    return sorted(out, key=lambda launch: launch.line)
-
-
-def _launched_name(call: ast.Call) -> str | None:
-    """The kernel of `kernel[grid](...)`, or of `kernel.warmup(...)` (a compile with launch arguments)."""
-    func = call.func
-    if isinstance(func, ast.Attribute) and func.attr == "warmup" and isinstance(func.value, ast.Name):
-        return func.value.id
-    if not isinstance(func, ast.Subscript):
-        return None
-    target = func.value
-    name = target.id if isinstance(target, ast.Name) else getattr(target, "attr", None)
-    return name if isinstance(name, str) else None
-
-
-def _scope_at(call: ast.Call, func: FuncNode | None, top: Scope, tree: ast.Module) -> Scope:
-    """Names bound where `call` runs: its function's params and earlier assignments, then module level."""
-    if func is None:
-        # Module level (e.g. under `if __name__ == "__main__":`): only what ran before the call counts.
-        scope = Scope()
-        _collect_bindings(tree.body, call.lineno, scope.bindings)
-        return scope
-    args = [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]
-    positional = [*func.args.posonlyargs, *func.args.args]
-    with_default = positional[len(positional) - len(func.args.defaults) :]
-    defaults = {a.arg: d for a, d in zip(with_default, func.args.defaults, strict=True)}
-    kw_pairs = zip(func.args.kwonlyargs, func.args.kw_defaults, strict=True)
-    defaults.update({a.arg: d for a, d in kw_pairs if d is not None})
-    scope = Scope(
-        params={a.arg: a for a in args}, outer=top, param_order=[a.arg for a in args], defaults=defaults
-    )
-    _collect_bindings(func.body, call.lineno, scope.bindings)
-    return scope
 
 
 def resolve(expr: ast.expr, scope: Scope, depth: int = 0) -> ArgFact:
@@ -332,10 +84,11 @@ def resolve(expr: ast.expr, scope: Scope, depth: int = 0) -> ArgFact:
             return ArgFact("tensor", dtype=scaled.dtype, reason=scaled.reason, shape=scaled.shape)
         if "tensor" in kinds:
             return UNKNOWN_FACT
-        if kinds <= {"int", "value"} and not isinstance(expr.op, ast.Div):
+        floats = [f for f in (left, right) if f.kind == "float" or (f.kind == "value" and type(f.value) is float)]
+        if kinds <= {"int", "value", "float"} and (floats or isinstance(expr.op, ast.Div)):
+            return ArgFact("float", reason=f"float arithmetic at line {line}")  # `1.0 / n`: a Python float
+        if kinds <= {"int", "value"}:
             return ArgFact("int", reason=f"integer arithmetic at line {line}")
-        if "float" in kinds:
-            return ArgFact("float", reason=f"float arithmetic at line {line}")
     return UNKNOWN_FACT
 
 
@@ -404,17 +157,11 @@ def _passed(call: ast.Call, name: str, order: list[str]) -> ast.expr | None:
     return None
 
 
-def _torch_dtype(expr: ast.expr | None) -> str | None:
-    if isinstance(expr, ast.Attribute) and expr.attr in TORCH_DTYPES:
-        return TORCH_DTYPES[expr.attr]
-    return None
-
-
 def _call_fact(call: ast.Call, scope: Scope, depth: int) -> ArgFact:
     name = call_name(call.func)
     line = call.lineno
     dtype_kw = next((kw.value for kw in call.keywords if kw.arg == "dtype"), None)
-    explicit = _torch_dtype(dtype_kw)
+    explicit = torch_dtype(dtype_kw)
     is_method = isinstance(call.func, ast.Attribute) and not (
         isinstance(call.func.value, ast.Name) and call.func.value.id in ("torch", "th")
     )
@@ -434,8 +181,8 @@ def _call_fact(call: ast.Call, scope: Scope, depth: int) -> ArgFact:
     if is_method:
         assert isinstance(call.func, ast.Attribute)
         owner = call.func.value
-        if name == "to" and call.args and _torch_dtype(call.args[0]):
-            return ArgFact("tensor", dtype=_torch_dtype(call.args[0]), reason=f".to() at line {line}")
+        if name == "to" and call.args and torch_dtype(call.args[0]):
+            return ArgFact("tensor", dtype=torch_dtype(call.args[0]), reason=f".to() at line {line}")
         if name == "to" and explicit:
             return ArgFact("tensor", dtype=explicit, reason=f".to() at line {line}")
         if name in CAST_METHODS and not call.args:
@@ -476,7 +223,7 @@ def _shape_args(args: list[ast.expr], scope: Scope, depth: int) -> tuple[Any, ..
         args = [found[1]]  # `shape = (B, H, S, D)` then `torch.randn(shape)`
     if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
         args = list(args[0].elts)
-    elif len(args) == 1 and _is_shape_of(args[0]):
+    elif len(args) == 1 and is_shape_of(args[0]):
         # torch.empty(x.shape) / y.new_empty(x.size()): x's shape, if known
         owner = args[0].value if isinstance(args[0], ast.Attribute) else args[0].func.value  # type: ignore[union-attr]
         return resolve(owner, scope, depth + 1).shape
@@ -509,17 +256,6 @@ def _factory_shape(name: str, call: ast.Call, scope: Scope, depth: int) -> tuple
     return None
 
 
-def _is_shape_of(node: ast.expr) -> bool:
-    if isinstance(node, ast.Attribute) and node.attr == "shape":
-        return True
-    return (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "size"
-        and not node.args
-    )
-
-
 def _rank(owner: ast.expr, fact: ArgFact, scope: Scope) -> int | None:
     if fact.shape is not None:
         return len(fact.shape)
@@ -531,15 +267,6 @@ def _dim(fact: ArgFact, index: Any) -> int | None:
         return None
     dim = fact.shape[index]
     return dim if isinstance(dim, int) else None
-
-
-def _product(dims: tuple[Any, ...]) -> int | None:
-    value = 1
-    for d in dims:
-        if not isinstance(d, int):
-            return None
-        value *= d
-    return value
 
 
 def _int_method(name: str, owner: ast.expr, call: ast.Call, scope: Scope, depth: int, line: int) -> ArgFact:
@@ -556,7 +283,7 @@ def _int_method(name: str, owner: ast.expr, call: ast.Call, scope: Scope, depth:
                 "value", value=1, reason=f"innermost stride at line {line}; tensor assumed contiguous"
             )
         if fact.shape is not None and 0 <= index < len(fact.shape):
-            value = _product(fact.shape[index + 1 :])
+            value = product(fact.shape[index + 1 :])
             if value is not None:
                 return ArgFact(
                     "value", value=value, reason=f"stride of a contiguous {fact.shape} tensor at line {line}"
@@ -566,7 +293,7 @@ def _int_method(name: str, owner: ast.expr, call: ast.Call, scope: Scope, depth:
         if dim is not None:
             return ArgFact("value", value=dim, reason=f"size at line {line}")
     if fact.kind == "tensor" and name == "numel" and fact.shape:
-        value = _product(fact.shape)
+        value = product(fact.shape)
         if value is not None:
             return ArgFact("value", value=value, reason=f"numel of a {fact.shape} tensor at line {line}")
     return ArgFact("int", reason=f".{name}() at line {line}")

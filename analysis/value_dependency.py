@@ -14,7 +14,7 @@ from typing import Any
 from . import rules
 from .findings import Finding
 from .rules import DependsOn
-from .specialization import ASSUMED_DIVISIBLE, Specialization
+from .specialization_variant import ASSUMED_DIVISIBLE, Specialization
 
 
 def unknown_value(spec: Specialization, arg: Any) -> bool:

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..analysis.kernels.dependencies import dependency_sources, imported_modules, module_imports
 from .protocol import CompileRequest
 
 CACHE_FORMAT = 2  # bump when the stored result layout changes (2: Ascend hivm stages)
@@ -41,54 +42,6 @@ def default_cache_dir() -> Path:
     return Path(base) / "tritonlens"
 
 
-def _is_main_guard(stmt: ast.stmt) -> bool:
-    return isinstance(stmt, ast.If) and "__name__" in ast.unparse(stmt.test)
-
-
-def dependency_sources(source: str, kernel: str) -> dict[str, str] | None:
-    """The text the kernel's compile depends on: "<name>@<first line>" -> source segment.
-
-    Holds the kernel, every top-level function it reaches by name (its @triton.jit helpers, transitively)
-    and the module-level statements other than function/class definitions and the __main__ block.
-    None when the buffer does not parse or has no such function (callers then key on the whole buffer).
-    Memoized: the warm path asks again for the same buffer text.
-    """
-    found = _dependency_sources(source, kernel)
-    return dict(found) if found is not None else None
-
-
-@functools.lru_cache(maxsize=32)
-def _dependency_sources(source: str, kernel: str) -> dict[str, str] | None:
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return None
-    functions = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    if kernel not in functions:
-        return None
-    lines = source.splitlines()
-
-    def text(first: int, last: int | None) -> str:
-        return "\n".join(lines[first - 1 : last or first])
-
-    out: dict[str, str] = {}
-    todo = [kernel]
-    while todo:
-        name = todo.pop()
-        node = functions[name]
-        first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
-        out[f"{name}@{first}"] = text(first, node.end_lineno)
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Name) and sub.id in functions and sub.id != name:
-                if not any(k.startswith(f"{sub.id}@") for k in out) and sub.id not in todo:
-                    todo.append(sub.id)
-    for stmt in tree.body:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or _is_main_guard(stmt):
-            continue
-        out[f"<module>@{stmt.lineno}"] = text(stmt.lineno, stmt.end_lineno)
-    return out
-
-
 # Sibling modules: only .py files under the buffer's folder, at most this many, and only files up to this size
 # are read (a bigger one is keyed by its size and modification time), so a key never reads unbounded data.
 SIBLING_MAX_FILES = 32
@@ -98,23 +51,12 @@ _RECENT_NS = 2_000_000_000
 
 @functools.lru_cache(maxsize=256)
 def _imported_names(source: str) -> tuple[tuple[int, str], ...]:
-    """(level, dotted module) of every import in `source`: `from .a import b` gives (1, "a") and (1, "a.b")."""
+    """`imported_modules` of a sibling file's text (the buffer's own come from its shared parse)."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return ()
-    out: list[tuple[int, str]] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            out.extend((0, alias.name) for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            out.append((node.level, base))
-            # `from . import utils` / `from pkg import mod` may name a module, not an attribute.
-            out.extend(
-                (node.level, f"{base}.{a.name}" if base else a.name) for a in node.names if a.name != "*"
-            )
-    return tuple(o for o in out if o[1])
+    return imported_modules(tree)
 
 
 def _module_files(root: Path, package_dir: Path, level: int, dotted: str) -> list[Path]:
@@ -180,7 +122,7 @@ def _siblings(source: str, path: str) -> dict[str, tuple[str, Path]]:
     except (OSError, ValueError):
         return {}
     out: dict[str, tuple[str, Path]] = {}
-    todo: list[tuple[Path, tuple[tuple[int, str], ...]]] = [(root, _imported_names(source))]
+    todo: list[tuple[Path, tuple[tuple[int, str], ...]]] = [(root, module_imports(source))]
     while todo and len(out) < SIBLING_MAX_FILES:
         package_dir, imports = todo.pop(0)
         for level, dotted in imports:
@@ -210,6 +152,16 @@ def function_sources_key(function_sources: Mapping[str, str]) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
+@functools.lru_cache(maxsize=1)
+def worker_digest() -> str:
+    """Digest of the worker code that produces results (it changes when tritonlens is upgraded)."""
+    h = hashlib.sha256()
+    for file in sorted((Path(__file__).resolve().parent / "worker").rglob("*.py")):
+        h.update(file.name.encode())
+        h.update(file.read_bytes())
+    return h.hexdigest()[:16]
+
+
 def compile_key(req: CompileRequest, compiler: str, function_sources: Mapping[str, str] | None = None) -> str:
     """Cache key of a compile request; function_sources defaults to dependency_sources(req.source, req.kernel)."""
     if function_sources is None:
@@ -226,6 +178,7 @@ def compile_key(req: CompileRequest, compiler: str, function_sources: Mapping[st
         "target": req.target,
         "options": req.options,
         "compiler": compiler,
+        "worker": worker_digest(),  # a new worker may compile what an older one could not
     }
     # Uploaded modules (a remote client's) are what the worker imports; else the files beside the path.
     siblings = (

@@ -174,7 +174,7 @@ def compile_result_from(raw: dict[str, Any]) -> CompileResult:
 # Worker code (ascend_runner/worker/run_*.py) reads and writes these shapes as plain dicts, since it cannot
 # import this module; `*_from` below validate what comes back over the wire.
 
-HARNESS_MODES = ("kernelbench", "script", "entry")
+HARNESS_MODES = ("kernelbench", "script", "entry", "replay")  # replay: verify jobs only
 RUN_BACKENDS = ("cuda", "npu", "interpret")
 
 
@@ -182,7 +182,8 @@ RUN_BACKENDS = ("cuda", "npu", "interpret")
 class HarnessSpec:
     """What to execute. `kernelbench`: a module with Model, ModelNew, get_inputs(), get_init_inputs().
     `script`: the file run as __main__ with `argv`. `entry`: `module:function` (or `:function` / `function` in
-    the file at `path`), called with no arguments."""
+    the file at `path`), called with no arguments. `replay` (verify only): the file's kernels launched as the
+    VerifyRequest's recorded `launches` describe them (worker/replay_verify.py)."""
 
     mode: str
     path: str  # the file as the user names it: used for imports, line info and messages
@@ -269,6 +270,7 @@ class VerifyRequest:
     baseline_class: str = "ModelNew"
     reference_source: str | None = None  # the original file when the baseline is an intermediate text
     interleave: dict[str, Any] | None = None  # {"repeats", "overrides", "label"}: baseline vs candidate
+    launches: list[dict[str, Any]] = field(default_factory=list)  # replay mode: recorded launches (launch store)
     files: dict[str, str] = field(default_factory=dict)
     workdir: str = ""
 
@@ -281,8 +283,15 @@ class VerifyRequest:
             isinstance(s, int) and not isinstance(s, bool) for s in self.seeds
         ):
             raise ProtocolError("seeds must be a list of integers")
-        if self.harness.mode != "kernelbench":
-            raise ProtocolError("verify needs a kernelbench harness (Model, ModelNew, get_inputs, ...)")
+        if self.harness.mode not in ("kernelbench", "replay"):
+            raise ProtocolError(
+                "verify needs a kernelbench harness (Model, ModelNew, get_inputs, ...) or recorded launches to replay"
+            )
+        if self.harness.mode == "replay":
+            if not self.launches or not all(isinstance(x, dict) and x.get("kernel") for x in self.launches):
+                raise ProtocolError("a replay verify needs `launches`: recorded launches, each naming its kernel")
+            if self.baseline_source is None and self.reference_source is None:
+                raise ProtocolError("a replay verify needs the original text (baseline_source)")
         if not self.seeds:
             raise ProtocolError("verify needs at least one seed")
         if not isinstance(self.shapes, list):
@@ -312,6 +321,7 @@ class ArgRecord:
     nbytes: int | None = None  # bytes of the viewed elements (numel * itemsize)
     value: Any = None  # scalars and constexprs
     written: bool | None = None  # tensor content changed across the launch (only known with snapshots)
+    range: list[Any] | None = None  # tensors: finite [min, max] before the launch (replay draws inputs from it)
 
 
 @dataclass
@@ -335,6 +345,8 @@ class LaunchRecord:
     snapshot: str | None = None  # runner-side file usable by ReplaySpec
     specialized_by: str = "mirror"  # "jit-binder": the JIT's own binder; "mirror": recomputed the same way
     time_ms: dict[str, float] | None = None  # {"median", "p20", "p80"} from replay timing
+    ttir: str | None = None  # compiled kernels: TTIR without locations (FLOPs, the gate's TF32 evidence)
+    dot_ieee_in_source: bool = False  # the kernel's source asks tl.dot for IEEE precision
 
     def specialization(self) -> dict[str, Any]:
         """The form analysis/specialization.py consumes (see docs/gpu-results.md, 'Recorded specializations')."""
@@ -384,6 +396,10 @@ class SeedCheck:
     reason: str = ""
     shape: str = ""  # the label of the shape checked
     held_out: bool = False  # a shape the search never used
+    tolerance: dict[str, Any] = field(default_factory=dict)  # {atol, rtol, basis} or {"outputs": [...]}
+    reference: str = ""  # which evaluations of the reference were compared with (float64 and/or as written)
+    accumulation: dict[str, Any] = field(default_factory=dict)  # {"k", "op"}: the longest sum the reference makes
+    reference_error: float | None = None  # the reference's own distance from its float64 evaluation
 
 
 @dataclass
@@ -400,6 +416,7 @@ class VerifyResult:
     errors: list[str] = field(default_factory=list)
     elapsed_s: float = 0.0
     timing: dict[str, Any] = field(default_factory=dict)  # interleaved samples (verify_job._interleaved)
+    mode: str = "kernelbench"  # or "replay" (worker/replay_verify.py)
 
 
 def _build(cls: type, raw: Any, what: str) -> Any:

@@ -122,7 +122,7 @@ def extract_tutorials(git_dir: Path, dest: Path, manifest: dict[str, Any]) -> li
 
 
 def bench_tutorials(git_dir: Path, scratch: Path) -> dict[str, Any]:
-    from tritonlens.server.pipeline import analyze_kernel, launchable_kernels
+    from tritonlens.server.engine.diagnose import analyze_kernel, launchable_kernels
 
     folder = scratch / "tutorials"
     folder.mkdir()

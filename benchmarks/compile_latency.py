@@ -9,7 +9,7 @@ For each example kernel (elementwise add, naive softmax, matmul) it measures:
   cold_no_sass       the same with options["sass"] = False (no nvdisasm listing)
   warm_memory        a cache hit from the in-memory LRU (what the editor sees on a re-analysis)
   warm_disk          a cache hit read back from disk (new server process, same cache directory)
-  analysis_warm      server.pipeline.analyze_kernel end to end on a cached kernel (specialize, compile via the
+  analysis_warm      server.engine.diagnose.analyze_kernel end to end on a cached kernel (specialize, compile via the
                      runner, IR analysis), when the pipeline is installed
 
     .venv/bin/python benchmarks/compile_latency.py [--repeat 4]
@@ -180,7 +180,7 @@ def bench(name: str, repeat: int, scratch: Path) -> dict[str, Any]:
         row["warm_disk_ms"] = disk
 
         try:
-            from tritonlens.server.pipeline import analyze_kernel
+            from tritonlens.server.engine.diagnose import analyze_kernel
         except ImportError as exc:
             row["analysis_warm_ms"] = None
             row["analysis_note"] = f"pipeline not installed: {exc}"

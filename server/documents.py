@@ -34,6 +34,16 @@ class Analysis:
     syntax_error: bool
     kernel_hashes: dict[str, str] = field(default_factory=dict)
     platforms: tuple[str, ...] = ("cuda", "ascend")  # what the file is written for (analysis.platform)
+    _by_name: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def kernel_named(self, name: str) -> Any:
+        """The kernel record called `name` (the first one), or None: O(1) after the first call."""
+        if not self._by_name and self.kernels:
+            by_name: dict[str, Any] = {}
+            for kernel in self.kernels:
+                by_name.setdefault(kernel.name, kernel)
+            self._by_name.update(by_name)
+        return self._by_name.get(name)
 
 
 @dataclass

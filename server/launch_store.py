@@ -9,7 +9,6 @@ recorded gets none of them (`analysis.recorded.kernel_source_hash`). The folder 
 
 from __future__ import annotations
 
-import ast
 import functools
 import hashlib
 import json
@@ -19,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..analysis.kernels import parse_module
 from ..analysis.recorded import kernel_source_hash, launch_key
 from .file_store import locked, write_atomic
 from .source_files import read_python_source
@@ -48,7 +48,11 @@ def project_relative(path: str) -> str:
     folders above the project (where a clone happens to live) say nothing about its files."""
     try:
         absolute = os.path.abspath(path)
-        root = _root_of_folder(os.path.dirname(absolute))
+        folder = os.path.dirname(absolute)
+        root = _root_of_folder(folder)
+        if os.path.realpath(root) == os.path.realpath(folder):  # no project marker: the package's folders count
+            while os.path.isfile(os.path.join(root, "__init__.py")) and os.path.dirname(root) != root:
+                root = os.path.dirname(root)
         return os.path.relpath(absolute, root)
     except (OSError, ValueError):
         return os.path.basename(path)
@@ -150,15 +154,13 @@ def recorded_for(path: str, source: str, kernel: str | None = None) -> list[dict
     kernels = _read(store_path).get("kernels")
     if not isinstance(kernels, dict):
         return []
-    try:
-        tree = ast.parse(source)  # once for every kernel of the file
-    except (SyntaxError, ValueError):
+    if parse_module(source).tree is None:  # the shared parse of this text; an unparsable buffer matches nothing
         return []
     out: list[dict[str, Any]] = []
     for name, entry in kernels.items():
         if kernel is not None and name != kernel or not isinstance(entry, dict):
             continue
-        if entry.get("source_hash") != kernel_source_hash(source, name, tree):
+        if entry.get("source_hash") != kernel_source_hash(source, name):
             continue  # the kernel was edited since: its recorded launches no longer describe it
         out.extend({**launch, "file": path, "kernel": name} for launch in entry.get("launches") or [])
     return out

@@ -1,16 +1,16 @@
 """The tritonlens language server (pygls 2): wiring of LSP methods to the server object, and `serve`.
 
-Extension point for later levels: list a module in EXTENSION_MODULES; its `install(server)` runs before
-`initialize`, so it can add commands (`server.commands.add`), lens providers (`server.lens_providers`),
-analysis hooks (`server.analysis_hooks`) and merge findings with `server.add_findings(uri, version, ...)`.
-Long work should use `tritonlens.server.lsp_progress.work_done` for `$/progress` with cancellation.
+Extension point for later levels: a `Feature` class (lsp_feature) listed in `feature_classes`; its
+`register(server)` runs before `initialize` (commands, custom requests), its hooks run on configuration, analysis,
+save, close and shutdown, and it contributes lenses, hover sections, code actions and kernel rows. Findings of
+later levels are merged with `server.add_findings(uri, version, ...)`. Long work uses `lsp_progress.work_done`
+for `$/progress` with cancellation.
 """
 
 from __future__ import annotations
 
 import asyncio
 import gc
-import importlib
 import logging
 import os
 import sys
@@ -19,19 +19,31 @@ from typing import Any
 from lsprotocol import types
 
 from . import lsp_features as features
-from .lsp_commands import arg
+from .findings_lsp import FindingsFeature
+from .lsp_feature import Feature
 from .lsp_server import TritonLensServer
 from .text_sync import install_lsp_text_documents
 
 log = logging.getLogger("tritonlens.lsp")
 
-# Modules with `install(server: TritonLensServer) -> None`; a missing one is skipped with a log line.
-EXTENSION_MODULES: list[str] = [
-    "tritonlens.server.pipeline_lsp",
-    "tritonlens.server.profile_lsp",
-    "tritonlens.server.record_lsp",
-    "tritonlens.server.optimize_lsp",
-]
+# The features beside the core's diagnostics, hover and code actions, in the order they are asked.
+def feature_classes() -> list[type[Feature]]:
+    from .compile_lsp import CompileFeature
+    from .escalation_lsp import EscalationFeature
+    from .optimize_lsp import OptimizeFeature
+    from .profile_lsp import ProfileFeature
+    from .record_lsp import RecordFeature
+    from .runner_status_lsp import RunnerStatusFeature
+
+    return [
+        FindingsFeature,
+        CompileFeature,
+        EscalationFeature,
+        RunnerStatusFeature,
+        ProfileFeature,
+        RecordFeature,
+        OptimizeFeature,
+    ]
 
 
 def _version() -> str:
@@ -44,22 +56,8 @@ def create_server() -> TritonLensServer:
     server = TritonLensServer(_version())
     _register_features(server)
     _register_commands(server)
-    for name in EXTENSION_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:
-                log.info("extension %s not present", name)
-            else:
-                log.exception("extension %s failed to import", name)
-            continue
-        except Exception:  # a broken extension must not stop level 1 from serving
-            log.exception("extension %s failed to import", name)
-            continue
-        try:
-            module.install(server)
-        except Exception:
-            log.exception("extension %s failed to install", name)
+    for cls in feature_classes():
+        server.features.add(cls(), server)
     return server
 
 
@@ -141,10 +139,14 @@ def _register_features(server: TritonLensServer) -> None:
     async def on_code_action_resolve(ls: TritonLensServer, params: types.CodeAction) -> types.CodeAction:
         return await features.resolve_code_action(ls, params)
 
-    @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
-    async def on_code_lens(ls: TritonLensServer, params: types.CodeLensParams) -> list[types.CodeLens] | None:
+    @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=True))
+    async def on_code_lens(ls: TritonLensServer, params: types.CodeLensParams) -> Any:
         doc = await ls.current(params.text_document.uri)
-        return None if doc is None else features.code_lenses(ls, doc)
+        return None if doc is None else await features.code_lenses(ls, doc)
+
+    @server.feature(types.CODE_LENS_RESOLVE)
+    def on_code_lens_resolve(ls: TritonLensServer, params: types.CodeLens) -> types.CodeLens:
+        return features.resolve_code_lens(ls, params)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def on_config(ls: TritonLensServer, params: types.DidChangeConfigurationParams) -> None:
@@ -168,17 +170,6 @@ def _register_features(server: TritonLensServer) -> None:
 
 
 def _register_commands(server: TritonLensServer) -> None:
-    @server.commands.command(features.KERNEL_FINDINGS_COMMAND, "Show this kernel's findings")
-    async def kernel_findings(ls: TritonLensServer, args: list[Any]) -> list[dict[str, Any]]:
-        uri = arg(args, 0, str, "document URI")
-        name = arg(args, 1, str, "kernel name")
-        findings = features.kernel_finding_rows(ls, uri, name)  # one kernel's work, not the workspace's
-        text = "\n".join(f"{f['code']} line {f['line']}: {f['message']}" for f in findings) or "no findings"
-        ls.window_show_message(
-            types.ShowMessageParams(type=types.MessageType.Info, message=f"{name}: {text}")
-        )
-        return findings
-
     @server.commands.command("tritonlens.reanalyze", "Re-analyze open documents and re-read the workspace")
     async def reanalyze(ls: TritonLensServer, args: list[Any]) -> dict[str, Any]:
         return await ls.reanalyze_all()

@@ -1,4 +1,5 @@
-"""Request handlers that read analysis results: hover, code actions (+ resolve), code lenses, kernels list.
+"""Request handlers that read analysis results: hover, code actions (+ resolve), code lenses (+ resolve), kernels list;
+each asks every feature (lsp_feature) for its part.
 
 No handler does O(document) work per item: the line table of a document version and its findings grouped by
 kernel are built once (per version and settings) and shared by every request and lens provider.
@@ -18,13 +19,11 @@ from ..analysis.findings import Finding
 from .documents import DocState, finding_key
 from .lsp_convert import LineText, plain_text, to_diagnostic, to_text_edit
 from .lsp_hover import client_shows_diagnostics_in_hover, hover_markdown
+from .lsp_lenses import Prebuilt, resolve
 from .lsp_server import TritonLensServer
 from .workspace_index import findings_by_kernel
 
 log = logging.getLogger("tritonlens.lsp")
-
-KERNEL_FINDINGS_COMMAND = "tritonlens.kernelFindings"
-
 
 # uri -> (the text it was built from, encoding, its line table); compared by identity of the text object.
 _LINE_TABLES: dict[str, tuple[str, str, LineText]] = {}
@@ -52,11 +51,11 @@ def hover(server: TritonLensServer, doc: DocState, pos: types.Position) -> types
     line, col = lines.from_lsp(pos)
     hits = [f for f in server.visible_findings(doc) if f.span.contains(line, col)]
     extra: list[str] = []
-    for provider in server.hover_providers:
+    for feature in server.features:
         try:
-            section = provider(server, doc, line, col)
+            section = feature.hover(doc, line, col)
         except Exception:  # a later level's hover must not take the findings' hover down with it
-            log.exception("hover provider failed")
+            log.exception("%s.hover failed", type(feature).__name__)
             continue
         if section:
             extra.append(section)
@@ -96,11 +95,11 @@ def code_actions(server: TritonLensServer, doc: DocState, rng: types.Range) -> l
         if not lazy:
             action.edit = workspace_edit(doc, f, lines)
         out.append(action)
-    for provider in server.action_providers:
+    for feature in server.features:
         try:
-            out.extend(provider(server, doc, rng))
-        except Exception:  # one provider's bug must not hide the quick fixes
-            log.exception("code action provider failed")
+            out.extend(feature.code_actions(doc, rng))
+        except Exception:  # one feature's bug must not hide the quick fixes
+            log.exception("%s.code_actions failed", type(feature).__name__)
     return out
 
 
@@ -116,9 +115,9 @@ def workspace_edit(doc: DocState, f: Finding, lines: LineText) -> types.Workspac
 async def resolve_code_action(server: TritonLensServer, action: types.CodeAction) -> types.CodeAction:
     """Attach the edit for the doc's *current* version, or none if that finding is gone after an edit."""
     data = action.data if isinstance(action.data, dict) else {}
-    resolver = server.action_resolvers.get(str(data.get("provider")))
-    if resolver is not None:
-        return await resolver(server, action)  # type: ignore[no-any-return]
+    feature = server.features.named(str(data.get("provider"))) if data.get("provider") else None
+    if feature is not None:
+        return await feature.resolve_action(action)
     uri, key = data.get("uri"), data.get("key")
     if not isinstance(uri, str) or not isinstance(key, str):
         return action
@@ -155,37 +154,13 @@ def kernel_findings_of(server: TritonLensServer, doc: DocState, kernel: Any) -> 
     return found
 
 
-def summary(findings: list[Finding]) -> str:
-    if not findings:
-        return "tritonlens: no findings"
-    counts: dict[str, int] = {}
-    for f in findings:
-        name = f.severity.name.lower()
-        counts[name] = counts.get(name, 0) + 1
-    detail = ", ".join(f"{n} {s}" for s, n in counts.items())
-    plural = "s" if len(findings) != 1 else ""
-    return f"tritonlens: {len(findings)} finding{plural} ({detail})"
+async def code_lenses(server: TritonLensServer, doc: DocState) -> Prebuilt:
+    """Ranges only (lsp_lenses): commands come with codeLens/resolve."""
+    return await server.lens_cache.rows(server, doc)
 
 
-def triage_lens(
-    server: TritonLensServer, doc: DocState, kernel: Any, findings: list[Finding]
-) -> list[types.CodeLens]:
-    lines = _lines(server, doc)
-    cmd = types.Command(
-        title=summary(findings), command=KERNEL_FINDINGS_COMMAND, arguments=[doc.uri, kernel.name]
-    )
-    return [types.CodeLens(range=lines.range(kernel.name_span), command=cmd)]
-
-
-def code_lenses(server: TritonLensServer, doc: DocState) -> list[types.CodeLens]:
-    if doc.analysis is None or doc.analysis.syntax_error:
-        return []
-    out: list[types.CodeLens] = []
-    for kernel in doc.analysis.kernels:
-        findings = kernel_findings_of(server, doc, kernel)
-        for provider in [triage_lens, *server.lens_providers]:
-            out.extend(provider(server, doc, kernel, findings))
-    return out
+def resolve_code_lens(server: TritonLensServer, lens: types.CodeLens) -> types.CodeLens:
+    return resolve(server, lens, kernel_findings_of)
 
 
 def _finding_row(f: Finding) -> dict[str, Any]:
@@ -229,11 +204,11 @@ def kernels(server: TritonLensServer) -> list[dict[str, Any]]:
                 "findings": [_finding_row(f) for f in kernel_findings_of(server, doc, k)],
                 "open": True,
             }
-            for fields in server.kernel_fields:
+            for feature in server.features:
                 try:
-                    row.update(fields(server, doc, k))
+                    row.update(feature.kernel_fields(doc, k))
                 except Exception:
-                    log.exception("kernel row fields failed")
+                    log.exception("%s.kernel_fields failed", type(feature).__name__)
             rows.append(row)
     if server.index is not None:
         for entry in server.index.files():

@@ -13,7 +13,6 @@ import logging
 import os
 import re
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
@@ -32,6 +31,8 @@ from .lsp_analysis import analyze_text_quickly, index_file
 from .lsp_commands import CommandRegistry
 from .lsp_config import SECTION, ConfigStore, ServerConfig, parse_config
 from .lsp_convert import LineText, plain_text, to_diagnostic
+from .lsp_feature import Features
+from .lsp_lenses import LensCache, Prebuilt
 from .lsp_progress import work_done
 from .workspace_index import WorkspaceIndex
 
@@ -65,6 +66,11 @@ class TritonLensProtocol(LanguageServerProtocol):
     def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
         """Errors reach the client as one plain sentence: pygls attaches the Python traceback of a failed handler
         (and names the exception's module); the traceback goes to the log only."""
+        if error is None and isinstance(result, Prebuilt):
+            # Already JSON (e.g. thousands of code lenses): converting it object by object would block the loop.
+            self._result_types.pop(msg_id, None)
+            self._send_data({"jsonrpc": "2.0", "id": msg_id, "result": list(result)})
+            return
         if error is not None and isinstance(error.data, dict) and "traceback" in error.data:
             log.error("request %s failed: %s\n%s", msg_id, error.message, "".join(error.data["traceback"]))
             message = _EXCEPTION_PREFIX.sub("", error.message or "internal error")
@@ -74,22 +80,6 @@ class TritonLensProtocol(LanguageServerProtocol):
 
 # "tritonlens.server.lsp_commands.CommandError: x is not open" -> "x is not open"
 _EXCEPTION_PREFIX = re.compile(r"^(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)?: ")
-
-
-# Later levels add lenses (registers, spills, ...): (server, doc, kernel, its filtered findings) -> lenses.
-LensProvider = Callable[[Any, DocState, Any, list[Finding]], list[types.CodeLens]]
-# Called after each accepted triage result (e.g. to escalate a kernel to level 3): (server, doc) -> None.
-AnalysisHook = Callable[[Any, DocState], None]
-# Called on textDocument/didSave (e.g. on-save escalation): (server, uri) -> None.
-SaveHook = Callable[[Any, str], None]
-# Called when a document is closed (drop per-document state): (server, uri) -> None.
-CloseHook = Callable[[Any, str], None]
-# Called after the configuration was (re-)read (e.g. to report runner reachability): (server) -> None.
-ConfigHook = Callable[[Any], None]
-# Extra fields of an open kernel's `tritonlens/kernels` row (e.g. lastTimeUs): (server, doc, kernel) -> dict.
-KernelFields = Callable[[Any, DocState, Any], dict[str, Any]]
-# Extra hover sections (e.g. a kernel's measured times): (server, doc, line, col) -> markdown or None.
-HoverProvider = Callable[[Any, DocState, int, int], str | None]
 
 
 class TritonLensServer(LanguageServer):
@@ -104,17 +94,10 @@ class TritonLensServer(LanguageServer):
         self.config = ConfigStore()
         self.commands = CommandRegistry(self)
         self.index: WorkspaceIndex | None = None
-        self.lens_providers: list[LensProvider] = []
-        self.analysis_hooks: list[AnalysisHook] = []
-        self.save_hooks: list[SaveHook] = []
-        self.config_hooks: list[ConfigHook] = []
-        self.close_hooks: list[CloseHook] = []
-        self.hover_providers: list[HoverProvider] = []
-        self.kernel_fields: list[KernelFields] = []
-        # Extra code actions (ls, doc, range) -> actions whose data carries {"provider": NAME}; resolved by
-        # action_resolvers[NAME](ls, action) (e.g. server/optimize_lsp.py's verified rewrites).
-        self.action_providers: list[Any] = []
-        self.action_resolvers: dict[str, Any] = {}
+        # Diagnostics' companions and later levels (code lens, IR view, escalation, profiling, ...): lsp_feature.
+        self.features = Features()
+        self.lens_epoch = 0  # bumped when a feature's lenses change without a new document version
+        self.lens_cache = LensCache()
         self.pull_mode = False
         self._pool = ThreadPoolExecutor(max_workers=ANALYSIS_LANES, thread_name_prefix="tritonlens-triage")
         self._index_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tritonlens-reindex")
@@ -185,18 +168,17 @@ class TritonLensServer(LanguageServer):
         self._shown_problems.add(message)
         self.window_show_message(types.ShowMessageParams(type=kind, message=message))
 
-    def _run_hooks(self, hooks: list[Any], *args: Any) -> None:
-        for hook in list(hooks):
-            try:
-                hook(self, *args)
-            except Exception:
-                log.exception("hook %s failed", getattr(hook, "__name__", hook))
+    def lenses_changed(self) -> None:
+        """A feature's lenses changed (e.g. launches were recorded): recompute them, and tell the client."""
+        self.lens_epoch += 1
+        if self.supports_lens_refresh():
+            self.workspace_code_lens_refresh(None)
 
     # --- documents ----------------------------------------------------------------------------------------
     def save(self, uri: str) -> None:
         self._start_analysis(uri)  # skips the rest of the debounce; no-op if current
         if uri in self.docs:
-            self._run_hooks(self.save_hooks, uri)
+            self.features.each("on_save", uri)
 
     def open(self, uri: str, version: int, language_id: str) -> None:
         path = to_fs_path(uri) or uri
@@ -222,7 +204,8 @@ class TritonLensServer(LanguageServer):
         self._inflight.pop(uri, None)
         self._revision.pop(uri, None)
         self._visible.pop(uri, None)
-        self._run_hooks(self.close_hooks, uri)
+        self.lens_cache.forget(uri)
+        self.features.each("on_document_closed", uri)
         if not self.pull_mode:
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
@@ -285,7 +268,7 @@ class TritonLensServer(LanguageServer):
             (analyzed - started) * 1000,
             (time.perf_counter() - analyzed) * 1000,
         )
-        self._run_hooks(self.analysis_hooks, opened)
+        self.features.each("on_analysis", opened)
 
     async def current(self, uri: str, attempts: int = 5) -> DocState | None:
         """The doc with an analysis of its latest version (analyzing now, skipping the debounce, if needed)."""
@@ -399,7 +382,7 @@ class TritonLensServer(LanguageServer):
             # Only docs whose rule settings changed look different (a new debounce alone changes nothing).
             if self.docs[uri].analysis is not None and before.get(uri) != self.config.for_uri(uri).settings:
                 self._changed(uri)
-        self._run_hooks(self.config_hooks)
+        self.features.each("on_config")
 
     # --- workspace index ----------------------------------------------------------------------------------
     def start_index(self) -> None:
@@ -462,6 +445,7 @@ class TritonLensServer(LanguageServer):
             self.index.refresh(path, notify=False)
 
     def shutdown_resources(self) -> None:
+        self.features.each("shutdown")
         if self.index is not None:
             self.index.stop()
         self._pool.shutdown(wait=False, cancel_futures=True)

@@ -22,13 +22,16 @@ from urllib.parse import quote
 
 from lsprotocol import types
 
+from .compile_lsp import compile_service
 from .engine.optimize.config_search import ConfigSearch
 from .engine.optimize.loop import Budget, OptimizeOptions, OptimizeResult, optimize_source
 from .engine.optimize.proposers import RecipeProposer, llm_proposer
 from .engine.optimize.report import unified_diff
 from .lsp_commands import CommandError, arg
+from .lsp_feature import Feature
 from .lsp_progress import work_done
 from .optimize_present import Offer, action_title, hover_record, line_edits, offers, summary_row
+from .profile_lsp import ProfileFeature
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +91,10 @@ class OptimizeService:
         if kernel is not None and kernel not in names:
             raise CommandError(f"no Triton kernel named {kernel!r} in {uri}")
         version, text, path = doc.version, doc.text, doc.path or uri
-        profiler = getattr(self.server, "profiler", None)
+        try:
+            profiler: Any = self.server.features.get(ProfileFeature).service
+        except LookupError:
+            profiler = None
         loop = asyncio.get_running_loop()
         try:
             if profiler is not None:
@@ -96,10 +102,10 @@ class OptimizeService:
                 backend = await loop.run_in_executor(self._pool, profiler.backend, uri, choice)
                 runner, owned = choice.runner, choice.owned
             else:
-                runner, owned, backend = self.server.pipeline.runner(uri), False, "interpret"
+                runner, owned, backend = compile_service(self.server).runner(uri), False, "interpret"
         except RuntimeError as exc:
             raise CommandError(str(exc)) from None
-        target = self.server.pipeline.target_for(uri)
+        target = compile_service(self.server).target_for(uri)
         proposers: list[Any] = [RecipeProposer()]
         if backend != "interpret":
             proposers.append(ConfigSearch(runner, target, backend=backend, cancel=progress.cancel_event))
@@ -125,8 +131,7 @@ class OptimizeService:
             result.notes.append(f"asked for {kernel}; every kernel of the file was considered")
         stored = Stored(uri, version, text, kernel, result, offers(result))
         self.results[uri] = stored
-        if self.server.supports_lens_refresh():
-            self.server.workspace_code_lens_refresh(None)
+        self.server.lenses_changed()
         return self._summary(stored)
 
     @staticmethod
@@ -234,26 +239,33 @@ async def resolve(service: OptimizeService, ls: Any, action: types.CodeAction) -
     return action
 
 
-def install(server: Any) -> None:
-    if getattr(server, "pipeline", None) is None:
-        raise RuntimeError("optimize_lsp needs pipeline_lsp installed first (runner settings, targets)")
-    service = OptimizeService(server)
-    server.optimizer = service
+class OptimizeFeature(Feature):
+    """`tritonlens.optimizeKernel`, `tritonlens/candidate`, verified rewrites as code actions, lens and hover."""
 
-    async def optimize_command(ls: Any, args: list[Any]) -> dict[str, Any]:
+    name = PROVIDER
+
+    def register(self, server: Any) -> None:
+        super().register(server)
+        self.service = OptimizeService(server)
+        server.commands.add(OPTIMIZE_COMMAND, "Optimize this kernel (verified rewrites)", self.optimize_command)
+        self.add_request(CANDIDATE_REQUEST, self.candidate_request)
+
+    async def optimize_command(self, ls: Any, args: list[Any]) -> dict[str, Any]:
         uri = arg(args, 0, str, "document URI")
         kernel = args[1] if len(args) > 1 and args[1] else None
         if kernel is not None and not isinstance(kernel, str):
             raise CommandError("argument 2 (kernel name) must be a string")
         async with work_done(ls, f"tritonlens: optimizing {kernel or uri.rsplit('/', 1)[-1]}") as progress:
-            return await service.optimize(uri, kernel, progress)
+            return await self.service.optimize(uri, kernel, progress)
 
-    server.commands.add(OPTIMIZE_COMMAND, "Optimize this kernel (verified rewrites)", optimize_command)
-    server.action_providers.append(lambda ls, doc, rng: code_actions(service, ls, doc, rng))
-    server.action_resolvers[PROVIDER] = lambda ls, action: resolve(service, ls, action)
+    def code_actions(self, doc: Any, rng: types.Range) -> list[types.CodeAction]:
+        return code_actions(self.service, self.server, doc, rng)
 
-    @server.feature(CANDIDATE_REQUEST)
-    async def candidate_request(ls: Any, params: Any) -> dict[str, Any]:
+    async def resolve_action(self, action: types.CodeAction) -> types.CodeAction:
+        return await resolve(self.service, self.server, action)
+
+    async def candidate_request(self, ls: Any, params: Any) -> dict[str, Any]:
+        service = self.service
         get = params.get if isinstance(params, dict) else lambda k, d=None: getattr(params, k, d)
         uri, cid = get("uri"), get("id")
         if not isinstance(uri, str) or not isinstance(cid, str):
@@ -274,10 +286,11 @@ def install(server: Any) -> None:
             "rationale": offer.candidate.rationale,
         }
 
-    def lens(ls: Any, doc: Any, kernel: Any, findings: list[Any]) -> list[types.CodeLens]:
-        from .lsp_features import lines_for
+    def lens_kernels(self, version: Any) -> set[str] | None:
+        return None
 
-        stored = service.stored(doc)
+    def lens_command(self, doc: Any, kernel: Any, findings: list[Any]) -> types.Command:
+        stored = self.service.stored(doc)
         mine = [o for o in stored.offers if o.candidate.kernel == kernel.name] if stored else []
         if mine:
             best = max((o.verdict.speedup or 0.0 for o in mine), default=0.0)
@@ -286,13 +299,10 @@ def install(server: Any) -> None:
             title = f"tritonlens: no verified rewrite ({len(stored.result.rejected)} rejected); optimize again"
         else:
             title = "tritonlens: optimize"
-        cmd = types.Command(title=title, command=OPTIMIZE_COMMAND, arguments=[doc.uri, kernel.name])
-        return [types.CodeLens(range=lines_for(ls, doc).range(kernel.name_span), command=cmd)]
+        return types.Command(title=title, command=OPTIMIZE_COMMAND, arguments=[doc.uri, kernel.name])
 
-    server.lens_providers.append(lens)
-
-    def hover(ls: Any, doc: Any, line: int, col: int) -> str | None:
-        stored = service.stored(doc)
+    def hover(self, doc: Any, line: int, col: int) -> str | None:
+        stored = self.service.stored(doc)
         if stored is None or doc.analysis is None:
             return None
         for k in doc.analysis.kernels:
@@ -304,12 +314,8 @@ def install(server: Any) -> None:
                 return "\n\n---\n\n".join(records) if records else None
         return None
 
-    server.hover_providers.append(hover)
-    server.close_hooks.append(lambda ls, uri: service.results.pop(uri, None))
-    shutdown = server.shutdown_resources
+    def on_document_closed(self, uri: str) -> None:
+        self.service.results.pop(uri, None)
 
-    def shutdown_resources() -> None:
-        service.close()
-        shutdown()
-
-    server.shutdown_resources = shutdown_resources
+    def shutdown(self) -> None:
+        self.service.close()

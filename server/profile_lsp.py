@@ -4,7 +4,7 @@ profiling findings (TL2xx) as diagnostics, a code lens per profiled kernel (medi
 roofline class) and a hover table on the kernel's `def` line (per launch: time, GB/s, % of peak, roofline
 class, waves).
 
-Installed through `server.lsp.EXTENSION_MODULES` after `pipeline_lsp` (whose runner settings it shares).
+Registered after CompileFeature, whose runner settings and local runner it shares.
 Arguments: [uri, kernelName?]. The harness is the document itself (KernelBench module or script, as
 `tritonlens profile` detects it), with its unsaved text. Backend: `tritonlens.profileBackend` (cuda | npu |
 interpret) or, when unset, cuda if the runner sees a GPU, npu if it sees an NPU, else interpret (timings
@@ -23,12 +23,15 @@ from typing import Any
 from lsprotocol import types
 
 from ..analysis.findings import Finding, Level
-from ..analysis.profiling import LaunchAnalysis, ProfileReport
+from ..analysis.profiling import ProfileReport
+from ..analysis.profiling_launch import LaunchAnalysis
 from ..ascend_runner.environments import environment_for_backend
 from .ceilings_cache import needs_measuring
 from .commands.profile import harness_spec
+from .compile_lsp import compile_service
 from .launch_store import keep_profiled_launches
 from .lsp_commands import CommandError, arg
+from .lsp_feature import Feature
 from .lsp_progress import work_done
 from .profile_jobs import (
     DEFAULT_PROFILE_TIMEOUT_S,
@@ -135,7 +138,7 @@ class ProfileService:
         """The remote runner when configured (its token problems are errors), else the pipeline's local one."""
         from ..ascend_runner.factory import get_runner
 
-        settings = self.server.pipeline.runner_settings(uri)
+        settings = compile_service(self.server).runner_settings(uri)
         remote = settings.remote
         if remote is not None:
             try:
@@ -143,7 +146,7 @@ class ProfileService:
             except Exception as exc:
                 raise RuntimeError(f"the remote runner {remote.url} is unusable: {exc}") from None
             return RunnerChoice(runner, f"remote {remote.url}", owned=True)
-        return RunnerChoice(self.server.pipeline.runner(uri), "local", owned=False)
+        return RunnerChoice(compile_service(self.server).runner(uri), "local", owned=False)
 
     def backend(self, uri: str, choice: RunnerChoice) -> str:
         """Blocking (health check of a remote runner): call from the worker thread."""
@@ -172,9 +175,13 @@ class ProfileService:
 
     def _refresh_status(self) -> None:
         """A runner just failed us: tell the editor what is reachable now (in the background)."""
-        status = getattr(self.server, "runner_status", None)
-        if status is not None:
-            asyncio.get_running_loop().create_task(status.report())
+        from .runner_status_lsp import RunnerStatusFeature
+
+        try:
+            status = self.server.features.get(RunnerStatusFeature)
+        except LookupError:
+            return
+        asyncio.get_running_loop().create_task(status.report())
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
@@ -307,57 +314,50 @@ class ProfileService:
         }
 
 
-def install(server: Any) -> None:
-    if getattr(server, "pipeline", None) is None:
-        raise RuntimeError("profile_lsp needs pipeline_lsp installed first (runner settings)")
-    service = ProfileService(server)
-    server.profiler = service
+class ProfileFeature(Feature):
+    """`tritonlens.profileKernel`, the last profile's lens and hover on a kernel, and its time in the kernel rows."""
 
-    async def profile_command(ls: Any, args: list[Any]) -> list[dict[str, Any]]:
+    name = "profile"
+
+    def register(self, server: Any) -> None:
+        super().register(server)
+        self.service = ProfileService(server)
+        server.commands.add(PROFILE_COMMAND, "Profile this kernel's harness on the runner", self.profile_command)
+
+    async def profile_command(self, ls: Any, args: list[Any]) -> list[dict[str, Any]]:
         uri = arg(args, 0, str, "document URI")
         kernel = args[1] if len(args) > 1 and args[1] else None
         if kernel is not None and not isinstance(kernel, str):
             raise CommandError("argument 2 (kernel name) must be a string")
         async with work_done(ls, f"tritonlens: profiling {kernel or uri.rsplit('/', 1)[-1]}") as progress:
-            return await service.profile(uri, kernel, progress)
+            return await self.service.profile(uri, kernel, progress)
 
-    server.commands.add(PROFILE_COMMAND, "Profile this kernel's harness on the runner", profile_command)
+    def lens_kernels(self, doc: Any) -> set[str] | None:
+        return None
 
-    def lens(ls: Any, doc: Any, kernel: Any, findings: list[Any]) -> list[types.CodeLens]:
-        from .lsp_features import lines_for
-
-        hit = service.stored(doc, kernel.name)
+    def lens_command(self, doc: Any, kernel: Any, findings: list[Any]) -> types.Command:
+        hit = self.service.stored(doc, kernel.name)
         title = lens_title(hit) if hit else "tritonlens: profile"
-        cmd = types.Command(title=title, command=PROFILE_COMMAND, arguments=[doc.uri, kernel.name])
-        return [types.CodeLens(range=lines_for(ls, doc).range(kernel.name_span), command=cmd)]
+        return types.Command(title=title, command=PROFILE_COMMAND, arguments=[doc.uri, kernel.name])
 
-    server.lens_providers.append(lens)
-
-    def hover(ls: Any, doc: Any, line: int, col: int) -> str | None:
+    def hover(self, doc: Any, line: int, col: int) -> str | None:
         if doc.analysis is None:
             return None
         for k in doc.analysis.kernels:
             if k.span.line <= line <= k.name_span.line:  # decorators and the `def` line
-                hit = service.stored(doc, k.name)
+                hit = self.service.stored(doc, k.name)
                 return hover_markdown(hit) if hit else None
         return None
 
-    server.hover_providers.append(hover)
-
-    def kernel_fields(ls: Any, doc: Any, kernel: Any) -> dict[str, Any]:
-        hit = service.stored(doc, kernel.name)
+    def kernel_fields(self, doc: Any, kernel: Any) -> dict[str, Any]:
+        hit = self.service.stored(doc, kernel.name)
         if hit is None or not hit.timing_meaningful:
             return {}
         timed = [la.time_ms for la in hit.launches if la.time_ms is not None]
         return {"lastTimeUs": max(timed) * 1e3, "lastMeasuredAt": hit.measured_at} if timed else {}
 
-    server.kernel_fields.append(kernel_fields)
-    server.close_hooks.append(lambda ls, uri: service.forget(uri))
+    def on_document_closed(self, uri: str) -> None:
+        self.service.forget(uri)
 
-    shutdown = server.shutdown_resources
-
-    def shutdown_resources() -> None:
-        service.close()
-        shutdown()
-
-    server.shutdown_resources = shutdown_resources
+    def shutdown(self) -> None:
+        self.service.close()

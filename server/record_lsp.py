@@ -7,8 +7,8 @@ module (`pytest -q <that file>`), else the document itself when it has a `__main
 workspace root in the local runner environment (`tritonlens.profileBackend`: cuda, npu or interpret; auto
 picks cuda when nvidia-smi is on PATH, npu with npu-smi, else interpret), with `$/progress` showing the
 command's output and a cancel button; the launches land in the workspace store (server.launch_store), the
-kernels' IR results are dropped so the next analysis uses the real launches. Installed through
-`server.lsp.EXTENSION_MODULES` after pipeline_lsp.
+kernels' IR results are dropped so the next analysis uses the real launches. Registered after
+CompileFeature.
 """
 
 from __future__ import annotations
@@ -25,8 +25,10 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from .compile_lsp import compile_service
 from .launch_store import recorded_kernels, save, workspace_root
 from .lsp_commands import CommandError, arg
+from .lsp_feature import Feature
 from .lsp_progress import work_done
 from .profile_jobs import backend_setting
 from .record_jobs import default_backend, record_local
@@ -89,11 +91,18 @@ class RecordService:
             self._counts.clear()
 
 
-def install(server: Any) -> None:
-    service = RecordService(server)
-    server.recorder = service
+class RecordFeature(Feature):
+    """`tritonlens.recordLaunches` and a lens on each kernel that has no launch recorded."""
 
-    async def record_command(ls: Any, args: list[Any]) -> dict[str, Any]:
+    name = "record"
+
+    def register(self, server: Any) -> None:
+        super().register(server)
+        self.service = RecordService(server)
+        server.commands.add(RECORD_COMMAND, "Record real launches from a test or script", self.record_command)
+
+    async def record_command(self, ls: Any, args: list[Any]) -> dict[str, Any]:
+        service = self.service
         uri = arg(args, 0, str, "document URI")
         path = Path(to_fs_path(uri) or uri)
         root = workspace_root(path)
@@ -133,8 +142,8 @@ def install(server: Any) -> None:
             raise CommandError(outcome.setup_error)
         summary = await loop.run_in_executor(None, lambda: save(root, outcome.run.launches))
         service.invalidate()
-        pipeline = getattr(ls, "pipeline", None)
-        if pipeline is not None and summary.stored:
+        pipeline = compile_service(ls)
+        if summary.stored:
             # IR results of the old guesses go; the next analysis compiles the real launches
             for open_uri in {key[0] for key in list(pipeline.results)}:
                 pipeline.forget(open_uri)
@@ -152,8 +161,7 @@ def install(server: Any) -> None:
                 type=types.MessageType.Info if stored else types.MessageType.Warning, message=message
             )
         )
-        if ls.supports_lens_refresh():
-            ls.workspace_code_lens_refresh(None)
+        ls.lenses_changed()
         return {
             "command": argv,
             "backend": backend,
@@ -162,20 +170,16 @@ def install(server: Any) -> None:
             "errors": outcome.run.errors,
         }
 
-    server.commands.add(RECORD_COMMAND, "Record real launches from a test or script", record_command)
+    def lens_kernels(self, version: Any) -> set[str] | None:
+        """Kernels with nothing recorded (reads the launch store: called off the event loop, once per version)."""
+        analysis = version.analysis
+        path = to_fs_path(version.uri) or version.uri
+        counts = self.service.counts(version.uri, analysis.version, path, version.text)
+        return {k.name for k in analysis.kernels if not counts.get(k.name)}
 
-    def lens(ls: Any, doc: Any, kernel: Any, findings: list[Any]) -> list[types.CodeLens]:
-        from .lsp_features import _lines
-
-        path = to_fs_path(doc.uri) or doc.uri
-        version = doc.analysis.version if doc.analysis is not None else doc.version
-        if service.counts(doc.uri, version, path, doc.text).get(kernel.name):
-            return []
-        cmd = types.Command(
+    def lens_command(self, doc: Any, kernel: Any, findings: list[Any]) -> types.Command:
+        return types.Command(
             title="tritonlens: no launches recorded (IR uses assumed values): record from a test or script",
             command=RECORD_COMMAND,
             arguments=[doc.uri],
         )
-        return [types.CodeLens(range=_lines(ls, doc).range(kernel.name_span), command=cmd)]
-
-    server.lens_providers.append(lens)

@@ -77,8 +77,9 @@ def test_server_process_never_loads_triton_or_torch():
     modules = [
         "tritonlens.server.cli",
         "tritonlens.server.lsp",
-        "tritonlens.server.pipeline",
-        "tritonlens.server.pipeline_lsp",
+        "tritonlens.server.engine.diagnose",
+        "tritonlens.server.compile_lsp",
+        "tritonlens.server.escalation_lsp",
         "tritonlens.server.profile_lsp",
         "tritonlens.ascend_runner.client",
         "tritonlens.ascend_runner.remote_client",

@@ -18,8 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from ..findings import Evidence, Finding, Span
-from ..kernels import ModuleInfo, parse_module
-from ..kernels import _statements as walk_statements
+from ..kernels import ModuleInfo, parse_module, walk_statements
 from ..rules import checks
 from ..source_lines import source_lines
 

@@ -124,7 +124,8 @@ def _launched_dtype(ctx: KernelContext, param: str) -> str | None:
     key = f"launched_dtype:{param}"
     if key in ctx.memo:
         return ctx.memo[key]
-    from ..specialization_launch import find_launches, resolve
+    from ..specialization_launch import resolve
+    from ..specialization_scope import find_launches
 
     dtypes: set[str | None] = set()
     order = [p.name for p in ctx.kernel.params if p.kind == "positional"]

@@ -135,6 +135,27 @@ def describe_arg(name: str, value: Any, is_constexpr: bool) -> dict[str, Any]:
     return {"name": name, "kind": "other", "value": repr(value)[:80]}
 
 
+def value_ranges(rec: dict[str, Any], bound: dict[str, Any]) -> None:
+    """Each tensor argument's finite [min, max] before the launch, for replay verification to draw inputs from
+    (an index tensor's range keeps replayed loads in bounds). Only for new distinct launches: one reduction each."""
+    for arg in rec["args"]:
+        value = bound.get(arg["name"])
+        if arg.get("kind") != "tensor" or not _is_tensor(value) or value.numel() == 0:
+            continue
+        try:
+            torch = _torch()
+            flat = value.detach().reshape(-1)
+            if flat.is_floating_point():
+                flat = flat[torch.isfinite(flat)]
+                if flat.numel() == 0:
+                    continue
+            elif flat.dtype == torch.bool:
+                flat = flat.to(torch.int8)
+            arg["range"] = [_jsonable(flat.min().item()), _jsonable(flat.max().item())]
+        except Exception:  # a tensor subclass or a device that refuses: replay falls back to its default
+            continue
+
+
 def grid_of(grid: Any, bound: dict[str, Any]) -> list[int]:
     if callable(grid):
         grid = grid(bound)
@@ -240,6 +261,7 @@ class LaunchRecorder:
                 return original(fn_self, *args, grid=grid, warmup=warmup, **kwargs)
             rec["index"] = len(recorder.launches)
             rec["count"] = 1
+            value_ranges(rec, bound)
             before = recorder._snapshot_before(args, kwargs)
             kernel = original(fn_self, *args, grid=grid, warmup=warmup, **kwargs)
             rec["resources"] = resources_of(kernel)

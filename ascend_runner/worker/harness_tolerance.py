@@ -7,13 +7,14 @@ float32 `tl.dot` runs on TF32 tensor cores) and by accumulating a K-term sum in 
 errors grow like `eps_acc * sqrt(K)`, relative to the magnitude of the partial sums). Measured from the
 reference itself, per output:
 
-    atol = max(floor_atol, MARGIN * (eps_in + eps_acc * sqrt(K)) * max|ref|)
+    atol = max(floor_atol * min(1, max|ref|), MARGIN * (eps_in + eps_acc * sqrt(K)) * max|ref|)
     rtol = max(floor_rtol, MARGIN * eps_in)
 
 K is the longest single sum among the operations the reference dispatches (`AccumulationProbe`: a matmul's inner
 dimension, a convolution's input channels x taps, a scan's or softmax's length, a reduction's input/output ratio).
-The floors are the per-dtype table the gate always used, so a kernel without long sums is held to the same bound
-as before. Stdlib + torch only (no tritonlens).
+The floors are the per-dtype table the gate always used (its atol scaled down for outputs smaller than 1, such as
+probabilities, where an absolute 1e-4 would hide a 1e-3 relative error), so a kernel without long sums is held to
+the same bound as before. Stdlib + torch only (no tritonlens).
 """
 
 from __future__ import annotations
@@ -82,9 +83,12 @@ def bound(
     dot: DotPrecision,
     atol: float | None = None,
     rtol: float | None = None,
+    observed: float = 0.0,
 ) -> dict[str, Any]:
     """{"atol", "rtol", "basis"} for one output of `dtype` whose reference peaks at `max_ref` in magnitude.
-    Integers and booleans are exact. `atol`/`rtol` given by the caller win and the basis says so."""
+    Integers and booleans are exact. `observed`: the reference's own distance from its float64 evaluation, used
+    where K cannot be known (replay): atol is at least MARGIN times it. `atol`/`rtol` given by the caller win and
+    the basis says so."""
     name = dtype_name(dtype)
     if name not in EPS:
         return {"atol": atol or 0.0, "rtol": rtol or 0.0, "basis": f"{name}: exact" if atol is None else "given"}
@@ -95,14 +99,16 @@ def bound(
     k = max(1, int(accumulation.k))
     scale = max_ref if math.isfinite(max_ref) else 0.0
     derived = MARGIN * (eps_in + eps_acc * math.sqrt(k)) * scale
-    a_tol, r_tol = max(floor_a, derived), max(floor_r, MARGIN * eps_in)
+    widened = MARGIN * observed if math.isfinite(observed) else 0.0
+    floor_a *= min(1.0, scale) if scale > 0 else 1.0  # the table's atol is for outputs of order 1
+    a_tol, r_tol = max(floor_a, derived, widened), max(floor_r, MARGIN * eps_in)
     precision = f"TF32 inputs ({dot.evidence})" if tf32 else name
-    summed = f"K={k} ({accumulation.op})" if accumulation.op else f"K={k}"
-    if accumulation.note:
-        summed += f" [{accumulation.note}]"
+    summed = f"K={k} ({accumulation.op})" if accumulation.op else (accumulation.note or f"K={k}")
     basis = (
-        f"{precision}, {summed}, max|ref| {scale:.3g}: atol max({floor_a:g}, {MARGIN:g}*({eps_in:.2g} + "
-        f"{eps_acc:.2g}*sqrt({k}))*{scale:.3g}) = {a_tol:.3g}, rtol {r_tol:.3g}"
+        f"{precision}, {summed}, max|ref| {scale:.3g}: atol max({floor_a:.3g}, {MARGIN:g}*({eps_in:.2g} + "
+        f"{eps_acc:.2g}*sqrt({k}))*{scale:.3g}"
+        + (f", {MARGIN:g}*own error {observed:.2g}" if observed > 0 else "")
+        + f") = {a_tol:.3g}, rtol {r_tol:.3g}"
     )
     if atol is not None or rtol is not None:
         a_tol = a_tol if atol is None else float(atol)
@@ -188,7 +194,7 @@ class AccumulationProbe:
         try:
             from torch.utils._python_dispatch import TorchDispatchMode
         except ImportError:  # every torch since 1.13 has it; say so rather than guess
-            self.found = Accumulation(note="K unknown: this torch has no dispatch mode")
+            self.found = Accumulation(note="K unknown, this torch has no dispatch mode")
             return fn()
         probe = self
 

@@ -40,11 +40,13 @@ def compare(
     dot: DotPrecision | None = None,
     atol: float | None = None,
     rtol: float | None = None,
+    widen_by_reference_error: bool = False,
 ) -> dict[str, Any]:
     """Compare a candidate's outputs with the reference's (`ref`: as written; `exact`: the same reference in
     float64, when it could run). Per output, the bound of harness_tolerance.bound; an element passes when it is
     within that bound of either reference. A NaN where neither reference has one fails (poisoned, never written).
-    The result names the tolerance used and, with `exact`, the reference's own error."""
+    The result names the tolerance used and, with `exact`, the reference's own error; `widen_by_reference_error`
+    (replay, where K is unknown) lets that own error widen the bound."""
     import torch
 
     acc, prec = accumulation or Accumulation(), dot or DotPrecision()
@@ -68,14 +70,15 @@ def compare(
             count = int(bad_nan.sum())
             result.update(passed=False, reason=f"output {i}: {count} element(s) NaN or never written (poisoned)")
         diff = _distance(torch, o64, r64)
+        own_error = 0.0
         if e64 is not None:
             diff = torch.minimum(diff, _distance(torch, o64, e64))
             if r64.numel():
-                own = torch.nan_to_num(_distance(torch, r64, e64), posinf=0.0)
-                ref_error = max(ref_error, float(own.max()))
+                own_error = float(torch.nan_to_num(_distance(torch, r64, e64), posinf=0.0).max())
+                ref_error = max(ref_error, own_error)
         finite_ref = best[torch.isfinite(best)].abs()
         scale = float(finite_ref.max()) if finite_ref.numel() else 0.0
-        tol = bound(r.dtype, scale, acc, prec, atol, rtol)
+        tol = bound(r.dtype, scale, acc, prec, atol, rtol, own_error if widen_by_reference_error else 0.0)
         tolerances.append(tol)
         if not diff.numel():
             continue

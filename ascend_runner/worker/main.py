@@ -49,10 +49,42 @@ def _import_sibling(module: str, what: str) -> Any:
         raise
 
 
+def _triton_interpreted() -> bool:
+    """Triton decides at import whether its library kernels (tl.sum, tl.max, ...) are interpreted: once this worker
+    ran an interpret-backend job, kernels compiled here would call interpreted helpers and fail in the front end
+    (e.g. "'ir.value' object has no attribute 'dtype'") for reasons that are not the kernel's."""
+    standard = sys.modules.get("triton.language.standard")
+    return standard is not None and type(getattr(standard, "sum", None)).__name__ == "InterpretedFunction"
+
+
+def _compile_in_fresh_worker(payload: dict[str, Any]) -> dict[str, Any]:
+    """The same compile job in a new worker process started without TRITON_INTERPRET (one envelope in and out)."""
+    import subprocess
+
+    drop = ("TRITON_INTERPRET", "TRITONLENS_WORKER_SCRATCH", WARM_UP_ENV)  # the scratch folder stays this worker's
+    env = {k: v for k, v in os.environ.items() if k not in drop}
+    env["TRITONLENS_PARENT_PID"] = str(os.getpid())  # its parent is this worker (the pool kills our group)
+    job = {"schema": SCHEMA_VERSION, "id": "fresh", "kind": "compile", "payload": payload}
+    proc = subprocess.run([sys.executable, "-u", os.path.abspath(__file__)], input=json.dumps(job) + "\n",
+                          capture_output=True, text=True, env=env)
+    line = next((x for x in proc.stdout.splitlines() if x.strip()), "")
+    try:
+        reply = json.loads(line)
+    except ValueError:
+        raise JobError("worker", f"the fresh compile worker failed (exit {proc.returncode}): "
+                       f"{proc.stderr.strip()[-800:]}") from None
+    if not reply.get("ok"):
+        error = reply.get("error") or {}
+        raise JobError(str(error.get("stage", "worker")), str(error.get("message", "compile failed")))
+    return reply["result"]
+
+
 def handle_compile(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
     target = payload.get("target")
     if not isinstance(target, str):
         raise JobError("protocol", "compile payload needs a string 'target'")
+    if _triton_interpreted():
+        return _compile_in_fresh_worker(payload)
     if target in CUDA_TARGETS:
         module = _import_sibling("compile_cuda", "compiling for CUDA targets")
     elif target.startswith("ascend"):

@@ -95,24 +95,36 @@ def _is_jit(expr: ast.expr) -> bool:
 
 def plan_alone(tree: ast.Module, kernel: str) -> AlonePlan | None:
     """The statements that define `kernel` from the file's own source; None when it is no top-level def."""
-    defs = {s.name: s for s in tree.body if isinstance(s, ast.FunctionDef)}
-    if kernel not in defs:
-        return None
+    body = list(tree.body)
+    defs = {s.name: s for s in body if isinstance(s, ast.FunctionDef)}
+    if kernel not in defs:  # a kernel defined inside a function (a test): defined again at module level
+        nested = next(
+            (
+                n
+                for n in ast.walk(tree)
+                if isinstance(n, ast.FunctionDef) and n.name == kernel and n not in body
+            ),
+            None,
+        )
+        if nested is None:
+            return None
+        body.append(nested)
+        defs[kernel] = nested
     triton_names = _triton_names(tree)
     binders: dict[str, list[int]] = {}
-    for i, stmt in enumerate(tree.body):
+    for i, stmt in enumerate(body):
         for name in _bound_names(stmt):
             binders.setdefault(name, []).append(i)
     rewritten: dict[int, ast.stmt] = {}
     dropped: list[tuple[int, str]] = []
     needed: set[int] = set()
-    todo = [tree.body.index(defs[kernel])]
+    todo = [body.index(defs[kernel])]
     while todo:
         i = todo.pop()
         if i in needed:
             continue
         needed.add(i)
-        stmt = tree.body[i]
+        stmt = body[i]
         if isinstance(stmt, ast.FunctionDef) and any(_is_jit(d) for d in stmt.decorator_list):
             # a jit function keeps its jit decorator only: Triton's wrappers (autotune, heuristics) do not
             # change the compiled code, and a vendor's wrapper needs what could not be imported
@@ -121,15 +133,15 @@ def plan_alone(tree: ast.Module, kernel: str) -> AlonePlan | None:
                 if not _is_jit(d) and _root(d) not in triton_names:
                     dropped.append((d.lineno, ast.unparse(d)))
             stmt = ast.FunctionDef(**{**{f: getattr(stmt, f) for f in stmt._fields}, "decorator_list": keep})
-            ast.copy_location(stmt, tree.body[i])
+            ast.copy_location(stmt, body[i])
             rewritten[i] = stmt
         for name in _used_names(stmt):
             todo.extend(j for j in binders.get(name, ()) if j not in needed)
     order = sorted(needed)
     return AlonePlan(
-        statements=[rewritten.get(i, tree.body[i]) for i in order],
+        statements=[rewritten.get(i, body[i]) for i in order],
         dropped=sorted(dropped),
-        skipped=len(tree.body) - len(order),
+        skipped=len(body) - len(order),
     )
 
 

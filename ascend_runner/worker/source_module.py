@@ -134,6 +134,9 @@ def _folder_package(folder: str) -> str:
 
 
 _ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+_UNBOUND = re.compile(
+    r"NameError|is not defined|has no attribute|StandIn"
+)  # a name the failed imports left out
 _DTYPE_CONSTANT = re.compile(r"^(?:tl|triton\.language)\.([A-Za-z_][A-Za-z0-9_]*)$")
 
 
@@ -368,7 +371,10 @@ def find_jit(namespace: dict[str, Any], name: str, jit_class: type) -> Any:
 def needs_alone(loaded: LoadedSource, errors: list[dict[str, Any]]) -> bool:
     """The front end failed after a top-level statement of the file failed (an import that probes a device or
     a vendor backend, a vendor decorator): the kernel is worth building from the file's source alone."""
-    return bool(loaded.warnings) and bool(errors) and all(e.get("stage") == "frontend" for e in errors)
+    if not loaded.warnings or not errors or any(e.get("stage") != "frontend" for e in errors):
+        return False
+    text = "\n".join(str(e.get("message", "")) for e in errors)
+    return kernel_missing(errors) or bool(_UNBOUND.search(text))
 
 
 def load_alone(

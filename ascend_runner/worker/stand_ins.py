@@ -13,6 +13,7 @@ compiler's own message. Stdlib only.
 from __future__ import annotations
 
 import ast
+import importlib
 import importlib.abc
 import importlib.machinery
 import linecache
@@ -106,10 +107,20 @@ def _inside_handled_try(filename: str, line: int) -> bool:
     return False
 
 
+# Names a library re-exports from Triton (`from vllm.triton_utils import tl, triton`): a missing re-exporting
+# module still hands out the real Triton, so the kernels written against it compile.
+_TRITON_REEXPORTS = {"triton": "triton", "tl": "triton.language", "tldevice": "triton.language.extra.libdevice"}
+
+
 class _StandInModule(types.ModuleType):
     def __getattr__(self, attr: str) -> Any:
         if attr.startswith("__") and attr.endswith("__"):
             raise AttributeError(attr)
+        if attr in _TRITON_REEXPORTS:
+            try:
+                return importlib.import_module(_TRITON_REEXPORTS[attr])
+            except ImportError:
+                pass
         return StandIn(f"{self.__name__}.{attr}")
 
 

@@ -81,7 +81,7 @@ def checkout(entry: Entry, mirror: Path, cache: Path) -> Path | None:
 
 
 def sample(entries: list[Entry], cache: Path, per_group: int | None) -> list[tuple[Entry, str]]:
-    from tritonlens.server.pipeline import launchable_kernels
+    from tritonlens.server.engine.diagnose import launchable_kernels
 
     groups: dict[tuple[str, str], list[list[tuple[Entry, str]]]] = defaultdict(list)
     for entry in entries:
@@ -135,7 +135,7 @@ def classify(analysis: Any, tree: Path) -> tuple[str, str]:
 
 
 def provenance(analysis: Any) -> str:
-    from tritonlens.server.pipeline import variant_guesses
+    from tritonlens.analysis.variant_findings import variant_guesses
 
     spec = analysis.primary.specialization
     if spec.label.startswith("recorded"):
@@ -144,9 +144,10 @@ def provenance(analysis: Any) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tritonlens.analysis.platform import compile_target_for, decide
+    from tritonlens.analysis.platform import decide
+    from tritonlens.analysis.targets import compile_target_for
     from tritonlens.ascend_runner.client import LocalRunner
-    from tritonlens.server.pipeline import analyze_kernel
+    from tritonlens.server.engine.diagnose import analyze_kernel
 
     entries = read_manifest()
     picked = sample(entries, args.cache, None if args.all else args.per_group)

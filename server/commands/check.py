@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 
 from ...analysis.findings import Finding, Severity
-from ...analysis.settings import TARGET_PLATFORMS, Settings
+from ...analysis.settings import Settings
+from ...analysis.targets import PLATFORM_SETTINGS
 from ..source_files import read_python_source
 from .findings_output import check_codes, print_findings
 
@@ -94,9 +95,9 @@ def run(args: argparse.Namespace) -> int:
 
         return analyze_files_ir(args, files)
     target = args.target
-    if target not in TARGET_PLATFORMS:
+    if target not in PLATFORM_SETTINGS:
         print(
-            f"tritonlens check: --target for triage is one of {', '.join(TARGET_PLATFORMS)}", file=sys.stderr
+            f"tritonlens check: --target for triage is one of {', '.join(PLATFORM_SETTINGS)}", file=sys.stderr
         )
         return 2
     try:

@@ -13,16 +13,14 @@ from typing import Any
 
 from ...analysis.escalation import apply_and_merge
 from ...analysis.findings import Finding, Severity
-from ...analysis.platform import compile_target_for
 from ...analysis.settings import Settings
-from ..launch_store import project_relative
-from ..pipeline import (
-    TARGETS,
+from ...analysis.targets import COMPILE_TARGETS, compile_target_for, platform_of
+from ..engine.diagnose import (
     KernelAnalysis,
     analyze_document,
     find_pyproject_overrides,
-    platform_of,
 )
+from ..launch_store import project_relative
 from ..source_files import read_python_source
 
 SETUP_HINT = (
@@ -68,9 +66,9 @@ def analyze_files_ir(args: argparse.Namespace, files: list[Path]) -> int:
     from .findings_output import check_codes, print_findings  # noqa: I001
 
     requested = args.target
-    if requested not in (*TARGETS, "auto"):
+    if requested not in (*COMPILE_TARGETS, "auto"):
         print(
-            f"tritonlens check: --level ir needs a compile target: --target {' | '.join(TARGETS)} | auto"
+            f"tritonlens check: --level ir needs a compile target: --target {' | '.join(COMPILE_TARGETS)} | auto"
             f" (got {requested!r})",
             file=sys.stderr,
         )

@@ -14,7 +14,13 @@ from pathlib import Path
 
 from ...analysis.kernels import parse_module
 from ...analysis.source_lines import source_lines
-from ..pipeline import TARGETS, analyze_kernel, find_pyproject_overrides, launchable_kernels
+from ...analysis.targets import (
+    DEFAULT_ASCEND_TARGET,
+    DEFAULT_CUDA_TARGET,
+    compile_target_problem,
+    is_ascend_target,
+)
+from ..engine.diagnose import analyze_kernel, find_pyproject_overrides, launchable_kernels
 from ..source_files import read_python_source
 from .check_ir import make_runner, report_unavailable
 
@@ -54,7 +60,7 @@ def is_ascend_stage(stage: str) -> bool:
 
 
 def default_target(stage: str) -> str:
-    return "ascend910b3" if is_ascend_stage(stage) else "sm_90"
+    return DEFAULT_ASCEND_TARGET if is_ascend_stage(stage) else DEFAULT_CUDA_TARGET
 
 
 def annotate(
@@ -96,16 +102,17 @@ def run(args: argparse.Namespace) -> int:
         print(f"tritonlens ir: cannot read {path}: {exc}", file=sys.stderr)
         return 2
     target = args.target or default_target(args.stage)
-    if target not in TARGETS:
-        print(f"tritonlens ir: unknown --target {target!r}; use one of {', '.join(TARGETS)}", file=sys.stderr)
+    problem = compile_target_problem(target)
+    if problem:
+        print(f"tritonlens ir: --target: {problem}", file=sys.stderr)
         return 2
-    if is_ascend_stage(args.stage) and not target.startswith("ascend"):
+    if is_ascend_stage(args.stage) and not is_ascend_target(target):
         print(
             f"tritonlens ir: the {args.stage} stage exists only for Ascend targets (e.g. --target ascend910b3)",
             file=sys.stderr,
         )
         return 2
-    if args.stage in ("ttgir", "llir", "ptx", "sass") and target.startswith("ascend"):
+    if args.stage in ("ttgir", "llir", "ptx", "sass") and is_ascend_target(target):
         print(
             f"tritonlens ir: the {args.stage} stage exists only for NVIDIA targets (e.g. --target sm_90)",
             file=sys.stderr,

@@ -19,6 +19,7 @@ from ..engine.optimize.config_search import ConfigSearch
 from ..engine.optimize.gate import GateConfig
 from ..engine.optimize.loop import Budget, OptimizeOptions, optimize_source
 from ..engine.optimize.proposers import RecipeProposer, llm_proposer
+from ..launch_store import recorded_for
 from ..source_files import decode_python_source, read_python_source
 from .profile import BACKEND_CHOICES, detect_harness, make_runner
 
@@ -109,10 +110,11 @@ def run(args: argparse.Namespace) -> int:
         except (OSError, UnicodeDecodeError) as exc:
             print(f"tritonlens optimize: cannot read {path}: {exc}", file=sys.stderr)
             return None, 1
-        if detect_harness(source) != "kernelbench":
+        if detect_harness(source) != "kernelbench" and not recorded_for(str(path), source):
             if len(files) == 1:
                 print(f"tritonlens optimize: {path} is not in KernelBench form (Model, ModelNew, get_inputs, "
-                      "get_init_inputs): the gate needs a reference to compare with", file=sys.stderr)
+                      "get_init_inputs) and has no launches recorded from its current text: the gate needs a "
+                      "reference to compare with (record them: tritonlens record -- COMMAND)", file=sys.stderr)
                 return None, 1
             return None, 0
         proposers: list[Any] = [RecipeProposer()]

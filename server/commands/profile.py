@@ -18,6 +18,7 @@ from typing import Any
 
 from ...analysis import devices, profiling
 from ...analysis.findings import Finding
+from ...analysis.profiling_launch import LaunchAnalysis
 from ...analysis.profiling_ncu import NcuParseError, parse_source_csv
 from ..launch_store import keep_profiled_launches
 from ..source_files import read_python_source
@@ -236,7 +237,7 @@ def report(args: argparse.Namespace, path: str, source: str, result: dict[str, A
     return 0 if result.get("ok") else 1
 
 
-def _launch_line(la: profiling.LaunchAnalysis, rec: dict[str, Any]) -> list[str]:
+def _launch_line(la: LaunchAnalysis, rec: dict[str, Any]) -> list[str]:
     sig = ", ".join(f"{k}: {v}" for k, v in (rec.get("signature") or {}).items() if v != "constexpr")
     consts = ", ".join(f"{k}={v}" for k, v in (rec.get("constants") or {}).items())
     out = [f"launch {la.index}: {la.kernel} (line {la.line}) grid {la.grid} x{la.count}"]

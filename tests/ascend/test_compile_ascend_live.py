@@ -182,7 +182,7 @@ def test_examples_through_the_pipeline(
     if not path.exists():
         pytest.skip(f"examples/{example} not present")
     from tritonlens.ascend_runner.client import LocalRunner
-    from tritonlens.server.pipeline import analyze_kernel
+    from tritonlens.server.engine.diagnose import analyze_kernel
 
     source = path.read_text()
     runner = LocalRunner({"workers": 1, "timeout_s": 300, "cache_dir": str(tmp_path)})

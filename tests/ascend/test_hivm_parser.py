@@ -156,7 +156,7 @@ def test_int32_compare_kept_as_a_vector_op_is_not_confirmed() -> None:
 
 
 def test_code_lens_shows_the_compilers_ub_numbers() -> None:
-    from tritonlens.server.pipeline_lsp import ub_lens_part
+    from tritonlens.server.compile_lsp import ub_lens_part
 
     assert (
         ub_lens_part(report(case("ub_overflow-ascend910b3")).summary)

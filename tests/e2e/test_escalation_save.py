@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lsp_harness import open_doc, replace_text, save_doc, session, wait_for, wait_published
+from lsp_harness import open_doc, replace_text, resolved_lenses, save_doc, session, wait_for, wait_published
 from lsprotocol import types
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -152,7 +152,7 @@ async def test_missing_runner_environment_is_one_message(tmp_path: Path) -> None
             await wait_for(lambda v=version: len(_ended(client)) == v - 1, 30, f"escalation {version} to end")
         shown = [m.message for m in rec.messages if "IR analysis is off" in m.message]
         assert len(shown) == 1 and "no-such-env" in shown[0], rec.messages
-        lenses = await client.text_document_code_lens_async(
+        lenses = await resolved_lenses(client,
             types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
         )
         assert any("no runner environment" in (lens.command.title if lens.command else "") for lens in lenses)

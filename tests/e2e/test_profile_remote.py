@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lsp_harness import open_doc, replace_text, session, wait_for, wait_published
+from lsp_harness import open_doc, replace_text, resolved_lenses, session, wait_for, wait_published
 from lsprotocol import types
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -122,7 +122,7 @@ async def test_profile_through_remote_runner(tmp_path: Path, runner_service: Any
             assert "[4, 1, 1] x1" in md  # cdiv(4000, 1024) programs, as the runner recorded the launch
             assert "0.05 MiB" in md  # 3 x 4000 fp32 moved
 
-        lenses = await client.text_document_code_lens_async(
+        lenses = await resolved_lenses(client,
             types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
         )
         titles = [lens.command.title for lens in lenses if lens.command]

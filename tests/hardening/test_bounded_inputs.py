@@ -14,7 +14,8 @@ import pytest
 
 from tritonlens.analysis.numbers import data_number, number_text
 from tritonlens.analysis.safe_eval import MAX_BITS, UNKNOWN, evaluate
-from tritonlens.analysis.specialization import specialization_findings, specializations
+from tritonlens.analysis.specialization import specializations
+from tritonlens.analysis.specialization_findings import specialization_findings
 from tritonlens.analysis.triage import triage
 from tritonlens.server.source_files import UnreadableSource, decode_python_source, read_python_source
 

@@ -14,7 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tritonlens.analysis.kernels import parse_module
-from tritonlens.analysis.specialization import specialization_findings, specializations
+from tritonlens.analysis.specialization import specializations
+from tritonlens.analysis.specialization_findings import specialization_findings
 from tritonlens.analysis.triage import triage
 from tritonlens.server.lsp_analysis import analyze_text
 from tritonlens.server.source_files import UnreadableSource, decode_python_source

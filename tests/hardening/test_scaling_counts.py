@@ -9,15 +9,17 @@ import asyncio
 
 import pytest
 from inprocess import chain_source, kernels_source, make_server, open_text
+from lsprotocol import types
 
-from tritonlens.analysis import kernels as kernels_module
-from tritonlens.analysis.kernels import ModuleInfo, parse_module
+from tritonlens.analysis.kernels import ModuleInfo, clear_memo, parse_module
+from tritonlens.analysis.kernels import model as kernel_model
 from tritonlens.analysis.triage import _FunctionCache, triage
-from tritonlens.server import lsp_features
+from tritonlens.server import lsp_features, lsp_lenses
 
 
 def _triage_counting(monkeypatch: pytest.MonkeyPatch, source: str) -> tuple[int, int]:
-    """(function trees read, sorts in analysis.kernels) during one uncached triage of `source`."""
+    """(function trees read, sorts in the kernel model's lookups) during one uncached triage of `source`."""
+    clear_memo()
     monkeypatch.setattr("tritonlens.analysis.triage._CACHE", _FunctionCache())
     sorts = 0
     trees = 0
@@ -34,7 +36,7 @@ def _triage_counting(monkeypatch: pytest.MonkeyPatch, source: str) -> tuple[int,
         trees += 1
         return real_tree(self, kernel)
 
-    monkeypatch.setattr(kernels_module, "sorted", counting_sorted, raising=False)
+    monkeypatch.setattr(kernel_model, "sorted", counting_sorted, raising=False)
     monkeypatch.setattr(ModuleInfo, "function_tree", counting_tree)
     triage(source, "chain.py", strict=True)
     monkeypatch.undo()
@@ -72,14 +74,15 @@ def test_has_arange_still_follows_helpers():
 
 
 async def _lenses_counting(monkeypatch: pytest.MonkeyPatch, k: int) -> tuple[int, int, int]:
-    """(lenses, line tables built, findings merges) for one codeLens request on a file of `k` kernels."""
+    """(lenses, line tables built, findings merges) for one codeLens request on a file of `k` kernels, every
+    lens resolved, and the kernels list after it."""
     server, _ = make_server()
     uri = f"file:///tmp/lens_{k}.py"
     open_text(server, uri, kernels_source(k))
     doc = await asyncio.wait_for(server.current(uri), 60)
     assert doc is not None and doc.current
     tables = merges = 0
-    real_lines, real_merge = lsp_features.LineText, server.visible_findings.__func__
+    real_lines = lsp_features.LineText
 
     class CountingLines(real_lines):
         def __init__(self, *args, **kwargs):
@@ -97,22 +100,31 @@ async def _lenses_counting(monkeypatch: pytest.MonkeyPatch, k: int) -> tuple[int
         return real_apply(*args, **kwargs)
 
     monkeypatch.setattr(lsp_features, "LineText", CountingLines)
+    monkeypatch.setattr(lsp_lenses, "LineText", CountingLines)
     monkeypatch.setattr(lsp_server, "apply_and_merge", counting_merge)
-    lenses = lsp_features.code_lenses(server, doc)
-    rows = lsp_features.kernels(server)
+    rows = await lsp_features.code_lenses(server, doc)
+    again = await lsp_features.code_lenses(server, doc)
+    assert again is rows  # the rows of a version are built once
+    anywhere = types.Range(types.Position(0, 0), types.Position(0, 0))
+    resolved = [
+        lsp_features.resolve_code_lens(server, types.CodeLens(range=anywhere, data=row["data"])) for row in rows
+    ]
+    kernel_rows = lsp_features.kernels(server)
     monkeypatch.undo()
-    del real_merge
     server.shutdown_resources()
-    assert len(rows) == k
-    return len(lenses), tables, merges
+    assert len(kernel_rows) == k
+    assert all(lens.command is not None and lens.command.title for lens in resolved)
+    assert server.lens_cache.builds == 1
+    return len(rows), tables, merges
 
 
 async def test_code_lenses_do_no_per_kernel_document_work(monkeypatch: pytest.MonkeyPatch):
     lenses, tables, merges = await _lenses_counting(monkeypatch, 60)
     assert lenses >= 60
-    # One line table and one findings merge for the whole request (and the kernels list after it), not one
-    # per kernel or per lens (before: a table per lens and a merge per kernel).
-    assert tables <= 1 and merges <= 1, (tables, merges)
+    # One line table for the lens rows, one for resolving (shared by hover and code actions) and one findings
+    # merge for the whole request, its resolves and the kernels list after it, not one per kernel or per lens
+    # (before the fix: a table per lens and a merge per kernel).
+    assert tables <= 2 and merges <= 1, (tables, merges)
 
 
 async def test_one_kernels_findings_do_not_build_the_workspace_list(monkeypatch: pytest.MonkeyPatch):
@@ -136,5 +148,9 @@ async def test_one_kernels_findings_do_not_build_the_workspace_list(monkeypatch:
     for name in ("k_0", "k_39"):
         assert lsp_features.kernel_finding_rows(server, uri, name) == expected[name] != []
     assert lsp_features.kernel_finding_rows(server, uri, "missing") == []
+    # ... and the command the lens runs goes through it.
+    (spec,) = [s for s in server.commands.specs() if s.name == "tritonlens.kernelFindings"]
+    server.window_show_message = lambda params: None  # type: ignore[method-assign]
+    assert await spec.handler(server, [uri, "k_7"]) == expected["k_7"]
     assert listed == 0
     server.shutdown_resources()

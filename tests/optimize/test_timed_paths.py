@@ -137,3 +137,37 @@ def test_loop_applies_the_fastest_each_round_and_measures_the_chain(monkeypatch)
     assert result.overall is not None and result.overall.accepted
     assert result.overall.speedup == pytest.approx(16.0)
     assert runner.verified[-1] == result.final  # the chain was measured against the original once more
+
+
+class Halver:
+    """A 'recipe' whose one candidate is slower under the scripted formula (BLOCK / 2)."""
+
+    name = "halver"
+
+    def propose(self, ctx: RecipeContext, feedback: list[Verdict]) -> list[Candidate]:
+        block = int(re.search(r"BLOCK = (\d+)", ctx.source).group(1))
+        text = ctx.source.replace(f"BLOCK = {block}", f"BLOCK = {block // 2}")
+        return [Candidate(text, "recipe", "halver", ctx.kernel, f"half {block // 2}", "", (), 1)]
+
+
+class WaitingDoubler(Doubler):
+    waits_for_recipes = True
+
+
+def test_config_search_waits_while_an_untried_recipe_has_candidates(monkeypatch):
+    from tritonlens.server.engine.optimize import loop
+
+    collected = []
+    monkeypatch.setattr(loop, "collect", lambda *a, **k: collected.append(a[0]) or loop.Evidence())
+    runner = ScriptedRunner()
+    options = OptimizeOptions(backend="cuda", budget=Budget(candidates=10, rounds=3),
+                              gate=GateConfig(backend="cuda", compile_check=False), profile=False)
+    source = FIXTURE.read_text()
+    result = optimize_source(source, str(FIXTURE), runner, options, [Halver(), WaitingDoubler()])
+    gated = [s.candidate.title for s in (*result.rejected, *result.applied, *result.offered)]
+    # round 1: only the recipe (slower: rejected); round 2: the config search on the same text (x4 applied);
+    # round 3: the recipe was judged before, so it no longer holds the config search back
+    assert gated[0] == "half 32" and result.rejected[0].round == 1
+    assert [(s.candidate.title, s.round) for s in result.applied] == [("BLOCK 256", 2), ("BLOCK 1024", 3)]
+    assert any("no recipe was faster; doubler (" in n for n in result.notes)
+    assert len(collected) == 3  # rounds 1 and 3 and the final text: round 2 (same text as round 1) reused it

@@ -130,7 +130,7 @@ def test_cuda_pairs_are_one_finding_each(cli, tmp_path: Path) -> None:
 @pytest.mark.usefixtures("cuda_env", "compile_cache")
 def test_platform_specific_confirmation_leaves_the_other_platform_symptom(tmp_path: Path) -> None:
     from tritonlens.ascend_runner.factory import get_runner
-    from tritonlens.server.pipeline import analyze_document
+    from tritonlens.server.engine.diagnose import analyze_document
 
     path = tmp_path / "cuda_pairs.py"
     path.write_text(CUDA_KERNELS)

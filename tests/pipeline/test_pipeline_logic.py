@@ -1,4 +1,4 @@
-"""server.pipeline's own logic (variants, caps, errors, cancellation, overrides) with a recording runner.
+"""server.engine.diagnose's own logic (variants, caps, errors, cancellation, overrides) with a recording runner.
 
 The runner here is a test double that records requests and replays results the test chooses; the real
 compile path is covered by test_pipeline_cuda.py / test_pipeline_ascend.py.
@@ -15,7 +15,7 @@ import pytest
 from tritonlens.analysis.findings import Severity
 from tritonlens.ascend_runner.environments import EnvironmentUnavailable
 from tritonlens.ascend_runner.protocol import CompileRequest, CompileResult, StageError
-from tritonlens.server.pipeline import (
+from tritonlens.server.engine.diagnose import (
     analyze_document,
     analyze_kernel,
     find_pyproject_overrides,
@@ -259,7 +259,7 @@ def test_pyproject_absent_or_broken(tmp_path: Path) -> None:
 
 def test_assumptions_named_in_a_message() -> None:
     from tritonlens.analysis.specialization import ASSUMED_DIVISIBLE, Specialization
-    from tritonlens.server.pipeline import _assumptions
+    from tritonlens.analysis.variant_findings import assumptions_in
 
     spec = Specialization(
         kernel="k",
@@ -274,12 +274,12 @@ def test_assumptions_named_in_a_message() -> None:
             "m": "launch at line 9 (divisible by 16)",
         },
     )
-    got = _assumptions("load from `x_ptr` masked by `n` and `m`", spec)
+    got = assumptions_in("load from `x_ptr` masked by `n` and `m`", spec)
     assert got == {
         "x_ptr": "is taken as fp32 (no launch shows its dtype)",
         "n": "has no known value: compiled as a multiple of 16 (what most launches get)",
     }
-    assert _assumptions("nothing named here (n, x_ptr)", spec) == {}
+    assert assumptions_in("nothing named here (n, x_ptr)", spec) == {}
 
 
 def test_reports_of_cached_compiles_are_reused(monkeypatch) -> None:
@@ -387,7 +387,8 @@ def test_concurrent_analyses_do_not_interfere() -> None:
 def test_findings_that_hang_on_an_unseen_value_drop_to_info() -> None:
     from tritonlens.analysis.findings import Finding, Severity, Span
     from tritonlens.analysis.specialization import ASSUMED_DIVISIBLE, Specialization
-    from tritonlens.server.pipeline import VariantResult, _merge_findings
+    from tritonlens.analysis.variant_findings import merge_variant_findings
+    from tritonlens.server.engine.diagnose import VariantResult
 
     def spec(stride_provenance: str) -> Specialization:
         return Specialization(
@@ -410,7 +411,7 @@ def test_findings_that_hang_on_an_unseen_value_drop_to_info() -> None:
         finding("TL305", 11, Severity.WARNING),
     ]
     unseen = VariantResult(spec(f"inferred; {ASSUMED_DIVISIBLE}"), ok=True, findings=findings)
-    got = {f.code: f for f in _merge_findings([unseen])}
+    got = {f.code: f for f in merge_variant_findings([unseen])}
     for code in ("TL301", "TL307", "TL308"):
         assert got[code].severity == Severity.INFO, code
         assert got[code].data["depends_on_unknown_value"] == "stride_ak"
@@ -419,7 +420,7 @@ def test_findings_that_hang_on_an_unseen_value_drop_to_info() -> None:
     assert "depends_on_unknown_value" not in got["TL305"].data
     # the same findings with the value shown by a pragma stay warnings
     shown = VariantResult(spec("pragma line 1"), ok=True, findings=findings)
-    assert all(f.severity == Severity.WARNING for f in _merge_findings([shown]))
+    assert all(f.severity == Severity.WARNING for f in merge_variant_findings([shown]))
 
 
 def test_a_kernel_the_worker_could_not_load_is_an_analysis_error_not_a_finding() -> None:
@@ -443,7 +444,8 @@ def test_hedged_stride_finding_names_every_unseen_stride_of_the_address() -> Non
     # `stride_kk`; the advice must name both, or the suggested pragma would not change anything.
     from tritonlens.analysis.findings import Finding, Severity, Span
     from tritonlens.analysis.specialization import ASSUMED_DIVISIBLE, Specialization
-    from tritonlens.server.pipeline import VariantResult, _merge_findings
+    from tritonlens.analysis.variant_findings import merge_variant_findings
+    from tritonlens.server.engine.diagnose import VariantResult
 
     guessed = f"inferred; {ASSUMED_DIVISIBLE}"
     spec = Specialization(
@@ -468,7 +470,7 @@ def test_hedged_stride_finding_names_every_unseen_stride_of_the_address() -> Non
     f = Finding(
         "TL301", "load from `K`: multiplied by `stride_kn`", Span(5, 4, 5, 9), Severity.WARNING, data=data
     )
-    (got,) = _merge_findings([VariantResult(spec, ok=True, findings=[f])])
+    (got,) = merge_variant_findings([VariantResult(spec, ok=True, findings=[f])])
     assert got.severity == Severity.INFO
     assert "# tritonlens: stride_kk=<value>, stride_kn=<value>" in got.message
     assert "stride_kz=" not in got.message  # its value is known: not part of the guess

@@ -13,7 +13,7 @@ from lsprotocol import types
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "server"))
 
-from lsp_harness import open_doc, replace_text, session, wait_for, wait_published  # noqa: E402
+from lsp_harness import open_doc, replace_text, resolved_lenses, session, wait_for, wait_published  # noqa: E402
 
 pytestmark = [pytest.mark.cuda_env, pytest.mark.usefixtures("cuda_env", "compile_cache")]
 
@@ -55,7 +55,7 @@ async def test_analyze_kernel_ir_view_and_lens(tmp_path: Path) -> None:
         dot_ir = [pair[1] for pair in ir["lineMap"] if pair[0] == dot_line]
         assert any("tt.dot" in ir_lines[n - 1] for n in dot_ir)
 
-        lenses = await client.text_document_code_lens_async(
+        lenses = await resolved_lenses(client,
             types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
         )
         titles = [lens.command.title for lens in lenses if lens.command]

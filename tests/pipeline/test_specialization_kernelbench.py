@@ -131,3 +131,9 @@ def get_inputs():
     path = Path(__file__).resolve().parents[2] / "bench" / "matmul" / "matmul_bias_relu.py"
     spec = only(path.read_text(), "linear_relu_kernel")
     assert spec.signature["w_ptr"] == "*fp16" and spec.signature["bias_ptr"] == "*fp16"
+
+
+def test_true_division_of_a_known_size_is_a_float() -> None:
+    path = Path(__file__).resolve().parents[2] / "bench" / "loss" / "nll.py"
+    spec = only(path.read_text(), "nll_kernel")  # `1.0 / m` with m = logp.shape[0] from get_inputs()
+    assert spec.signature["inv_rows"] == "fp32" and spec.signature["target_ptr"] == "*i64"

@@ -8,7 +8,8 @@ import pytest
 
 from tritonlens.analysis.kernels import parse_module
 from tritonlens.analysis.safe_eval import UNKNOWN, evaluate
-from tritonlens.analysis.specialization import specialization_findings, specializations
+from tritonlens.analysis.specialization import specializations
+from tritonlens.analysis.specialization_findings import specialization_findings
 
 KERNEL = """import triton
 import triton.language as tl

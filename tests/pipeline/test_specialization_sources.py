@@ -5,12 +5,8 @@ from __future__ import annotations
 import textwrap
 
 from tritonlens.analysis.findings import Severity
-from tritonlens.analysis.specialization import (
-    ASSUMED_DIVISIBLE,
-    assumed_constexprs,
-    specialization_findings,
-    specializations,
-)
+from tritonlens.analysis.specialization import ASSUMED_DIVISIBLE, assumed_constexprs, specializations
+from tritonlens.analysis.specialization_findings import specialization_findings
 from tritonlens.analysis.specialization_guess import ASSUMED_TYPICAL
 
 HEADER = "import torch\nimport triton\nimport triton.language as tl\n"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tritonlens.analysis import devices, profiling
+from tritonlens.analysis import devices, profiling, profiling_launch
 from tritonlens.analysis.profiling_ncu import parse_source_csv
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -136,10 +136,10 @@ def test_wave_tail():
 
 
 def test_occupancy_limited_by_registers():
-    per_sm, occ, limiter = profiling.occupancy({"num_warps": 8, "n_regs": 255, "shared": 0}, H100)
+    per_sm, occ, limiter = profiling_launch.occupancy({"num_warps": 8, "n_regs": 255, "shared": 0}, H100)
     # 255 regs x 32 threads = 8160 -> 8192 per warp; 65536 / 8192 = 8 warps = one 8-warp program
     assert (per_sm, limiter) == (1, "registers") and occ == pytest.approx(8 / 64)
-    per_sm, _, limiter = profiling.occupancy({"num_warps": 4, "n_regs": 32, "shared": 100_000}, H100)
+    per_sm, _, limiter = profiling_launch.occupancy({"num_warps": 4, "n_regs": 32, "shared": 100_000}, H100)
     assert (per_sm, limiter) == (2, "shared memory")
 
 
@@ -169,7 +169,7 @@ def test_matmul_flops_and_compute_bound():
 
 
 def test_footprint_without_snapshots_counts_each_tensor_once():
-    read, written, known = profiling.footprint(
+    read, written, known = profiling_launch.footprint(
         [tensor("x", [10]), tensor("y", [10]), {"kind": "int", "value": 3}]
     )
     assert (read, written, known) == (80, 0, False)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tritonlens.analysis import devices, profiling
+from tritonlens.analysis import devices, profiling, profiling_launch
 from tritonlens.analysis.profiling_ncu import parse_source_csv
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,7 +58,7 @@ def test_matmul_flops_against_measured_bf16_ceiling(h200):
     assert la.flops == 2 * 4096**3 and la.bound == "compute"
     assert h200.rates["bf16"].source == "measured"
     assert la.compute_fraction == pytest.approx(la.achieved_tflops / h200.rates["bf16"].value)
-    expected = "TL201" if la.compute_fraction >= profiling.NEAR_ROOFLINE else "TL209"
+    expected = "TL201" if la.compute_fraction >= profiling_launch.NEAR_ROOFLINE else "TL209"
     assert [f.code for f in report.findings] == [expected]
     assert la.occupancy_limiter in ("registers", "shared memory")  # 113 regs x 8 warps, 96 KiB shared
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from tritonlens.analysis.kernels import parse_module
-from tritonlens.analysis.specialization import parse_kernels, specializations
+from tritonlens.analysis.specialization import specializations
+from tritonlens.analysis.specialization_kernels import kernel_table
 
 SOURCE = """
 import triton
@@ -42,7 +43,7 @@ def test_call_forms_are_kernels_in_triage_and_specialization() -> None:
     assert names == ["scale", "tuned"]
     tuned = module.kernel("tuned")
     assert tuned is not None and tuned.autotune_configs[0]["kwargs"] == {"BLOCK": 128}
-    parsed = parse_kernels(SOURCE)
+    parsed = kernel_table(SOURCE)
     assert set(parsed.kernels) == {"scale", "tuned"}
     specs = specializations(parsed, "tuned")
     assert specs and specs[0].constants["BLOCK"] == 128 and specs[0].options["num_warps"] == 4
@@ -53,9 +54,9 @@ def test_a_plain_decorator_call_is_not_a_kernel() -> None:
 
 
 def test_device_functions_and_combine_functions_are_not_compiled_alone() -> None:
-    from tritonlens.server.pipeline import launchable_kernels
+    from tritonlens.server.engine.diagnose import launchable_kernels
 
-    source = '''
+    source = """
 import triton
 import triton.language as tl
 
@@ -74,5 +75,5 @@ def _or(a, b):
 def any_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
     v = tl.load(x_ptr + tl.arange(0, BLOCK))
     tl.store(out_ptr, tl.reduce(v != 0, 0, _or))
-'''
+"""
     assert launchable_kernels(source) == ["any_kernel"]

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import textwrap
 
+from tritonlens.analysis import variant_findings
 from tritonlens.analysis.findings import Finding, Level, Severity, Span
 from tritonlens.analysis.specialization import specializations
 from tritonlens.analysis.specialization_guess import typical_value
 from tritonlens.ascend_runner.protocol import CompileRequest, CompileResult, StageError
-from tritonlens.server import pipeline
-from tritonlens.server.pipeline import analyze_kernel
+from tritonlens.server.engine.diagnose import analyze_kernel
+from tritonlens.server.engine.diagnose import run as diagnose_run
 
 SOURCE = textwrap.dedent(
     """
@@ -78,7 +79,7 @@ def test_every_finding_of_a_guessed_compile_names_the_guess(monkeypatch) -> None
             )
         ]
 
-    monkeypatch.setattr(pipeline, "_analyze_output", fake_analyze)
+    monkeypatch.setattr(diagnose_run, "analyze_output", fake_analyze)
     ok = Runner(lambda req: CompileResult(ok=True, target=req.target, stages={"ttir": "module {}"}))
     result = analyze_kernel(SOURCE, "k.py", "act_kernel", "sm_90", ok)
     (finding,) = [f for f in result.findings if f.code == "TL305"]
@@ -128,4 +129,4 @@ def test_a_tensor_descriptor_argument_is_a_labeled_descriptor_not_an_int() -> No
     )
     (spec,) = specializations(source, "copy_kernel")
     assert spec.signature["in_desc"] == "tensordesc<fp16[64, 64]>"
-    assert pipeline.variant_guesses(spec)["out_desc"] == "out_desc as tensordesc<fp16[64, 64]>"
+    assert variant_findings.variant_guesses(spec)["out_desc"] == "out_desc as tensordesc<fp16[64, 64]>"

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from tritonlens.analysis.findings import Finding, Level, Severity, Span
-from tritonlens.analysis.platform import compile_target_for, decide, resolve_target
+from tritonlens.analysis.platform import decide, resolve_target
 from tritonlens.analysis.settings import Settings
+from tritonlens.analysis.targets import compile_target_for
 
 CUDA_FILE = """
 import torch, triton
@@ -72,3 +73,17 @@ def test_auto_is_the_default_and_filters_per_file() -> None:
     assert on_ascend == ["TL150", "TL110"]
     both = Settings.from_mapping({"target": "both"}).for_file(CUDA_FILE, "a.py")
     assert [f.code for f in both.apply(findings)] == ["TL150", "TL101", "TL110"]
+
+
+def test_backend_folder_of_a_package_without_project_marker_is_evidence(tmp_path) -> None:
+    from tritonlens.server.launch_store import project_relative
+
+    folder = tmp_path / "vendor_ops" / "backend" / "_ascend" / "ops"
+    folder.mkdir(parents=True)
+    for level in (folder, folder.parent, folder.parent.parent, folder.parent.parent.parent):
+        (level / "__init__.py").write_text("")
+    kernel = folder / "add.py"
+    kernel.write_text("import triton\n")
+    rel = project_relative(str(kernel))
+    assert rel.replace("\\", "/") == "vendor_ops/backend/_ascend/ops/add.py"
+    assert decide("import triton\n", rel).platforms == ("ascend",)

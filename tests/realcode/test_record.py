@@ -97,7 +97,7 @@ def test_record_from_a_script_then_from_pytest(project: Path) -> None:
 
 def test_levels_3_4_compile_the_recorded_launches(project: Path) -> None:
     from tritonlens.ascend_runner.client import LocalRunner
-    from tritonlens.server.pipeline import analyze_kernel
+    from tritonlens.server.engine.diagnose import analyze_kernel
 
     if not launches(project):
         record(project, "python", "run.py")

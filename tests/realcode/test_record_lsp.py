@@ -13,7 +13,7 @@ from lsprotocol import types
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "server"))
 
-from lsp_harness import open_doc, session, wait_published  # noqa: E402
+from lsp_harness import open_doc, resolved_lenses, session, wait_published  # noqa: E402
 
 from tritonlens.ascend_runner.environments import EnvironmentUnavailable, find_environment  # noqa: E402
 from tritonlens.server.record_lsp import default_command  # noqa: E402
@@ -71,7 +71,7 @@ async def test_record_command_from_the_lens(tmp_path: Path) -> None:
         uri = open_doc(client, path, KERNEL)
         await wait_published(rec, uri, 1)
         params = types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
-        lenses = await client.text_document_code_lens_async(params)
+        lenses = await resolved_lenses(client, params)
         record_lens = [
             x for x in lenses or [] if x.command and x.command.command == "tritonlens.recordLaunches"
         ]
@@ -83,5 +83,5 @@ async def test_record_command_from_the_lens(tmp_path: Path) -> None:
         )
         assert result["command"] == ["pytest", "-q", "test_twice.py"] and result["returncode"] == 0, result
         assert result["stored"] == {"twice.py": {"twice_kernel": 1}}
-        after = await client.text_document_code_lens_async(params)
+        after = await resolved_lenses(client, params)
         assert not any("no launches recorded" in t for t in lens_titles(after))

@@ -7,7 +7,7 @@ import textwrap
 from pathlib import Path
 
 from tritonlens.ascend_runner.client import LocalRunner
-from tritonlens.server.pipeline import analyze_kernel
+from tritonlens.server.engine.diagnose import analyze_kernel
 
 KERNEL = """
 @triton.jit

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tritonlens.analysis.findings import Severity
 from tritonlens.ascend_runner.client import LocalRunner
-from tritonlens.server.pipeline import analyze_kernel
+from tritonlens.server.engine.diagnose import analyze_kernel
 
 PROBE = "raise RuntimeError('No device were detected on your machine')\n"
 
@@ -128,3 +128,34 @@ def test_importable_file_is_not_labeled(tmp_path: Path, cuda_runner: LocalRunner
     result = analyze_kernel(text, str(path), "scale_kernel", "sm_90", cuda_runner, max_variants=1)
     assert result.primary is not None, (result.error, [v.errors for v in result.variants])
     assert "source_alone" not in result.primary.metadata
+
+
+def test_plan_defines_a_kernel_nested_in_a_test_function() -> None:
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "ascend_runner" / "worker"))
+    try:
+        from source_alone import plan_alone
+    finally:
+        sys.path.pop(0)
+    source = textwrap.dedent(
+        """
+        import triton
+        import triton.language as tl
+
+        def test_it():
+            def configs():
+                return [triton.Config({"XS": 128})]
+
+            @triton.autotune(configs=configs(), key=["n"])
+            @triton.jit
+            def nested_kernel(x_ptr, n, XS: tl.constexpr):
+                tl.store(x_ptr + tl.arange(0, XS), 1.0)
+        """
+    )
+    plan = plan_alone(ast.parse(source), "nested_kernel")
+    assert plan is not None
+    last = plan.statements[-1]
+    assert isinstance(last, ast.FunctionDef) and last.name == "nested_kernel"
+    assert [ast.unparse(d) for d in last.decorator_list] == ["triton.jit"]
+    assert "test_it" not in [getattr(s, "name", "") for s in plan.statements]

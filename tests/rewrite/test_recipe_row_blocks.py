@@ -59,7 +59,7 @@ def rewrites() -> dict[str, str]:
     out = {}
     for label, source, kernel, codes in (
         ("attention", bench("attention/attention"), "attention_kernel", ("TL133",)),
-        ("nll", bench("loss/nll"), "nll_kernel", ("TL132",)),
+        ("nll", bench("loss/nll"), "nll_kernel", ("TL105",)),  # level 1: one element per program
         ("scatter_add", bench("gather/scatter_add"), "scatter_add_kernel", ("TL211",)),
         ("gemv_rows", GEMV_ROWS, "linear_rows_kernel", ("TL133",)),
     ):
@@ -98,5 +98,7 @@ def test_declines() -> None:
     assert "loop bounds" in declined("row-blocks", bounds, "attention_kernel", codes=("TL133",))
     branch = bench("loss/nll").replace("    tl.atomic_add(", "    if t > 0:\n        tl.atomic_add(")
     assert "branches" in declined("row-blocks", branch, "nll_kernel", codes=("TL132",))
+    assert "already indexes a block of elements" in declined(
+        "row-blocks", bench("activation/gelu_tanh"), "gelu_tanh_kernel", codes=("TL211",))
     lam = bench("loss/nll").replace("nll_kernel[(m,)]", "nll_kernel[lambda meta: (m,)]")
     assert "not a tuple" in declined("row-blocks", lam, "nll_kernel", codes=("TL132",))

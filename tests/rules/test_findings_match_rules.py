@@ -20,7 +20,8 @@ from tritonlens.analysis.compiler import analyze
 from tritonlens.analysis.compiler_ascend_hivm_rules import SCALAR_FALLBACK, SCALAR_SYNC_IN_LOOP
 from tritonlens.analysis.findings import Finding, Severity, Span
 from tritonlens.analysis.profiling_ncu import parse_source_csv
-from tritonlens.analysis.specialization import specialization_findings, specializations
+from tritonlens.analysis.specialization import specializations
+from tritonlens.analysis.specialization_findings import specialization_findings
 from tritonlens.analysis.triage import triage
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -187,3 +187,9 @@ def apply_edits(text: str, edits: list[types.TextEdit]) -> str:
     for edit in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
         out = out[: offset(edit.range.start)] + edit.new_text + out[offset(edit.range.end) :]
     return out
+
+
+async def resolved_lenses(client: LanguageClient, params: types.CodeLensParams) -> list[types.CodeLens]:
+    """codeLens, then codeLens/resolve for each lens, as an editor does for the lenses it shows."""
+    lenses = await client.text_document_code_lens_async(params) or []
+    return [await client.code_lens_resolve_async(lens) for lens in lenses]

@@ -11,6 +11,7 @@ from lsp_harness import (
     apply_edits,
     open_doc,
     replace_text,
+    resolved_lenses,
     session,
     wait_for,
     wait_published,
@@ -342,7 +343,7 @@ async def test_code_lens_and_commands(ws: Path):
     async with session([ws], config=FAST) as (client, rec):
         uri = open_doc(client, ws / "k.py", KERNEL)
         diags = await wait_published(rec, uri, 1)
-        lenses = await client.text_document_code_lens_async(
+        lenses = await resolved_lenses(client,
             types.CodeLensParams(types.TextDocumentIdentifier(uri=uri))
         )
         # Later levels add their own lenses; the triage lens is the one running tritonlens.kernelFindings.

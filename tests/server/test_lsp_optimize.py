@@ -11,7 +11,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
-from lsp_harness import apply_edits, open_doc, replace_text, session, wait_published
+from lsp_harness import apply_edits, open_doc, replace_text, resolved_lenses, session, wait_published
 from lsprotocol import types
 
 from tritonlens.ascend_runner.client import LocalRunner
@@ -46,7 +46,7 @@ async def test_optimize_offers_a_verified_rewrite_that_applies_and_verifies(tmp_
     async with session([tmp_path], config=CONFIG, progress=True) as (client, rec):
         uri = open_doc(client, path, text)
         await wait_published(rec, uri, 1, timeout=60)
-        lenses = await client.text_document_code_lens_async(types.CodeLensParams(types.TextDocumentIdentifier(uri)))
+        lenses = await resolved_lenses(client, types.CodeLensParams(types.TextDocumentIdentifier(uri)))
         (lens,) = [x for x in lenses if x.command and x.command.command == "tritonlens.optimizeKernel"]
         assert lens.command.title == "tritonlens: optimize"
         summary = await client.workspace_execute_command_async(

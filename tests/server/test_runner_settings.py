@@ -13,7 +13,7 @@ from tritonlens.ascend_runner.factory import get_runner
 from tritonlens.ascend_runner.remote_client import RemoteRunner
 from tritonlens.ascend_runner.settings import RemoteSettings, RunnerSettings, parse_runner_settings
 from tritonlens.server.commands.runners import load_runner_config, survey
-from tritonlens.server.pipeline_lsp import EscalationSettings, escalation_settings
+from tritonlens.server.escalation_lsp import EscalationSettings, escalation_settings
 from tritonlens.server.profile_jobs import analyze_result, backend_from_health, backend_setting
 from tritonlens.server.profile_lsp import ProfiledKernel, hover_markdown, lens_title
 

@@ -70,11 +70,14 @@ TRICKY = [
 @pytest.fixture(autouse=True)
 def _cold_chunk_cache() -> None:
     source_chunks._CACHE.clear()
+    kernels.clear_memo()
 
 
 def _whole_file(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make parse_module parse whole files, with fresh memos: the reference behaviour."""
-    monkeypatch.setattr(kernels, "parse_chunked", lambda text, lines=None: source_chunks._whole(text))
+    """Make parse_module parse whole files, with fresh memos: the reference behaviour (the memo of parses by
+    text is cleared, or the reference would be the warm result itself)."""
+    monkeypatch.setattr(kernels.parse, "parse_chunked", lambda text, lines=None: source_chunks._whole(text))
+    kernels.clear_memo()
 
 
 def _facts(module: ModuleInfo) -> dict[str, Any]:

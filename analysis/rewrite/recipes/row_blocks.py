@@ -3,7 +3,8 @@
 A kernel with one program per row (`row = tl.program_id(a)`) that multiplies its row vector into a loaded tile and
 sums (`tl.sum(x[None, :] * w, axis=1)`, or `tl.sum(p[:, None] * w, axis=0)`: TL133) reads the whole tile again in
 every program and runs on the FMA units; a kernel whose programs do a few scalar loads each (TL211) spends its time
-launching programs; one that adds every program's value into one address (TL132) serialises on that atomic.
+launching programs (TL211 measured; TL104/TL105 one element per program); one that adds every program's value into
+one address (TL132, TL112) serialises on that atomic.
 
 The rewrite lifts every value that depends on the row by one leading dimension of BLOCK_ROWS rows: the row becomes
 the column `(pid * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS))[:, None]`, so per-row scalars become (BLOCK_ROWS, 1)
@@ -43,6 +44,8 @@ from ..source_edit import Edit
 
 ROWS_CHOICES = (64, 16)  # per-row vectors: 64 is a warp group's wgmma tile on sm_90, 16 the smallest tl.dot tile
 SCALAR_ROWS_CHOICES = (1024, 128)  # only per-row scalars: a block the size of an elementwise kernel's
+SMALL_PROGRAMS = ("TL211", "TL104", "TL105", "TL132", "TL112")  # evidence for rows per program without a matvec
+VECTOR_TILE = 4096  # per-row vectors without a matvec: rows x width up to this many elements per program
 MEMORY = ("load", "store", "atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "atomic_cas", "atomic_and",
           "atomic_or", "atomic_xor")
 ADDITIVE_ATOMICS = ("atomic_add",)
@@ -148,6 +151,38 @@ class _Shapes:
         return max([self.rank_of(c) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)] + [0])
 
 
+def _launch_int(ks: KernelSource, calls: list[ast.Call], name: str) -> int | None:
+    """The largest integer literal passed for parameter `name` at the launches; None when any is not a literal."""
+    params = [a.arg for a in ks.fn.args.args]
+    found = []
+    for call in calls:
+        node = next((k.value for k in call.keywords if k.arg == name), None)
+        if node is None and name in params and params.index(name) < len(call.args):
+            node = call.args[params.index(name)]
+        if not (isinstance(node, ast.Constant) and type(node.value) is int):
+            return None
+        found.append(node.value)
+    return max(found, default=None)
+
+
+def _rows_for_vectors(ks: KernelSource, grids: list[tuple[ast.Call, ast.AST]]) -> tuple[int, ...]:
+    """Rows per program when every program holds per-row vectors (no matvec): keep rows x the widest vector
+    within VECTOR_TILE elements; ROWS_CHOICES when the vector width is not a literal anywhere."""
+    widths = []
+    for node in ast.walk(ks.fn):
+        if ks.is_tl(node, "arange") and len(node.args) == 2:
+            size = node.args[1]
+            value = size.value if isinstance(size, ast.Constant) and type(size.value) is int else (
+                _launch_int(ks, [c for c, _ in grids], size.id) if isinstance(size, ast.Name) else None)
+            if value is None:
+                return ROWS_CHOICES
+            widths.append(value)
+    width = max(widths, default=1)
+    if width * 2 > VECTOR_TILE:
+        raise Decline(f"per-row vectors of {width} elements already fill a program")
+    return tuple(sorted({max(2, VECTOR_TILE // width), max(2, VECTOR_TILE // 8 // width)}, reverse=True))
+
+
 def _row_statement(ks: KernelSource) -> tuple[ast.Assign, ast.Call, str]:
     """The `row = tl.program_id(a)` statement at the top level whose row feeds a matvec, atomic or load."""
     found = []
@@ -212,9 +247,17 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
     ):
         raise Decline(f"nothing in the kernel depends on `{row}` through memory: no block of rows to share")
     codes = {f.code for f in ks.ctx.findings if f.kernel in (ks.ctx.kernel, None)}
-    if not matvecs and not codes & {"TL211", "TL132"}:
-        raise Decline("no per-row matrix-vector product, and no evidence of tiny programs (TL211) or of one "
-                      "contended address (TL132) that blocks of rows would relieve")
+    if not matvecs and not codes & set(SMALL_PROGRAMS):
+        raise Decline("no per-row matrix-vector product, and no evidence of tiny programs (TL211, TL104, TL105) or "
+                      "of one contended address (TL132, TL112) that blocks of rows would relieve")
+    if not matvecs:
+        sizes = {ks.segment(n.args[1]) for n in ast.walk(fn) if ks.is_tl(n, "arange") and len(n.args) == 2}
+        for node in ast.walk(fn):
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+                pair = {ks.segment(node.left), ks.segment(node.right)}
+                if row in pair and pair - {row} <= sizes:
+                    raise Decline(f"line {node.lineno}: `{row}` already indexes a block of elements "
+                                  f"(`{ks.segment(node)}`): a larger block is block-size-warps' move, not more rows")
     # per-row names first assigned a value that does not depend on the row: literal accumulators
     inits: list[tuple[ast.Assign, str]] = []
     for stmt, _body in walk_statements(fn.body):
@@ -242,8 +285,9 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
         grids.append((call, grid.elts[axis]))
     total, ok, rows_name = ks.fresh("n_rows_total"), ks.fresh(f"{row}_ok"), ks.fresh("BLOCK_ROWS")
     candidates = []
-    vectors = bool(matvecs) or any(shapes.rank.get(n, 0) >= 1 for n in shapes.tainted)
-    for rows in ROWS_CHOICES if vectors else SCALAR_ROWS_CHOICES:
+    vectors = any(shapes.rank.get(n, 0) >= 1 for n in shapes.tainted)
+    choices = ROWS_CHOICES if matvecs else _rows_for_vectors(ks, grids) if vectors else SCALAR_ROWS_CHOICES
+    for rows in choices:
         indent = ks.text.indent(row_stmt)
         edits: list[Edit] = [
             ks.text.replace(pid, f"({ks.segment(pid)} * {rows_name} + {tl('arange')}(0, {rows_name}))[:, None]"),
@@ -287,6 +331,6 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
 RECIPE = SourceRecipe(
     name="row-blocks",
     title="Blocks of rows per program; per-row matrix-vector products as tl.dot",
-    keys=("TL133", "TL211", "TL132"),
+    keys=("TL133", *SMALL_PROGRAMS),
     build=_build,
 )

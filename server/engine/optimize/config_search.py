@@ -142,6 +142,7 @@ class ConfigSearch:
     max_survivors: int = 8  # moves handed to the gate per round (the rest are compiled but not timed)
     workers: int = 2  # parallel compiles (the runner's pool decides how many really run at once)
     name: str = "config-search"
+    waits_for_recipes: bool = True  # the loop asks it only once the recipes have no new candidate (loop._propose)
     declined: list[Declined] = field(default_factory=list)
     pruned: list[Pruned] = field(default_factory=list)
     cancel: threading.Event | None = None
@@ -198,7 +199,7 @@ class ConfigSearch:
 
     def _compile(self, ctx: RecipeContext, source: str, kernels: list[str]) -> dict[str, Any]:
         """Registers, spills, shared memory and error findings per kernel, from the pipeline's compile."""
-        from ...pipeline import analyze_document
+        from ..diagnose import analyze_document
         from .gate import compile_facts
 
         out: dict[str, Any] = {"kernels": {}}

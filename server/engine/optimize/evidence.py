@@ -1,5 +1,5 @@
 """Everything the proposers are told about the current text of a file: level 1 (triage), levels 3-4 (compile for
-the target through server.pipeline) and level 2 (a profile on the runner, only where timing means something).
+the target through server.engine.diagnose) and level 2 (a profile on the runner, only where timing means something).
 The same calls the editor and `tritonlens check`/`profile` make: one code path."""
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def collect(
     profile: bool = True,
 ) -> Evidence:
     from ....analysis.triage import triage
-    from ...pipeline import analyze_document, find_pyproject_overrides
+    from ..diagnose import analyze_document, find_pyproject_overrides
     from .gate import compile_facts
 
     ev = Evidence()

@@ -1,6 +1,6 @@
 """The verification gate: every candidate passes it before anyone sees it.
 
-1. It parses and compiles for the target (levels 3-4 through server.pipeline: the same compile the editor uses,
+1. It parses and compiles for the target (levels 3-4 through server.engine.diagnose: the same compile the editor uses,
    which also re-diagnoses the candidate for the next round).
 2. On the runner's `verify` job: fresh random inputs (several seeds) at every planned shape, the search shapes
    and at least one held-out shape, against the reference `Model` of the ORIGINAL file (a candidate cannot change
@@ -21,6 +21,7 @@ from typing import Any
 
 from ....analysis.findings import Finding
 from ....analysis.rewrite.model import Candidate, Verdict
+from .replay import outside_kernels_changed
 from .shapes import ShapePlan
 from .timing import MIN_GAIN, judge
 
@@ -82,17 +83,25 @@ def _reject(candidate: Candidate, stage: str, reason: str, **details: Any) -> Ve
 
 class Gate:
     def __init__(
-        self, runner: Any, config: GateConfig, shapes: ShapePlan, path: str, reference_source: str | None = None
+        self,
+        runner: Any,
+        config: GateConfig,
+        shapes: ShapePlan,
+        path: str,
+        reference_source: str | None = None,
+        launches: list[dict[str, Any]] | None = None,
     ) -> None:
         """`reference_source`: the original text; the reference Model always comes from it, whatever the
-        baseline (the text the candidate is timed against) is."""
+        baseline (the text the candidate is timed against) is. `launches`: recorded launches to replay instead
+        of a KernelBench Model (replay.py): the original text's kernels are then the reference."""
         self.runner, self.config, self.shapes, self.path = runner, config, shapes, path
         self.reference_source = reference_source
+        self.launches = list(launches or [])
 
     # -- 1. compile --------------------------------------------------------------------------------------
     def compile_check(self, source: str, cancel: threading.Event | None) -> tuple[str | None, GateResult]:
         """(error or None, partial result with the candidate's level 3-4 findings)."""
-        from ...pipeline import analyze_document, find_pyproject_overrides
+        from ..diagnose import analyze_document, find_pyproject_overrides
 
         out = GateResult(Verdict("", True, ""))
         analyses = analyze_document(
@@ -122,7 +131,24 @@ class Gate:
         return None, out
 
     # -- 2 + 3. verify and time --------------------------------------------------------------------------
+    def replay_payload(self, baseline_source: str, candidate_source: str) -> dict[str, Any]:
+        cfg = self.config
+        payload: dict[str, Any] = {
+            "harness": {"mode": "replay", "path": self.path, "source": candidate_source},
+            "launches": self.launches,
+            "seeds": list(cfg.seeds),
+            "baseline_source": baseline_source,
+            "time": cfg.timing_meaningful,
+            "timing": {"warmup_ms": cfg.warmup_ms, "rep_ms": cfg.rep_ms},
+            "interleave": {"repeats": cfg.repeats},
+        }
+        if self.reference_source is not None and self.reference_source != baseline_source:
+            payload["reference_source"] = self.reference_source
+        return payload
+
     def payload(self, baseline_source: str, candidate_source: str) -> dict[str, Any]:
+        if self.launches:
+            return self.replay_payload(baseline_source, candidate_source)
         cfg = self.config
         payload: dict[str, Any] = {
             "harness": {"mode": "kernelbench", "path": self.path, "source": candidate_source},
@@ -148,6 +174,11 @@ class Gate:
         except SyntaxError as exc:
             return GateResult(_reject(candidate, "compile", f"syntax error on line {exc.lineno}: {exc.msg}"))
         result = GateResult(Verdict(candidate.id, False, ""))
+        if self.launches:
+            beyond = outside_kernels_changed(self.reference_source or baseline_source, candidate.source)
+            if beyond:
+                result.verdict = _reject(candidate, "replay", beyond)
+                return result
         if self.config.compile_check:
             error, result = self.compile_check(candidate.source, cancel)
             if error:

@@ -1,4 +1,5 @@
-"""The optimize loop for one KernelBench-form file, shared by `tritonlens optimize` and the language server.
+"""The optimize loop for one file, shared by `tritonlens optimize` and the language server. The reference is the
+file's KernelBench `Model`, or else its kernels' recorded launches, replayed (replay.py).
 
     evidence (levels 1, 3-4, 2 where timed) -> proposers (recipes, config search, LLM) -> gate -> apply the
     fastest accepted candidate -> re-diagnose -> propose again, within a budget of candidates, rounds and time.
@@ -18,9 +19,11 @@ from typing import Any
 
 from ....analysis.kernels import parse_module
 from ....analysis.rewrite.model import Candidate, RecipeContext, Verdict
+from ...launch_store import recorded_for
 from .evidence import Evidence, collect
 from .gate import Gate, GateConfig
 from .proposers import Declined, Proposer, RecipeProposer
+from .replay import replay_launches, replay_plan
 from .shapes import ShapePlan, plan_shapes
 
 Progress = Callable[[str, float | None], None]
@@ -122,32 +125,46 @@ def optimize_source(
         return out
     names = {n.name for n in ast.parse(source).body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
     missing = [n for n in ("Model", "ModelNew", "get_inputs", "get_init_inputs") if n not in names]
-    if missing:
-        out.error = (
-            f"{path} is not in KernelBench form (missing {', '.join(missing)}): the gate needs a reference Model "
-            "to compare with (see bench/README.md)"
-        )
-        return out
-    if not kernels_of(source):
+    kernels = kernels_of(source)
+    launches: list[dict[str, Any]] = []
+    if missing and kernels:
+        launches = replay_launches(path, source, kernels)
+        if not launches:
+            out.error = (
+                f"{path} is not in KernelBench form (missing {', '.join(missing)}) and none of its kernels has "
+                "launches recorded from its current text: the gate needs a reference. Record the program that "
+                "launches them (`tritonlens record -- COMMAND`, or the editor's Record command) to verify by "
+                "replay, or add Model/ModelNew/get_inputs (see bench/README.md)"
+            )
+            return out
+        out.shapes = replay_plan(launches, len(recorded_for(path, source)))
+        out.notes.append(f"verified by replaying {len(launches)} recorded launch(es): {out.shapes.source_note}")
+    if not kernels:
         out.error = f"{path} has no @triton.jit kernel to optimize"
         return out
     config = options.gate or GateConfig(backend=options.backend, target=options.target)
-    gate = Gate(runner, config, out.shapes, path, reference_source=source)
+    gate = Gate(runner, config, out.shapes, path, reference_source=source, launches=launches)
     proposers = list(proposers) if proposers is not None else [RecipeProposer()]
     feedback: dict[tuple[str, str], list[Verdict]] = {}
     seen: set[str] = set()
+    tried: set[tuple[str, str]] = set()  # (kernel, producer) pairs the gate has judged, on any text
     spent = 0
+    ev_for: tuple[str, Evidence] | None = None
     budget = options.budget
     current = source
     for round_no in range(1, budget.rounds + 1):
         if _stop(cancel, out, started, budget):
             break
-        say(f"round {round_no}: collecting evidence", None)
-        ev = collect(current, path, options.target, runner, backend=options.backend, cancel=cancel,
-                     profile=options.profile)
+        if ev_for is not None and ev_for[0] == current:  # a round that applied nothing: same text, same evidence
+            ev = ev_for[1]
+        else:
+            say(f"round {round_no}: collecting evidence", None)
+            ev = collect(current, path, options.target, runner, backend=options.backend, cancel=cancel,
+                         profile=options.profile and not launches)  # level 2 profiles KernelBench modules
+            ev_for = (current, ev)
         if round_no == 1:
             out.evidence_before = ev
-        candidates = _propose(current, path, options.target, ev, proposers, feedback, seen, out)
+        candidates, deferred = _propose(current, path, options.target, ev, proposers, feedback, seen, out, tried)
         if not candidates:
             out.notes.append(f"round {round_no}: no new candidate from {', '.join(p.name for p in proposers)}")
             break
@@ -158,6 +175,7 @@ def optimize_source(
             spent += 1
             say(f"round {round_no}: verifying {cand.title} ({i + 1}/{len(candidates)})", spent / budget.candidates)
             verdict = gate.check(current, cand, cancel).verdict
+            tried.add((cand.kernel, cand.producer))
             step = Step(cand, verdict, round_no)
             feedback.setdefault((source_name, cand.kernel), []).append(verdict)
             (accepted if verdict.accepted else out.rejected).append(step)
@@ -166,6 +184,9 @@ def optimize_source(
             break
         faster = [s for s in accepted if s.verdict.details.get("faster")]
         if not faster:
+            if deferred:  # the proposers that waited for the recipes take the next round on the same text
+                out.notes.append(f"round {round_no}: no recipe was faster; {', '.join(deferred)} next")
+                continue
             break
         best = max(faster, key=lambda s: s.verdict.speedup or 0.0)
         out.applied.append(best)
@@ -181,7 +202,7 @@ def optimize_source(
         )
         out.overall = gate.check(source, whole, cancel).verdict
         out.evidence_after = collect(current, path, options.target, runner, backend=options.backend,
-                                     cancel=cancel, profile=options.profile)
+                                     cancel=cancel, profile=options.profile and not launches)
     out.declined = [d for p in proposers for d in getattr(p, "declined", [])]
     out.notes.extend(n for p in proposers if callable(getattr(p, "notes", None)) for n in p.notes())
     out.elapsed_s = time.monotonic() - started
@@ -208,16 +229,27 @@ def _propose(
     feedback: dict[tuple[str, str], list[Verdict]],
     seen: set[str],
     out: OptimizeResult,
-) -> list[tuple[str, Candidate]]:
-    """(proposer name, candidate) for every new candidate of every kernel."""
+    tried: set[tuple[str, str]] = frozenset(),  # type: ignore[assignment]
+) -> tuple[list[tuple[str, Candidate]], list[str]]:
+    """(proposer name, candidate) for every new candidate of every kernel, and the proposers that waited.
+
+    A proposer with `waits_for_recipes` (config search) is not asked while recipes the gate has not judged yet for
+    the kernel have candidates: tuning launch values of a text a recipe is about to restructure spends the
+    candidate budget on a text that will not stay. It takes the round after (on the restructured text, or on the
+    same one if none won); recipes already judged on an earlier text do not hold it back again."""
     module = parse_module(current)
     found: list[tuple[str, Candidate]] = []
+    deferred: list[str] = []
     for kernel in kernels_of(current):
         ctx = RecipeContext(
             source=current, path=path, kernel=kernel, module=module, findings=tuple(ev.findings),
             target=target, profile=ev.profile,
         )
+        new_for_kernel = 0
         for proposer in proposers:
+            if getattr(proposer, "waits_for_recipes", False) and new_for_kernel:
+                deferred.append(f"{proposer.name} ({kernel})")
+                continue
             try:
                 proposed = proposer.propose(ctx, feedback.get((proposer.name, kernel), []))
             except Exception as exc:
@@ -227,4 +259,5 @@ def _propose(
                 if cand.id not in seen and cand.source != current:
                     seen.add(cand.id)
                     found.append((proposer.name, cand))
-    return found
+                    new_for_kernel += (kernel, cand.producer) not in tried
+    return found, deferred

@@ -1,12 +1,11 @@
-"""Levels 3-4 in the language server: the `tritonlens.analyzeKernel` command, escalation on save or on a
-triage symptom, the `tritonlens/ir` request, a code lens per kernel with the compiler's summary, and the
-`tritonlens/status` notification (runner reachability).
+"""Levels 3-4 in the language server: the `tritonlens.analyzeKernel` command, the `tritonlens/ir` request and
+a code lens per kernel with the compiler's summary (CompileFeature), over CompileService: the runner the
+settings name, one worker thread, and the last analysis per (uri, kernel).
 
-Installed through `server.lsp.EXTENSION_MODULES`. Compiles run in a worker thread via `server.pipeline`;
-results are merged per kernel with `server.add_findings` (dropped by the server when the document moved on)
-and kept for the IR view while the kernel's text is unchanged. Escalation (`tritonlens.escalation`:
-{onSave, onSymptom}) compiles only kernels whose text changed since their last IR analysis; a newer save
-cancels an older escalation of the same document.
+Compiles run in the service's thread through the diagnose engine; results are merged per kernel with
+`server.add_findings` (dropped by the server when the document moved on) and kept for the IR view while the
+kernel's text is unchanged. Escalation (escalation_lsp) and profiling, recording and optimizing reach the
+service with `server.features.get(CompileFeature).service`.
 """
 
 from __future__ import annotations
@@ -21,51 +20,24 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from ..analysis.findings import Level, Severity
-from ..analysis.platform import compile_target_for
+from ..analysis.findings import Level
+from ..analysis.targets import choose_compile_target
 from ..ascend_runner.settings import RunnerSettings, parse_runner_settings
-from .compile_inputs import compile_inputs_digest
-from .lsp_commands import CommandError, arg
-from .lsp_progress import work_done
-from .pipeline import (
-    TARGETS,
+from .engine.diagnose import (
     KernelAnalysis,
     analyze_kernel,
+    compile_inputs_digest,
     find_pyproject_overrides,
     launchable_kernels,
 )
+from .lsp_commands import CommandError, arg
+from .lsp_feature import Feature
+from .lsp_progress import work_done
 
 log = logging.getLogger(__name__)
 
 ANALYZE_COMMAND = "tritonlens.analyzeKernel"
 IR_REQUEST = "tritonlens/ir"
-STATUS_NOTIFICATION = "tritonlens/status"
-DEFAULT_IR_TARGET = "sm_90"
-SYMPTOM_IDLE_S = 2.0  # on-symptom escalation waits for the typing to pause this long
-
-
-@dataclass(frozen=True)
-class EscalationSettings:
-    on_save: bool = True  # a save is a deliberate "I am done for now": worth a compile
-    on_symptom: bool = False  # compiles while typing pauses: opt-in (CPU on small machines)
-
-
-def escalation_settings(raw: Any) -> tuple[EscalationSettings, list[str]]:
-    if raw is None:
-        return EscalationSettings(), []
-    if not isinstance(raw, dict):
-        return EscalationSettings(), ["tritonlens.escalation must be an object {onSave, onSymptom}"]
-    problems: list[str] = []
-    values: dict[str, bool] = {}
-    for key, attr in (("onSave", "on_save"), ("onSymptom", "on_symptom")):
-        value = raw.get(key)
-        if value is None:
-            continue
-        if isinstance(value, bool):
-            values[attr] = value
-        else:
-            problems.append(f"tritonlens.escalation.{key} must be true or false")
-    return EscalationSettings(**values), problems
 
 
 @dataclass
@@ -75,7 +47,7 @@ class Stored:
     analysis: KernelAnalysis
 
 
-class PipelineService:
+class CompileService:
     """Runner, worker thread and the last analysis per (uri, kernel); touched on the event loop only."""
 
     def __init__(self, server: Any) -> None:
@@ -91,33 +63,23 @@ class PipelineService:
 
     # -- configuration -------------------------------------------------------------------------------
     def target_for(self, uri: str, requested: Any = None) -> str:
-        if requested is not None and requested != "auto":
-            if requested not in TARGETS:
-                raise CommandError(f"unknown target {requested!r}; use one of {', '.join(TARGETS)}")
-            return str(requested)
+        """The compile target: the request's, else `tritonlens.irTarget`, else the file's platform's default."""
         config = self.server.config.for_uri(uri)
         raw = config.raw if isinstance(config.raw, dict) else {}
-        target = raw.get("irTarget")
-        if target in TARGETS:
-            return str(target)
         platforms = config.settings.platforms
         if config.settings.target == "auto":
             doc = self.server.docs.get(uri)
             platforms = doc.analysis.platforms if doc is not None and doc.analysis is not None else ("cuda",)
-        # no irTarget: the compile target of the platform the file is written for
-        return compile_target_for(platforms, DEFAULT_IR_TARGET)
+        try:
+            return choose_compile_target(requested, raw.get("irTarget"), platforms)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
 
     def runner_settings(self, uri: str) -> RunnerSettings:
         """`tritonlens.runners` for the folder of `uri`, relative paths taken from that folder."""
         raw = self.server.config.for_uri(uri).extra.get("runners")
         folder = self.server.config.folder_for(uri)
         settings, problems = parse_runner_settings(raw, to_fs_path(folder) if folder else None)
-        for problem in problems:
-            self.server.show_once(f"tritonlens: {problem}")
-        return settings
-
-    def escalation(self, uri: str) -> EscalationSettings:
-        settings, problems = escalation_settings(self.server.config.for_uri(uri).extra.get("escalation"))
         for problem in problems:
             self.server.show_once(f"tritonlens: {problem}")
         return settings
@@ -190,14 +152,6 @@ class PipelineService:
             return None
         return hit.analysis
 
-    def with_symptoms(self, doc: Any) -> set[str]:
-        """Kernels with a level-1 warning or error (on the event loop: it reads the server's findings)."""
-        return {
-            f.kernel
-            for f in self.server.visible_findings(doc)
-            if f.level == Level.TRIAGE and f.severity <= Severity.WARNING and f.kernel
-        }
-
     def changed_kernels(
         self, uri: str, text: str, path: str | None, target: str, among: set[str] | None = None
     ) -> list[str]:
@@ -213,126 +167,6 @@ class PipelineService:
     def forget(self, uri: str) -> None:
         self.results = {k: v for k, v in self.results.items() if k[0] != uri}
         self.analyzed_hash = {k: v for k, v in self.analyzed_hash.items() if k[0] != uri}
-
-
-class Escalator:
-    """Levels 3-4 without an explicit command: on save, or once typing pauses on a kernel with a symptom."""
-
-    def __init__(self, server: Any, service: PipelineService) -> None:
-        self.server = server
-        self.service = service
-        self.running: dict[str, tuple[asyncio.Task[None], threading.Event]] = {}
-        self._timers: dict[str, asyncio.TimerHandle] = {}
-        self.runs = 0  # escalations started (for tests and logs)
-
-    def on_save(self, server: Any, uri: str) -> None:
-        if self.service.escalation(uri).on_save:
-            self.start(uri, "save")
-
-    def on_triage(self, server: Any, doc: Any) -> None:
-        if not self.service.escalation(doc.uri).on_symptom:
-            return
-        timer = self._timers.pop(doc.uri, None)
-        if timer is not None:
-            timer.cancel()
-        loop = asyncio.get_running_loop()
-        self._timers[doc.uri] = loop.call_later(SYMPTOM_IDLE_S, self.start, doc.uri, "symptom")
-
-    def start(self, uri: str, why: str) -> None:
-        self._timers.pop(uri, None)
-        older = self.running.pop(uri, None)
-        if older is not None and not older[0].done():
-            older[1].set()  # the compile in the worker thread stops at its next check
-            log.debug("escalation of %s superseded by a newer %s", uri, why)
-        cancel = threading.Event()
-        task = asyncio.get_running_loop().create_task(self._escalate(uri, why, cancel))
-        self.running[uri] = (task, cancel)
-
-    def stop(self, uri: str) -> None:
-        timer = self._timers.pop(uri, None)
-        if timer is not None:
-            timer.cancel()
-        running = self.running.pop(uri, None)
-        if running is not None:
-            running[1].set()
-
-    async def _escalate(self, uri: str, why: str, cancel: threading.Event) -> None:
-        try:
-            doc = await self.server.current(uri)
-            if doc is None or cancel.is_set():
-                return
-            version = doc.version
-            target = self.service.target_for(uri)
-            if doc.analysis is None or doc.analysis.syntax_error:
-                return
-            among = self.service.with_symptoms(doc) if why == "symptom" else None
-            text, path = doc.text, doc.path
-            names = await asyncio.get_running_loop().run_in_executor(
-                None, self.service.changed_kernels, uri, text, path, target, among
-            )
-            if not names:
-                return
-            self.runs += 1
-            title = f"tritonlens: compiling {len(names)} changed kernel(s) for {target} ({why})"
-            async with work_done(self.server, title, cancel_event=cancel) as progress:
-                for n, name in enumerate(names):
-                    if progress.cancelled:
-                        break
-                    progress.report(f"{name} ({n + 1}/{len(names)})", int(100 * n / len(names)))
-                    analysis = await self.service.analyze(uri, name, target, cancel, version=version)
-                    if analysis is None:
-                        log.debug("escalation of %s dropped: the document changed", uri)
-                        break
-                    if analysis.runner_unavailable:
-                        # One pop-up per session; the lens and the log keep saying it.
-                        self.server.show_once(f"tritonlens: IR analysis is off: {analysis.error}")
-                        break
-        except Exception:
-            log.exception("escalation of %s failed", uri)
-        finally:
-            current = self.running.get(uri)
-            if current is not None and current[1] is cancel:
-                self.running.pop(uri, None)
-
-
-class StatusReporter:
-    """Sends `tritonlens/status` {runners: [{name, reachable, detail}]} when the runner settings change."""
-
-    def __init__(self, server: Any, service: PipelineService) -> None:
-        self.server = server
-        self.service = service
-        self._last: Any = None
-        self.rows: list[dict[str, Any]] = []
-
-    def settings(self) -> list[RunnerSettings]:
-        uris = list(self.server.config.folders) or [""]
-        out: list[RunnerSettings] = []
-        for uri in uris:
-            settings = self.service.runner_settings(uri)
-            if settings not in out:
-                out.append(settings)
-        return out
-
-    def on_config(self, server: Any) -> None:
-        settings = self.settings()
-        if settings == self._last:
-            return
-        self._last = settings
-        asyncio.get_running_loop().create_task(self.report(settings))
-
-    async def report(self, settings: list[RunnerSettings] | None = None) -> list[dict[str, Any]]:
-        from .commands.runners import survey
-
-        settings = settings if settings is not None else self.settings()
-        loop = asyncio.get_running_loop()
-        rows: dict[str, dict[str, Any]] = {}
-        for one in settings:
-            # Health checks are network calls: off the event loop. Local envs are only looked up, not started.
-            for row in await loop.run_in_executor(None, lambda s=one: survey(s, probe_local=False)):
-                rows.setdefault(row["name"], row)
-        self.rows = [{k: r[k] for k in ("name", "reachable", "detail")} for r in rows.values()]
-        self.server.protocol.notify(STATUS_NOTIFICATION, {"runners": self.rows})
-        return self.rows
 
 
 def _kernel_row(analysis: KernelAnalysis) -> dict[str, Any]:
@@ -381,24 +215,34 @@ def ub_lens_part(s: dict[str, Any]) -> str | None:
     return None
 
 
-def install(server: Any) -> None:
-    service = PipelineService(server)
-    server.pipeline = service
-    escalator = Escalator(server, service)
-    server.escalator = escalator
-    server.save_hooks.append(escalator.on_save)
-    server.analysis_hooks.append(escalator.on_triage)
-    status = StatusReporter(server, service)
-    server.runner_status = status
-    server.config_hooks.append(status.on_config)
 
-    def closed(ls: Any, uri: str) -> None:
-        escalator.stop(uri)
-        service.forget(uri)
 
-    server.close_hooks.append(closed)
+class CompileFeature(Feature):
+    """`tritonlens.analyzeKernel`, the `tritonlens/ir` request and the compiler's summary lens per kernel."""
 
-    async def analyze_command(ls: Any, args: list[Any]) -> list[dict[str, Any]]:
+    name = "compile"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.service: CompileService | None = None
+
+    def register(self, server: Any) -> None:
+        super().register(server)
+        self.service = CompileService(server)
+        server.commands.add(ANALYZE_COMMAND, "Compile this kernel and explain the IR", self.analyze_command)
+        self.add_request(IR_REQUEST, self.ir_request)
+
+    def on_document_closed(self, uri: str) -> None:
+        assert self.service is not None
+        self.service.forget(uri)
+
+    def shutdown(self) -> None:
+        if self.service is not None:
+            self.service.close()
+
+    async def analyze_command(self, ls: Any, args: list[Any]) -> list[dict[str, Any]]:
+        service = self.service
+        assert service is not None
         uri = arg(args, 0, str, "document URI")
         kernel = args[1] if len(args) > 1 and args[1] else None
         if kernel is not None and not isinstance(kernel, str):
@@ -423,10 +267,9 @@ def install(server: Any) -> None:
                     break
         return out
 
-    server.commands.add(ANALYZE_COMMAND, "Compile this kernel and explain the IR", analyze_command)
-
-    @server.feature(IR_REQUEST)
-    async def ir_request(ls: Any, params: Any) -> dict[str, Any]:
+    async def ir_request(self, ls: Any, params: Any) -> dict[str, Any]:
+        service = self.service
+        assert service is not None
         get = params.get if isinstance(params, dict) else lambda k, d=None: getattr(params, k, d)
         uri, kernel, stage = get("uri"), get("kernel"), get("stage")
         if not isinstance(uri, str) or not isinstance(kernel, str):
@@ -461,24 +304,19 @@ def install(server: Any) -> None:
             "summary": analysis.summary,
         }
 
-    def lens(ls: Any, doc: Any, kernel: Any, findings: list[Any]) -> list[types.CodeLens]:
-        from .lsp_features import _lines
+    def lens_kernels(self, doc: Any) -> set[str] | None:
+        return None
 
-        target = service.target_for(doc.uri)
-        analysis = service.stored(doc.uri, kernel.name, target)
+    def lens_command(self, doc: Any, kernel: Any, findings: list[Any]) -> types.Command:
+        assert self.service is not None
+        target = self.service.target_for(doc.uri)
+        analysis = self.service.stored(doc.uri, kernel.name, target)
         title = lens_title(analysis) if analysis else f"tritonlens: compile for {target} and explain"
-        cmd = types.Command(title=title, command=ANALYZE_COMMAND, arguments=[doc.uri, kernel.name, target])
-        return [types.CodeLens(range=_lines(ls, doc).range(kernel.name_span), command=cmd)]
+        return types.Command(title=title, command=ANALYZE_COMMAND, arguments=[doc.uri, kernel.name, target])
 
-    server.lens_providers.append(lens)
 
-    shutdown = getattr(server, "shutdown_resources", None)
-    if callable(shutdown):
-
-        def shutdown_resources() -> None:
-            for uri in list(escalator.running):
-                escalator.stop(uri)
-            service.close()
-            shutdown()
-
-        server.shutdown_resources = shutdown_resources
+def compile_service(server: Any) -> CompileService:
+    """The runner, targets and IR results that profiling, recording and optimizing share."""
+    service = server.features.get(CompileFeature).service
+    assert service is not None
+    return service

@@ -14,9 +14,9 @@ import hashlib
 import json
 from typing import Any
 
-from ..analysis.kernels import parse_module
-from ..analysis.pragmas import comment_lines
-from ..analysis.source_lines import source_lines
+from ....analysis.kernels import parse_module
+from ....analysis.pragmas import comment_lines
+from ....analysis.source_lines import source_lines
 
 
 def text_digest(text: str, kernel: str) -> str | None:
@@ -47,8 +47,8 @@ def compile_inputs_digest(text: str, path: str | None, kernel: str) -> str | Non
     overrides: Any = {}
     recorded: Any = []
     if path:
-        from .launch_store import recorded_for
-        from .pipeline import find_pyproject_overrides
+        from ...launch_store import recorded_for
+        from .inputs import find_pyproject_overrides
 
         overrides = find_pyproject_overrides(path)
         try:

@@ -1,0 +1,173 @@
+"""Launch sites `kernel[grid](args...)`: found only on lines where `name[` appears, with the grid (literal or a
+name assigned once in the same scope) and each argument's text, span and literal value.
+
+`LaunchFinder` is a part of the collector (collection.py): it reads `source`, `lines`, `chunks`, `tree` and the
+statement lists the collector caches per chunk."""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import re
+from collections.abc import Callable
+from typing import Any
+
+from ..source_chunks import Chunk
+from .literals import grid_literal, literal
+from .model import LaunchArg, LaunchSite
+from .nodes import Entry, header_nodes, single_assignments
+from .positions import SourceText
+
+
+class LaunchFinder:
+    """The collector's launch-site search (mixed into collection.Collector)."""
+
+    source: str
+    tree: ast.Module
+    lines: SourceText
+    chunks: list[Chunk]
+    scope_assigns: dict[int, dict[str, ast.AST]]
+    _subtree: Callable[[ast.stmt, Chunk], list[Entry]]
+
+    def _hit_lines(self, names: set[str], names_key: frozenset[str]) -> list[int]:
+        """Lines (1-based, ascending) where `name[` appears for one of `names`."""
+        alternatives = "|".join(re.escape(n) for n in sorted(names))
+        pattern = re.compile(r"\b(?:" + alternatives + r")\s*\[")
+        if "\r" in self.source:
+            return [i for i, text in enumerate(self.lines.lines, start=1) if pattern.search(text)]
+        # Without CR the chunks cover the lines one after the other: search each chunk's lines once per set
+        # of names (a search over a chunk's text finds the lines a search per line finds: `\s` never matches a
+        # line break between the name and the bracket, whose lines `\n` separates).
+        pattern = re.compile(r"\b(?:" + alternatives + r")[^\S\n]*\[")
+        out: list[int] = []
+        lines = self.lines.lines
+        for chunk in self.chunks:
+            cached = chunk.memo.get(("hit_lines",))
+            if cached is None or cached[0] != names_key:
+                text = "\n".join(lines[chunk.start : chunk.end])
+                found: list[int] = []
+                line, pos = chunk.start + 1, 0
+                for match in pattern.finditer(text):
+                    line += text.count("\n", pos, match.start())
+                    pos = match.start()
+                    if not found or found[-1] != line:
+                        found.append(line)
+                cached = (names_key, found)
+                chunk.memo[("hit_lines",)] = cached
+            out.extend(cached[1])
+        return out
+
+    def _launches(
+        self, tops: list[tuple[ast.stmt, Chunk]], names: set[str], names_key: frozenset[str]
+    ) -> list[LaunchSite]:
+        """Launch sites `name[grid](...)`, looking only at statements on lines where `name[` appears."""
+        hit_lines = self._hit_lines(names, names_key)
+        if not hit_lines:
+            return []
+
+        def hit(first: int, last: int) -> bool:
+            index = bisect.bisect_left(hit_lines, first)
+            return index < len(hit_lines) and hit_lines[index] <= last
+
+        found: dict[int, LaunchSite] = {}
+        for top, chunk in tops:
+            first = top.lineno
+            if not hit(first, top.end_lineno or first):
+                continue  # nothing under this statement is on a hit line
+            entries: list[Entry] = [(top, "", None, None), *self._subtree(top, chunk)]
+            for stmt, _, scope, scope_node in entries:
+                first = getattr(stmt, "lineno", 0)
+                last = getattr(stmt, "end_lineno", first) or first
+                if not hit(first, last):
+                    continue
+                for node in self._subscript_calls(stmt, chunk):
+                    if id(node) not in found:
+                        site = self._launch_cached(node, scope, scope_node, names, chunk)
+                        if site is not None:
+                            found[id(node)] = site
+        return sorted(found.values(), key=lambda site: (site.span.line, site.span.col))
+
+    @staticmethod
+    def _subscript_calls(stmt: ast.AST, chunk: Chunk) -> list[ast.Call]:
+        """Calls of the form `x[...](...)` in a statement's header, in walk order (cached)."""
+        key = ("subscript_calls", id(stmt))
+        cached = chunk.memo.get(key)
+        if cached is None:
+            cached = [
+                node
+                for node in header_nodes(stmt)
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript)
+            ]
+            chunk.memo[key] = cached
+        return cached
+
+    def _launch_cached(
+        self, call: ast.Call, scope: str | None, scope_node: ast.AST | None, names: set[str], chunk: Chunk
+    ) -> LaunchSite | None:
+        if scope_node is None:
+            # At module level a grid name may be assigned in another chunk: not cacheable.
+            return self._launch(call, scope, self.tree, names)
+        # Inside a function everything a launch reads is in this chunk.
+        key = ("launch", id(call))
+        if key not in chunk.memo:
+            chunk.memo[key] = self._launch(call, scope, scope_node, None)
+        site = chunk.memo[key]
+        return site if site is not None and site.kernel in names else None
+
+    def _launch(
+        self, call: ast.Call, scope: str | None, scope_node: ast.AST, names: set[str] | None
+    ) -> LaunchSite | None:
+        """The launch site of `call` when it launches one of `names` (any name when None)."""
+        sub = call.func
+        assert isinstance(sub, ast.Subscript)
+        target = sub.value
+        kernel = (
+            target.id
+            if isinstance(target, ast.Name)
+            else target.attr
+            if isinstance(target, ast.Attribute)
+            else None
+        )
+        if kernel is None or (names is not None and kernel not in names):
+            return None
+        grid = sub.slice
+        grid_value = grid_literal(grid)
+        resolved_text: str | None = None
+        resolved_value: tuple[Any, ...] | None = None
+        if isinstance(grid, ast.Name):
+            assigned = self._scope_assignments(scope_node).get(grid.id)
+            if assigned is not None:
+                resolved_text = self.lines.text(assigned)
+                resolved_value = grid_literal(assigned)
+        args = tuple(self._arg(None, a) for a in call.args)
+        kwargs = tuple(self._arg(kw.arg, kw.value, starred=kw.arg is None) for kw in call.keywords)
+        return LaunchSite(
+            kernel=kernel,
+            span=self.lines.span(call),
+            grid_text=self.lines.text(grid),
+            grid_span=self.lines.span(grid),
+            grid_value=grid_value,
+            grid_resolved_text=resolved_text,
+            grid_resolved_value=resolved_value,
+            args=args,
+            kwargs=kwargs,
+            function=scope,
+            node=call,
+        )
+
+    def _scope_assignments(self, scope: ast.AST) -> dict[str, ast.AST]:
+        """Names the scope (not its nested defs) assigns exactly once, with their value (cached per scope)."""
+        cached = self.scope_assigns.get(id(scope))
+        if cached is None:
+            cached = single_assignments(scope)
+            self.scope_assigns[id(scope)] = cached
+        return cached
+
+    def _arg(self, name: str | None, node: ast.AST, starred: bool = False) -> LaunchArg:
+        is_starred = starred or isinstance(node, ast.Starred)
+        ok, value = literal(node) if not is_starred else (False, None)
+        span = self.lines.span(node)
+        text = self.lines.text(node)
+        if starred:
+            text = f"**{text}"
+        return LaunchArg(name=name, text=text, has_literal=ok, value=value, span=span, starred=is_starred)
