@@ -8,10 +8,7 @@ import math
 from dataclasses import dataclass
 
 from .compiler_ascend_context import AscendContext
-from .compiler_ascend_rules import (
-    DISCRETE_ACCESS,
-    INT_VECTOR_DEGRADED,
-)
+from .compiler_ascend_rules import DISCRETE_ACCESS, INT_VECTOR_DEGRADED
 from .findings import Evidence, Finding
 from .ir.ttadapter import AdapterOp, ScalarLoop
 

@@ -8,16 +8,8 @@ import math
 from dataclasses import replace
 
 from .compiler_ascend_context import CUBE_ALIGN_BYTES, VECTOR_ALIGN_BYTES, AscendContext, kib
-from .compiler_ascend_padding import (
-    care_padding_fix,
-    masked_loads_without_other,
-    padding_verdict,
-)
-from .compiler_ascend_rules import (
-    MASKED_LOAD_PADDING,
-    TAIL_UNALIGNED,
-    UB_OVERFLOW_RULE,
-)
+from .compiler_ascend_padding import care_padding_fix, masked_loads_without_other, padding_verdict
+from .compiler_ascend_rules import MASKED_LOAD_PADDING, TAIL_UNALIGNED, UB_OVERFLOW_RULE
 from .findings import Evidence, Finding, Severity
 from .ir.ttadapter import Buffer, peak_live_bytes
 

@@ -10,11 +10,7 @@ from typing import Any
 
 from . import compiler_cuda_rules as R
 from . import rules
-from .attribution import (
-    ParsedStages,
-    attribute,
-    user_files_for,
-)
+from .attribution import ParsedStages, attribute, user_files_for
 from .compiler_cuda_arith import check_int64, check_precise_math
 from .compiler_cuda_context import Context, as_int
 from .compiler_cuda_dots import check_dots, check_pipelining

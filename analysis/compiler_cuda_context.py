@@ -6,11 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .attribution import (
-    LineStats,
-    ParsedStages,
-    stage_lines,
-)
+from .attribution import LineStats, ParsedStages, stage_lines
 from .compiler_cuda_dataflow import Dataflow
 from .compiler_cuda_limits import SmLimits
 from .findings import Evidence, Finding, Span

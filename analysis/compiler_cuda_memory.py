@@ -6,9 +6,7 @@ from __future__ import annotations
 import re
 
 from . import compiler_cuda_rules as R
-from .attribution import (
-    stage_lines,
-)
+from .attribution import stage_lines
 from .compiler_cuda_context import DOT_OPS, Context
 from .compiler_cuda_dataflow import Dataflow, value_type
 from .findings import Evidence

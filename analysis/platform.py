@@ -44,6 +44,7 @@ _ASCEND_FOLDERS = frozenset({"ascend", "npu", "cann"})
 _CUDA_FOLDERS = frozenset({"cuda", "nvidia", "hopper", "blackwell", "ampere"})
 _TOKEN = re.compile(r"[A-Za-z0-9]+")
 
+
 @dataclass(frozen=True)
 class PlatformDecision:
     platforms: tuple[str, ...]  # ("cuda",), ("ascend",) or ("cuda", "ascend")
@@ -61,11 +62,34 @@ def _folder_evidence(path: str | None) -> tuple[list[str], list[str]]:
     return ascend, cuda
 
 
+# A literal each pattern's match contains: `in` (a fast substring scan) rules most patterns out before the
+# regex runs (a pattern led by `\b` or an alternation scans the whole text slowly, on every keystroke).
+_NEEDLES = {
+    "imports torch_npu": ("torch_npu",),
+    "uses triton.language.extra.cann": ("cann",),
+    "uses triton.backends.ascend": ("backends.ascend",),
+    'device="npu"': ("npu",),
+    ".npu()": (".npu()",),
+    'device="cuda"': ("cuda",),
+    ".cuda()": (".cuda()",),
+    "uses triton.language.extra.cuda": ("extra.cuda",),
+    "uses TMA descriptors": ("TensorDescriptor", "make_tensor_descriptor", "_experimental_descriptor"),
+    "inline PTX": ("inline_asm_elementwise",),
+}
+
+
+def _shows(source: str, pattern: re.Pattern[str], why: str) -> bool:
+    needles = _NEEDLES.get(why)
+    if needles is not None and not any(n in source for n in needles):
+        return False
+    return pattern.search(source) is not None
+
+
 def decide(source: str, path: str | None = None) -> PlatformDecision:
     """The platforms a file is written for (see the module docstring for the evidence read). `path` is best
     given relative to the project root: the folders a clone happens to live in say nothing about its files."""
-    ascend = [why for pattern, why in _ASCEND_TEXT if pattern.search(source)]
-    cuda = [why for pattern, why in _CUDA_TEXT if pattern.search(source)]
+    ascend = [why for pattern, why in _ASCEND_TEXT if _shows(source, pattern, why)]
+    cuda = [why for pattern, why in _CUDA_TEXT if _shows(source, pattern, why)]
     folder_ascend, folder_cuda = _folder_evidence(path)
     if not ascend and not cuda:  # folders decide only when the text says nothing
         ascend, cuda = folder_ascend, folder_cuda

@@ -13,10 +13,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from . import rules
 from .devices import DeviceSpec
 from .findings import Finding
 from .persistent import persistent_kernels
-from .profiling_findings import launch_findings, ncu_findings
+from .profiling_findings import LAUNCH_FAMILY, NCU_FAMILY
 from .profiling_flops import ncu_fp32_flops
 from .profiling_launch import LaunchAnalysis, analyze_launch
 from .profiling_ncu import NcuSourceView
@@ -100,7 +101,8 @@ def analyze_run(
         )
     if device is not None and meaningful:
         for la in launches:
-            findings.extend(launch_findings(la, device, source_lines))
+            for check in rules.checks(LAUNCH_FAMILY):
+                findings.extend(check.run(la, device, source_lines))
     if ncu is not None and device is not None:
         target = (result.get("ncu") or {}).get("launch")
         for la in launches:
@@ -111,7 +113,8 @@ def analyze_run(
                     f"{la.kernel} is near its roofline: Nsight Compute lines not turned into findings"
                 )
             else:
-                findings.extend(ncu_findings(ncu, la, path, source_lines))
+                for check in rules.checks(NCU_FAMILY):
+                    findings.extend(check.run(ncu, la, path, source_lines))
             break
     return ProfileReport(
         device=device, launches=launches, findings=findings, timing_meaningful=meaningful, notes=notes

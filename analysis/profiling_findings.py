@@ -10,6 +10,13 @@ from .findings import Evidence, Finding, Span
 from .profiling_launch import LaunchAnalysis
 from .profiling_ncu import NcuSourceView
 from .profiling_roofline import _finding, roofline_findings
+from .rules import register_check
+
+# Check families run by analysis/profiling.py: `check(la, device, source_lines)` per timed launch, and
+# `check(view, la, path, source_lines)` over Nsight Compute's source view of the profiled launch. A new TL2xx
+# rule registers its check in its own module the same way.
+LAUNCH_FAMILY = "profile-launch"
+NCU_FAMILY = "profile-ncu"
 
 LOW_FRACTION = 0.50  # below this a memory- or compute-bound launch gets a warning
 MIN_MS_FOR_GRID_FINDINGS = 0.020  # grid shape matters only when the kernel runs long enough to see it
@@ -49,6 +56,10 @@ def _profile_evidence(la: LaunchAnalysis, device: DeviceSpec) -> Evidence:
     return Evidence(kind="profile", summary="; ".join(p for p in parts if p), stage="timing")
 
 
+@register_check(
+    LAUNCH_FAMILY, R.NEAR_ROOFLINE, R.LOW_BANDWIDTH, R.LOW_COMPUTE, R.NO_TENSOR_CORES, R.MANY_TINY_PROGRAMS,
+    R.TINY_LAUNCHES, R.SMALL_GRID, R.WAVE_TAIL, R.LOW_OCCUPANCY,
+)  # fmt: skip
 def launch_findings(la: LaunchAnalysis, device: DeviceSpec, source_lines: list[str] | None) -> list[Finding]:
     platforms = ("cuda",) if device.vendor == "nvidia" else ("ascend",)
     span = _span(la.line, source_lines)
@@ -177,6 +188,7 @@ def launch_findings(la: LaunchAnalysis, device: DeviceSpec, source_lines: list[s
     return out
 
 
+@register_check(NCU_FAMILY, R.UNCOALESCED, R.STALL_HOTSPOT)
 def ncu_findings(
     view: NcuSourceView, la: LaunchAnalysis, path: str | None, source_lines: list[str] | None
 ) -> list[Finding]:

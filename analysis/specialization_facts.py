@@ -10,7 +10,7 @@ from typing import Any
 
 from .pragmas import TritonType, parse_value
 from .safe_eval import UNKNOWN, evaluate
-from .specialization_guess import ASSUMED_TYPICAL, typical_value
+from .specialization_guess import ASSUMED_TYPICAL, typical_values
 from .specialization_kernels import SpecKernel, literal_value
 from .specialization_launch import ArgFact, resolve
 from .specialization_scope import Launch
@@ -170,10 +170,12 @@ def build_variant(
         if value is not UNKNOWN:
             chosen[name] = Fact(f"heuristics at line {hline}", value=value)
             env[name] = value
+    guessed = [n for n in kernel.param_names if n not in chosen and n in kernel.constexpr]
+    typical = typical_values(kernel.node, guessed) if guess else {}
     for name in kernel.param_names:
         if name not in chosen and name in kernel.constexpr and guess:
             # nothing shows a value: compile the most likely one, labeled so no finding passes it off as fact
-            chosen[name] = Fact(ASSUMED_TYPICAL, value=typical_value(kernel.node, name))
+            chosen[name] = Fact(ASSUMED_TYPICAL, value=typical[name])
         fact = chosen.get(name)
         if fact is None:
             signature[name] = "constexpr"

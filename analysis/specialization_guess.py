@@ -84,3 +84,19 @@ def typical_value(function: ast.FunctionDef, name: str) -> Any:
     if uses["shape"] or _BLOCK_NAME.search(name):
         return 64  # a block dimension: a power of two every tutorial shape fits
     return 1024  # a problem size (K, N_COLS, SEQ_LEN): a multiple of every usual block size
+
+
+# Past this many guessed block dimensions, each is guessed smaller: their tiles multiply (a 64x64x64 tile
+# of guesses made one public kernel's compile take minutes), and no launch showed the real sizes anyway.
+MANY_BLOCK_GUESSES = 3
+SMALLER_BLOCK = 32
+
+
+def typical_values(function: ast.FunctionDef, names: list[str]) -> dict[str, Any]:
+    """typical_value of each of `names` (constexprs guessed together for one compile), block dimensions made
+    smaller when many are guessed at once."""
+    values = {name: typical_value(function, name) for name in names}
+    blocks = [n for n, v in values.items() if v == 64 and not isinstance(v, bool)]
+    if len(blocks) >= MANY_BLOCK_GUESSES:
+        values.update({n: SMALLER_BLOCK for n in blocks})
+    return values

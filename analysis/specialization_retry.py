@@ -183,20 +183,25 @@ def retry_guess(spec: Specialization, source: str, message: str, line: int | Non
             return _changed(spec, sig, consts, "an int32 guess met an int64 value")
     numel = _NUMEL.search(message)
     if numel:
+        # a tile well under the limit (a tile at the limit compiles for minutes): TILE_BUDGET elements
+        budget = max(int(numel.group(2)) // 32, 16)
         typical = [
             a for a in args if spec.provenance.get(a) == ASSUMED_TYPICAL and isinstance(consts.get(a), int)
         ]
-        big = [a for a in typical if not isinstance(consts[a], bool) and consts[a] > 16]
-        consts.update({a: 16 for a in big})
-        limit = int(numel.group(2))
-        for a in args:  # guessed descriptor blocks: the largest power of two per dimension under the limit
+        big = [a for a in typical if not isinstance(consts[a], bool) and consts[a] > 8]
+        if big:
+            largest = max(consts[a] for a in big)
+            rank = max(1, round(math.log(int(numel.group(1))) / math.log(largest)))  # guessed dims multiplied
+            side = max(2 ** int(math.log2(budget) // rank), 8)
+            consts.update({a: min(consts[a], side) for a in big})
+        for a in args:  # guessed descriptor blocks: the same per-dimension bound
             m = _DESCRIPTOR.match(sig[a])
             if m and DESCRIPTOR_GUESS in spec.provenance.get(a, ""):
                 dims = [int(d) for d in m.group(2).split(",")]
-                side = 2 ** int(math.log2(limit) // len(dims))
+                side = max(2 ** int(math.log2(budget) // len(dims)), 8)
                 if side < max(dims):
                     sig[a] = f"tensordesc<{m.group(1)}[{', '.join([str(side)] * len(dims))}]>"
-        if big or sig != spec.signature:
+        if consts != spec.constants or sig != spec.signature:
             return _changed(
                 spec, sig, consts, "the guessed block sizes made a tile over Triton's element limit"
             )

@@ -9,6 +9,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from .node_memo import per_node
 from .specialization_kernelbench import init_attributes, kernelbench_callers
 
 MAX_CALLERS = 4
@@ -126,9 +127,25 @@ class CallIndex:
 
 
 def index_calls(tree: ast.Module) -> CallIndex:
+    """One pass over the module, merged from per-statement indexes (node_memo): after a keystroke only the
+    edited top-level statement is walked again."""
     launches: dict[str, list[tuple[ast.Call, FuncNode | None]]] = {}
     calls: dict[str, list[tuple[ast.Call, FuncNode | None]]] = {}
-    stack: list[tuple[ast.AST, FuncNode | None]] = [(tree, None)]
+    for stmt in reversed(tree.body):  # the order a whole-tree stack walk visits them
+        part_launches, part_calls = per_node("specialization_scope.calls", stmt, _index_statement)
+        for name, found in part_launches.items():
+            launches.setdefault(name, []).extend(found)
+        for name, found in part_calls.items():
+            calls.setdefault(name, []).extend(found)
+    return CallIndex(tree, module_scope(tree), launches, calls)
+
+
+def _index_statement(stmt: ast.AST) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
+    """The launches and plain calls inside one top-level statement, each with its enclosing function."""
+    launches: dict[str, list[tuple[ast.Call, FuncNode | None]]] = {}
+    calls: dict[str, list[tuple[ast.Call, FuncNode | None]]] = {}
+    holder = ast.Module(body=[stmt], type_ignores=[])  # `stmt` seen as the module's child, as in a whole walk
+    stack: list[tuple[ast.AST, FuncNode | None]] = [(holder, None)]
     while stack:
         node, func = stack.pop()
         for child in ast.iter_child_nodes(node):
@@ -142,7 +159,7 @@ def index_calls(tree: ast.Module) -> CallIndex:
                 elif isinstance(child.func, ast.Name):
                     calls.setdefault(child.func.id, []).append((child, func))
             stack.append((child, func))
-    return CallIndex(tree, module_scope(tree), launches, calls)
+    return launches, calls
 
 
 def find_launches(tree: ast.Module | CallIndex, kernel: str) -> list[Launch]:

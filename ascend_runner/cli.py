@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "ray-local":
         return _ray_local(args)
     try:
-        from .client import LocalRunner
+        from .local_runner import LocalRunner
         from .remote_gate import uvicorn_server
         from .remote_sandbox import SandboxError
         from .remote_server import ServerConfig, create_app

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .client import LocalRunner
+from .local_runner import LocalRunner
 from .runner import Runner
 
 

@@ -11,7 +11,7 @@ import os
 import socket
 from typing import Any
 
-from .client import LocalRunner
+from .local_runner import LocalRunner
 from .protocol import compile_request_from
 
 

@@ -6,6 +6,10 @@ about 200 and 2,000 lines made of realistic Triton kernels (vector add, fused so
 embedding gather, ...). Then times `tritonlens check` over a folder of such files.
 
     .venv/bin/python benchmarks/lsp_latency.py [--iterations 40] [--debounce-ms 150]
+    .venv/bin/python benchmarks/lsp_latency.py --compare-with SHIM [--rounds 3]   # before/after, interleaved
+
+SHIM is a folder with a `tritonlens/` holding links to another checkout's server/, analysis/ and ascend_runner/
+(e.g. a `git worktree` of the commit before a change): its server runs with SHIM first on PYTHONPATH.
 
 Prints a table and writes benchmarks/results/lsp_latency.json.
 """
@@ -211,7 +215,12 @@ EDIT_SITES = {"kernel": ("tl.program_id(0)", 14), "host": ("BLOCK_SIZE=1024", 14
 
 
 async def measure_latency(
-    text: str, iterations: int, debounce_ms: int, workdir: Path, where: str = "host"
+    text: str,
+    iterations: int,
+    debounce_ms: int,
+    workdir: Path,
+    where: str = "host",
+    env: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     client = LanguageClient("tritonlens-bench", "1")
     arrivals: dict[int, float] = {}
@@ -229,7 +238,7 @@ async def measure_latency(
     def on_config(params: types.ConfigurationParams) -> list[Any]:
         return [{"debounceMs": debounce_ms} for _ in params.items]
 
-    await client.start_io(sys.executable, "-m", "tritonlens.server.cli", "serve", *SERVER_ARGS)
+    await client.start_io(sys.executable, "-m", "tritonlens.server.cli", "serve", *SERVER_ARGS, env=env)
     caps = types.ClientCapabilities(
         text_document=types.TextDocumentClientCapabilities(
             publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True)
@@ -351,13 +360,69 @@ def machine() -> dict[str, Any]:
     }
 
 
+def compare(args: argparse.Namespace) -> int:
+    """Before/after on the same machine under the same load: the 2,000-line measurements alternate between
+    the installed tritonlens and the one found first on `--compare-with` (a folder holding a `tritonlens`
+    package of the other version, put first on PYTHONPATH of its server), round after round, each with the
+    1-minute load average at its start."""
+    before = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(args.compare_with), os.environ.get("PYTHONPATH", "")]),
+    }
+    rows: list[dict[str, Any]] = []
+    text = generate(2000)
+    with tempfile.TemporaryDirectory() as tmp:
+        for round_ in range(args.rounds):
+            for label, env in (("before", before), ("after", None)):
+                for where in EDIT_SITES:
+                    load = os.getloadavg()[0]
+                    row = asyncio.run(
+                        measure_latency(text, args.iterations, args.debounce_ms, Path(tmp), where, env)
+                    )
+                    row.update(version=label, round=round_ + 1, load_average_1m=round(load, 2))
+                    rows.append(row)
+                    print(
+                        f"round {round_ + 1} {label:>6} edit in {where:>6}: p50 {row['p50_ms']:>7} ms "
+                        f"p95 {row['p95_ms']:>7} ms (load {load:.1f})",
+                        flush=True,
+                    )
+    summary = {}
+    for label in ("before", "after"):
+        for where in EDIT_SITES:
+            mine = [r for r in rows if r["version"] == label and r["edit_in"] == where]
+            summary[f"{label} {where}"] = {
+                "p95_ms_median_of_rounds": statistics.median(r["p95_ms"] for r in mine),
+                "p50_ms_median_of_rounds": statistics.median(r["p50_ms"] for r in mine),
+                "load_average_1m": [r["load_average_1m"] for r in mine],
+            }
+    out = {"machine": machine(), "compared_with": str(args.compare_with), "summary": summary, "rows": rows}
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+    for key, value in summary.items():
+        print(
+            f"{key:>14}: p95 {value['p95_ms_median_of_rounds']} ms, p50 {value['p50_ms_median_of_rounds']} ms"
+        )
+    print(f"wrote {args.output}")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--iterations", type=int, default=40)
     parser.add_argument("--debounce-ms", type=int, default=150)
     parser.add_argument("--check-files", type=int, default=50)
     parser.add_argument("--output", type=Path, default=RESULTS, help="where to write the JSON results")
+    parser.add_argument(
+        "--compare-with",
+        type=Path,
+        help="a folder holding another version's `tritonlens` package: 2,000-line latency before/after, interleaved",
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds of --compare-with")
     args = parser.parse_args()
+    if args.compare_with:
+        if args.output == RESULTS:
+            args.output = RESULTS.with_name("lsp_latency_compare.json")
+        return compare(args)
     results: dict[str, Any] = {"machine": machine(), "latency": [], "check": None}
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)

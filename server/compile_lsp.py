@@ -22,7 +22,7 @@ from pygls.uris import to_fs_path
 
 from ..analysis.findings import Level
 from ..analysis.targets import choose_compile_target
-from ..ascend_runner.settings import RunnerSettings, parse_runner_settings
+from ..ascend_runner.client import RunnerSettings, parse_runner_settings
 from .engine.diagnose import (
     KernelAnalysis,
     analyze_kernel,
@@ -86,7 +86,7 @@ class CompileService:
 
     def runner(self, uri: str) -> Any:
         """The runner the settings name (remote when configured); an unusable remote falls back to local."""
-        from ..ascend_runner.factory import get_runner
+        from ..ascend_runner.client import get_runner
 
         config = self.runner_settings(uri).runner_config()
         with self._runner_lock:

@@ -82,8 +82,13 @@ def hover_record(offer: Offer, result: OptimizeResult) -> str:
         per_output = tol.get("outputs") if isinstance(tol.get("outputs"), list) else [tol]
         bounds = "; ".join(str(t.get("basis") or f"atol={t.get('atol')} rtol={t.get('rtol')}") for t in per_output)
         reference = (checks[-1].get("reference") if checks else None) or "as written"
-        lines.append(f"\ntolerance: {bounds}; reference: `Model` of the original text ({reference}); inputs: "
-                     "fresh `get_inputs()` per seed, fresh allocations poisoned")
+        if v.details.get("mode") == "replay":
+            compared = (f"reference: {reference}, on the recorded launches; inputs: drawn per seed from each "
+                        "launch's dtypes, shapes and value ranges; every tensor argument compared")
+        else:
+            compared = (f"reference: `Model` of the original text ({reference}); inputs: fresh `get_inputs()` per "
+                        "seed, fresh allocations poisoned")
+        lines.append(f"\ntolerance: {bounds}; {compared}")
     timing = v.details.get("timing") or {}
     if timing:
         lines.append(

@@ -1,21 +1,51 @@
 """Level 2 pieces shared by the language server and `tritonlens profile`: the profile job's payload, picking a
 backend from what a runner reports, and turning the runner's result into a ProfileReport.
 
-The harness detection, the measured-ceilings cache and the text report stay in server/commands/profile.py;
-this module only adds what the editor needs on top (no argparse, no printing).
+Also the harness detection and the measured-ceilings cache; the text report and flags stay in
+server/commands/profile.py (no argparse, no printing here).
 """
 
 from __future__ import annotations
 
+import ast
 import os
 from collections.abc import Mapping
 from typing import Any
 
 from ..analysis import devices, profiling
 from ..analysis.profiling_ncu import NcuParseError, parse_source_csv
-from .commands.profile import BACKEND_CHOICES, load_measured, save_measured
+from . import ceilings_cache
 
 DEFAULT_PROFILE_TIMEOUT_S = 600.0
+BACKEND_CHOICES = ("cuda", "npu", "interpret")
+
+
+def detect_harness(source: str) -> str:
+    """kernelbench if the module defines ModelNew and get_inputs at top level, else script."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return "script"
+    names = {n.name for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
+    return "kernelbench" if {"ModelNew", "get_inputs", "get_init_inputs"} <= names else "script"
+
+
+def harness_spec(path: str, source: str, harness: str, argv: list[str]) -> dict[str, Any]:
+    mode = detect_harness(source) if harness == "auto" else harness
+    spec: dict[str, Any] = {"mode": mode, "path": os.path.abspath(path), "source": source, "argv": argv}
+    if mode not in ("kernelbench", "script"):
+        spec.update(mode="entry", entry=harness)
+    return spec
+
+
+def load_measured(device_name: str | None) -> dict[str, Any] | None:
+    return ceilings_cache.load(device_name)
+
+
+def save_measured(
+    device_name: str, ceilings: dict[str, Any], runner: str | None = None, backend: str | None = None
+) -> None:
+    ceilings_cache.save(device_name, ceilings, runner, backend)
 
 
 def profile_payload(

@@ -25,9 +25,8 @@ from lsprotocol import types
 from ..analysis.findings import Finding, Level
 from ..analysis.profiling import ProfileReport
 from ..analysis.profiling_launch import LaunchAnalysis
-from ..ascend_runner.environments import environment_for_backend
+from ..ascend_runner.client import environment_for_backend
 from .ceilings_cache import needs_measuring
-from .commands.profile import harness_spec
 from .compile_lsp import compile_service
 from .launch_store import keep_profiled_launches
 from .lsp_commands import CommandError, arg
@@ -38,6 +37,7 @@ from .profile_jobs import (
     analyze_result,
     backend_from_health,
     backend_setting,
+    harness_spec,
     local_devices,
     profile_payload,
     reply_error,
@@ -136,7 +136,7 @@ class ProfileService:
 
     def choose_runner(self, uri: str) -> RunnerChoice:
         """The remote runner when configured (its token problems are errors), else the pipeline's local one."""
-        from ..ascend_runner.factory import get_runner
+        from ..ascend_runner.client import get_runner
 
         settings = compile_service(self.server).runner_settings(uri)
         remote = settings.remote

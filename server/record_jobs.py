@@ -10,8 +10,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..ascend_runner.environments import EnvironmentUnavailable, environment_for_backend, find_environment
-from ..ascend_runner.recording import RecordRun, record_command
+from ..ascend_runner.client import (
+    EnvironmentUnavailable,
+    RecordRun,
+    environment_for_backend,
+    find_environment,
+    record_command,
+)
 from .source_files import read_python_source
 
 MAX_UPLOAD_BYTES = 6 * 1024 * 1024
@@ -93,7 +98,7 @@ def record_remote(
     timeout_s: float,
     cancel: threading.Event | None = None,
 ) -> RecordOutcome:
-    from ..ascend_runner.remote_client import RemoteRunner, RemoteRunnerError, resolve_token
+    from ..ascend_runner.client import RemoteRunner, RemoteRunnerError, resolve_token
 
     empty = RecordRun(argv=argv, cwd=str(cwd), backend=backend)
     try:

@@ -6,9 +6,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from ..ascend_runner.settings import RunnerSettings
+from ..ascend_runner.client import RunnerSettings
 from .compile_lsp import CompileFeature
 from .lsp_feature import Feature
+from .runner_survey import survey
 
 STATUS_NOTIFICATION = "tritonlens/status"
 
@@ -44,8 +45,6 @@ class RunnerStatusFeature(Feature):
         asyncio.get_running_loop().create_task(self.report(settings))
 
     async def report(self, settings: list[RunnerSettings] | None = None) -> list[dict[str, Any]]:
-        from .commands.runners import survey
-
         settings = settings if settings is not None else self.settings()
         loop = asyncio.get_running_loop()
         rows: dict[str, dict[str, Any]] = {}

@@ -62,6 +62,22 @@ def test_analysis_depends_on_neither_server_nor_runner_nor_compilers():
         assert not bad, f"{path} imports {sorted(bad)}"
 
 
+def test_server_uses_only_the_runner_client_and_protocol():
+    # What the runner offers the server is read in one place (ascend_runner/client.py re-exports it).
+    allowed = {"tritonlens.ascend_runner.client", "tritonlens.ascend_runner.protocol"}
+    for path, names in _imports("server").items():
+        runner = {n for n in names if n.startswith("tritonlens.ascend_runner")}
+        assert runner <= allowed, f"{path} imports {sorted(runner - allowed)}"
+
+
+def test_only_the_cli_imports_its_subcommands():
+    # server/commands holds the CLI's subcommands; the language server and the engines never import them.
+    for path, names in _imports("server").items():
+        if path.startswith("server/commands/") or path == "server/cli.py":
+            continue
+        assert not {n for n in names if n.startswith("tritonlens.server.commands")}, path
+
+
 def test_runner_client_does_not_import_the_server():
     for path, names in _imports("ascend_runner").items():
         assert not {n for n in names if n.startswith("tritonlens.server")}, path

@@ -23,7 +23,10 @@ from ..rules import checks
 from ..source_lines import source_lines
 
 # Modules of this package that hold no rules; every other one registers its rules and checks on import.
-_NOT_RULE_MODULES = frozenset({"base", "context", "references", "launch_facts", "shapes"})
+_NOT_RULE_MODULES = frozenset(
+    {"base", "references", "launch_facts", "shapes", "context"}
+    | {f"context_{part}" for part in ("dataflow", "names", "pointers", "values")}
+)
 
 
 def rule_modules() -> list[str]:

@@ -9,7 +9,8 @@ from ..findings import Finding, Level, Severity
 from ..rules import Rule, register
 from . import references as ref
 from .base import finding, kernel_check, short
-from .context import TL, KernelContext
+from .context import KernelContext
+from .context_names import TL
 
 # Fully unrolling more copies than this of a body that holds tiles multiplies live UB buffers and code size.
 STATIC_UNROLL_LIMIT = 16

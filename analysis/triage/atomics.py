@@ -10,7 +10,8 @@ from ..findings import Finding, Level, Severity
 from ..rules import Rule, register
 from . import references as ref
 from .base import finding, kernel_check, short
-from .context import ATOMICS, KernelContext
+from .context import KernelContext
+from .context_names import ATOMICS
 
 GRID_ATOMIC = register(
     Rule(

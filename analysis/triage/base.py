@@ -7,7 +7,8 @@ from collections.abc import Callable, Iterable
 
 from ..findings import Evidence, Finding, Fix, Severity, Span, TextEdit
 from ..rules import Rule, register_check
-from .context import TL, KernelContext
+from .context import KernelContext
+from .context_names import TL
 
 KernelCheck = Callable[[KernelContext], Iterable[Finding]]
 

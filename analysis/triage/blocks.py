@@ -18,7 +18,9 @@ from .base import (
     next_power_of_two,
     replace_fix,
 )
-from .context import TL, KernelContext, ValueSite
+from .context import KernelContext
+from .context_names import TL
+from .context_values import ValueSite
 
 # Upper-case names that conventionally hold a tile size (BLOCK_SIZE, BLOCK_M, XBLOCK, TILE_N, ...).
 _BLOCK_NAME = re.compile(r"^(?:[A-Z0-9_]*BLOCK[A-Z0-9_]*|TILE(?:_[A-Z0-9]+)*)$")

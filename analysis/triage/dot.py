@@ -9,7 +9,8 @@ from ..findings import Finding, Level, Severity
 from ..rules import Rule, register
 from . import references as ref
 from .base import finding, kernel_check
-from .context import TL, KernelContext
+from .context import KernelContext
+from .context_names import TL
 
 # Smallest tile edge of an MMA instruction (NVIDIA mma/wgmma) and of the Ascend cube fractal (16x16).
 MIN_DOT_DIM = 16

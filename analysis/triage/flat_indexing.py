@@ -11,7 +11,8 @@ from ..findings import Finding, Level, Severity
 from ..rules import Rule, register
 from . import references as ref
 from .base import finding, kernel_check, short
-from .context import ATOMICS, TL, KernelContext
+from .context import KernelContext
+from .context_names import ATOMICS, TL
 
 _STRIDE_NAME = re.compile(r"(^|_)stride|^s_|_s$|^ld[a-z]?$", re.IGNORECASE)
 # Names that say "a size": n_cols, num_rows, seq_len, hidden_size, D, N, ...

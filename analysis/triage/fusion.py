@@ -15,11 +15,13 @@ from typing import Any
 
 from ..findings import Finding, Level, Severity
 from ..kernels import LaunchSite
+from ..node_memo import per_node
 from ..rules import Rule, register
 from ..specialization_launch import resolve
 from . import references as ref
 from .base import finding, kernel_check
-from .context import ATOMICS, TL, KernelContext
+from .context import KernelContext
+from .context_names import ATOMICS, TL
 from .launch_facts import launches
 
 _ALLOCATORS = ("empty", "empty_like", "zeros", "zeros_like", "empty_strided", "ones", "ones_like", "full")
@@ -74,7 +76,11 @@ def intermediate_round_trip(ctx: KernelContext) -> Iterator[Finding]:
             written = _param_args(ctx, producer, _stored_params(ctx))
             for consumer in sites[i + 1 :]:
                 other = ctx.module.kernel(consumer.kernel)
-                if other is None or not _same_grid(producer, consumer) or _exclusive(host, producer, consumer):
+                if (
+                    other is None
+                    or not _same_grid(producer, consumer)
+                    or _exclusive(host, producer, consumer)
+                ):
                     continue
                 other_ctx = _context(ctx, other)
                 read = _param_args(other_ctx, consumer, _aligned_loads(other_ctx))
@@ -136,8 +142,8 @@ def _launching_hosts(ctx: KernelContext) -> dict[str, list[_Host]]:
     if hosts is None:
         defs: dict[str, list[ast.AST]] = {}
         if ctx.module.tree is not None:
-            for node in ast.walk(ctx.module.tree):
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for stmt in ctx.module.tree.body:  # per statement, remembered: a keystroke re-walks one statement
+                for node in per_node("fusion.defs", stmt, _function_defs):
                     defs.setdefault(node.name, []).append(node)
         grouped: dict[int, tuple[ast.AST, list[LaunchSite]]] = {}
         for site in ctx.module.launches:
@@ -147,11 +153,20 @@ def _launching_hosts(ctx: KernelContext) -> dict[str, list[_Host]]:
         hosts = {}
         for host, sites in grouped.values():
             sites.sort(key=lambda s: (s.span.line, s.span.col))
-            entry = (host, sites, _allocations(host), _returned_names(host))
+            entry = (
+                host,
+                sites,
+                per_node("fusion.allocations", host, _allocations),
+                per_node("fusion.returned", host, _returned_names),
+            )
             for name in dict.fromkeys(site.kernel for site in sites):
                 hosts.setdefault(name, []).append(entry)
         ctx.module.memo[key] = hosts
     return hosts
+
+
+def _function_defs(stmt: ast.AST) -> list[ast.AST]:
+    return [n for n in ast.walk(stmt) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
 
 
 def _host_def(candidates: list[ast.AST], site: LaunchSite) -> ast.AST | None:

@@ -9,7 +9,8 @@ from ..findings import Finding, Fix, Level, Severity, Span, TextEdit
 from ..rules import Rule, register
 from . import references as ref
 from .base import finding, kernel_check, short
-from .context import TL, KernelContext
+from .context import KernelContext
+from .context_names import TL
 
 FP64 = register(
     Rule(

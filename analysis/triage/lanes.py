@@ -20,7 +20,8 @@ from ..safe_eval import UNKNOWN, evaluate
 from ..specialization_launch import resolve
 from . import references as ref
 from .base import finding, kernel_check
-from .context import TL, KernelContext
+from .context import KernelContext
+from .context_names import TL
 from .launch_facts import launches
 
 DEFAULT_WARPS = 4  # Triton's default num_warps on NVIDIA

@@ -9,7 +9,8 @@ from ..findings import Finding, Level, Severity
 from ..rules import Rule, register
 from . import references as ref
 from .base import finding, header_span, kernel_check, short
-from .context import ATOMICS, TL, KernelContext
+from .context import KernelContext
+from .context_names import ATOMICS, TL
 
 INVARIANT_LOAD = register(
     Rule(

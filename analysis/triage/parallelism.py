@@ -10,7 +10,8 @@ from ..findings import Finding, Level, Severity
 from ..rules import Rule, register
 from . import references as ref
 from .base import finding, kernel_check, short
-from .context import ATOMICS, TL, KernelContext
+from .context import KernelContext
+from .context_names import ATOMICS, TL
 
 # A literal grid this small with scalar programs is a deliberate single-lane kernel, not per-element launching.
 _SMALL_GRID = 64

@@ -10,7 +10,8 @@ from ..findings import Finding, Level, Severity
 from ..rules import Rule, register
 from . import references as ref
 from .base import finding, header_span, kernel_check, short
-from .context import TL, KernelContext
+from .context import KernelContext
+from .context_names import TL
 from .shapes import rank
 
 REDUCTIONS = {TL + name for name in ("sum", "max", "min", "reduce", "xor_sum")}
@@ -58,7 +59,7 @@ SEQUENTIAL_SCAN = register(
             "function, e.g. for a linear recurrence h = a*h + b) computes the scan of a whole block in log2(BLOCK) "
             "parallel steps across the lanes; longer rows carry the block's last value into the next block.\n\n"
             "**Fix:** load a block, `tl.cumsum(x, axis=0) + carry`, store the block, "
-            "`carry += tl.sum(x, axis=0)`."
+            "`carry += tl.sum(x, axis=0)` (a running product alike with `tl.cumprod` and `carry *=`)."
         ),
         references=(
             f"{ref.TRITON_DOCS}/python-api/generated/triton.language.cumsum.html",
@@ -179,8 +180,8 @@ def sequential_scan(ctx: KernelContext) -> Iterator[Finding]:
             continue
         index = loop.target.id
         for node in ctx.walk(loop):
-            if not isinstance(node, ast.AugAssign) or not isinstance(node.op, ast.Add):
-                continue
+            if not isinstance(node, ast.AugAssign) or not isinstance(node.op, (ast.Add, ast.Mult)):
+                continue  # a running sum, or a running product (tl.cumprod)
             if not isinstance(node.target, ast.Name) or ctx.enclosing_loops(node)[:1] != [loop]:
                 continue
             acc = node.target.id
@@ -189,9 +190,11 @@ def sequential_scan(ctx: KernelContext) -> Iterator[Finding]:
             store = _stores_running_value(ctx, loop, acc, index)
             if store is None:
                 continue
+            what, scan = ("product", "tl.cumprod") if isinstance(node.op, ast.Mult) else ("sum", "tl.cumsum")
             message = (
-                f"loop at line {loop.lineno} stores the running total `{acc}` one element per iteration: a "
-                "sequential prefix sum; use tl.cumsum on blocks (carry the block total between blocks)"
+                f"loop at line {loop.lineno} stores the running {'total' if what == 'sum' else what} `{acc}` one "
+                f"element per iteration: a sequential prefix {what}; use {scan} on blocks (carry the block's "
+                f"{'total' if what == 'sum' else what} between blocks)"
             )
             yield finding(SEQUENTIAL_SCAN, ctx, header_span(ctx, loop), message, data={"accumulator": acc})
             break

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import ast
 
-from .context import TL, KernelContext
+from .context import KernelContext
+from .context_names import TL
 
 REDUCTIONS = {TL + n for n in ("sum", "max", "min", "reduce", "xor_sum", "argmax", "argmin")}
 

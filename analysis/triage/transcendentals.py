@@ -11,7 +11,8 @@ from ..findings import Finding, Level, Severity
 from ..rules import Rule, register
 from . import references as ref
 from .base import finding, kernel_check, short
-from .context import TL, KernelContext
+from .context import KernelContext
+from .context_names import TL
 
 _EXP = {
     TL + "exp",

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ...ascend_runner.fanout import in_order, parallelism
+from ...ascend_runner.client import in_order, parallelism
 from ..engine.bench import state as bench_state
 from ..engine.bench.measure import BenchOptions, run_task
 from ..engine.bench.plot import write_plot
@@ -25,7 +25,8 @@ from ..engine.bench.tasks import find_tasks, parse_shard, shard
 from ..engine.optimize.config_search import ConfigSearch
 from ..engine.optimize.loop import Budget
 from ..engine.optimize.proposers import RecipeProposer, llm_proposer
-from .profile import BACKEND_CHOICES, make_runner
+from ..profile_jobs import BACKEND_CHOICES
+from .profile import make_runner
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -39,7 +39,7 @@ def _triage(source: str, path: str) -> list[Finding]:
 
 
 def make_runner(config: dict[str, Any] | None) -> Any:
-    from ...ascend_runner.factory import get_runner
+    from ...ascend_runner.client import get_runner
 
     return get_runner(config or None)
 

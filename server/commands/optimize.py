@@ -13,15 +13,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ...ascend_runner.fanout import in_order, parallelism
+from ...ascend_runner.client import in_order, parallelism
 from ..engine.optimize import report as reporting
 from ..engine.optimize.config_search import ConfigSearch
 from ..engine.optimize.gate import GateConfig
 from ..engine.optimize.loop import Budget, OptimizeOptions, optimize_source
 from ..engine.optimize.proposers import RecipeProposer, llm_proposer
 from ..launch_store import recorded_for
+from ..profile_jobs import BACKEND_CHOICES, detect_harness
 from ..source_files import decode_python_source, read_python_source
-from .profile import BACKEND_CHOICES, detect_harness, make_runner
+from .profile import make_runner
 
 # worker processes of the local runner: config-search compiles run in parallel over them
 WORKERS = max(1, min(8, (os.cpu_count() or 2) // 2))

@@ -9,7 +9,6 @@ device name, so later profiles on that device compare against them (see analysis
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import os
 import sys
@@ -21,9 +20,8 @@ from ...analysis.findings import Finding
 from ...analysis.profiling_launch import LaunchAnalysis
 from ...analysis.profiling_ncu import NcuParseError, parse_source_csv
 from ..launch_store import keep_profiled_launches
+from ..profile_jobs import BACKEND_CHOICES, harness_spec, load_measured, save_measured
 from ..source_files import read_python_source
-
-BACKEND_CHOICES = ("cuda", "npu", "interpret")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -60,43 +58,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def detect_harness(source: str) -> str:
-    """kernelbench if the module defines ModelNew and get_inputs at top level, else script."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return "script"
-    names = {n.name for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
-    return "kernelbench" if {"ModelNew", "get_inputs", "get_init_inputs"} <= names else "script"
-
-
-def harness_spec(path: str, source: str, harness: str, argv: list[str]) -> dict[str, Any]:
-    mode = detect_harness(source) if harness == "auto" else harness
-    spec: dict[str, Any] = {"mode": mode, "path": os.path.abspath(path), "source": source, "argv": argv}
-    if mode not in ("kernelbench", "script"):
-        spec.update(mode="entry", entry=harness)
-    return spec
-
-
-def load_measured(device_name: str | None) -> dict[str, Any] | None:
-    from ..ceilings_cache import load
-
-    return load(device_name)
-
-
-def save_measured(
-    device_name: str, ceilings: dict[str, Any], runner: str | None = None, backend: str | None = None
-) -> None:
-    from ..ceilings_cache import save
-
-    save(device_name, ceilings, runner, backend)
-
-
 def make_runner(
     spec: str, token_env: str | None = None, token_file: str | None = None, *, cache: bool = False, workers: int = 1
 ) -> Any:
     """A runner for --runner SPEC; `cache` keeps compile results, `workers` runs that many jobs at once (local)."""
-    from ...ascend_runner import client, factory
+    from ...ascend_runner.client import LocalRunner, get_runner
 
     if spec.startswith(("http://", "https://")):
         remote: dict[str, Any] = {"url": spec}
@@ -110,13 +76,13 @@ def make_runner(
                 "or --token-file PATH"
             )
         try:
-            return factory.get_runner(remote)
+            return get_runner(remote)
         except Exception as exc:  # the remote client may not exist or may want credentials
             message = str(exc).replace("tokenEnv", "--token-env").replace("tokenFile", "--token-file")
             raise RuntimeError(f"cannot use the remote runner {spec}: {message}") from None
     if spec.startswith(("ray://", "ray:auto")):
         try:
-            return factory.get_runner({"address": spec})
+            return get_runner({"address": spec})
         except Exception as exc:  # Ray missing, no cluster at the address, or no token
             raise RuntimeError(f"cannot use the Ray runner {spec}: {exc}") from None
     config: dict[str, Any] = {"cache": cache, "workers": workers}
@@ -124,7 +90,7 @@ def make_runner(
         env = spec.split(":", 1)[1]
         if env in ("cuda", "ascend"):
             # Every backend runs under the named environment's interpreter (e.g. interpret under ascend).
-            from ...ascend_runner.environments import EnvironmentUnavailable, find_environment
+            from ...ascend_runner.client import EnvironmentUnavailable, find_environment
 
             try:
                 python = find_environment(env).python
@@ -137,7 +103,7 @@ def make_runner(
             raise RuntimeError("--runner local:ENV needs an environment name or a python path")
     elif spec != "local":
         raise RuntimeError(f"--runner must be local, local:ENV, an http(s) URL, ray://HOST:PORT or ray:auto, not {spec!r}")
-    return client.LocalRunner(config)
+    return LocalRunner(config)
 
 
 def _measure(args: argparse.Namespace) -> bool:

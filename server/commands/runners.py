@@ -1,7 +1,7 @@
 """`tritonlens runners`: the configured runners (local environments, remote services) and whether each answers.
 
 The configuration has the `tritonlens.runners` shape of the editor settings (see ascend_runner/settings.py):
-from --config (JSON), else `[tool.tritonlens.runners]` of the nearest pyproject.toml. `survey` is shared with the
+from --config (JSON), else `[tool.tritonlens.runners]` of the nearest pyproject.toml. `survey` (server/runner_survey.py) is shared with the
 language server, which reports the same rows to the editor as `tritonlens/status`.
 """
 
@@ -14,9 +14,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from ...ascend_runner.settings import RunnerSettings, parse_runner_settings
-
-STATUS_TIMEOUT_S = 3.0  # a remote runner that does not answer its health check this fast counts as down
+from ...ascend_runner.client import parse_runner_settings
+from ..runner_survey import survey
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -43,62 +42,6 @@ def load_runner_config(path: str | None, start: Path | None = None) -> tuple[dic
                 return {}, folder
             return dict(table.get("tool", {}).get("tritonlens", {}).get("runners", {})), folder
     return {}, None
-
-
-def _local_rows(settings: RunnerSettings, probe: bool) -> list[dict[str, Any]]:
-    """Local environments; with `probe`, a worker is started in each to prove it works (slow: the CLI only)."""
-    from ...ascend_runner.client import LocalRunner
-    from ...ascend_runner.environments import available_environments
-
-    rows: list[dict[str, Any]] = []
-    if not probe:
-        for env, found in available_environments(settings.local_config()).items():
-            if isinstance(found, str):
-                rows.append({"name": f"local {env}", "kind": "local", "reachable": False, "detail": found})
-            else:
-                detail = f"{found.python} ({found.compiler_version()})"
-                rows.append({"name": f"local {env}", "kind": "local", "reachable": True, "detail": detail})
-        return rows
-    local = LocalRunner(settings.local_config(cache=False))
-    try:
-        for env, info in local.health().get("backends", {}).items():
-            detail = info.get("message") or f"{info.get('python')} ({info.get('compiler', '?')})"
-            rows.append(
-                {
-                    "name": f"local {env}",
-                    "kind": "local",
-                    "reachable": bool(info.get("available")),
-                    "detail": detail,
-                }
-            )
-    finally:
-        local.close()
-    return rows
-
-
-def _remote_row(remote: Any) -> dict[str, Any]:
-    from ...ascend_runner.remote_client import RemoteRunner, RemoteRunnerError, resolve_token
-
-    row: dict[str, Any] = {"name": f"remote {remote.url}", "kind": "remote", "reachable": False}
-    try:
-        runner = RemoteRunner(
-            remote.url, resolve_token(remote.client_config()), connect_timeout_s=STATUS_TIMEOUT_S
-        )
-        health = runner.health()
-    except (RemoteRunnerError, ValueError) as exc:
-        row["detail"] = str(exc)
-        return row
-    backends = health.get("runner", {}).get("backends", {}) if isinstance(health, dict) else {}
-    up = [k for k, v in backends.items() if isinstance(v, dict) and v.get("available")]
-    row.update(reachable=True, detail=", ".join(up) or "reachable, but no backend available")
-    return row
-
-
-def survey(settings: RunnerSettings, *, probe_local: bool = True) -> list[dict[str, Any]]:
-    """One row per runner: name, kind, reachable, detail (the shape of the `tritonlens/status` notification)."""
-    rows = _local_rows(settings, probe_local)
-    rows += [_remote_row(remote) for remote in settings.remotes]
-    return rows
 
 
 def run(args: argparse.Namespace) -> int:

@@ -93,6 +93,7 @@ def test_replay_gate_judges_kernel_rewrites_against_the_recorded_launches(runner
         bounds = checks[0]["tolerance"]["outputs"]
         assert len(bounds) == 3 and all("K unknown in a replay" in b["basis"] for b in bounds)
         assert "correct on 2 shape(s) x 2 seed(s)" in verdict.reason
+        assert verdict.details["mode"] == "replay"  # the hover record says how it was compared
         return
     assert not verdict.accepted
     assert verdict.stage == stage, verdict.reason
@@ -124,3 +125,61 @@ def test_replay_payload_is_a_valid_verify_request_and_needs_launches():
     assert request.harness.mode == "replay" and request.launches == [launch]
     with pytest.raises(ProtocolError, match="needs `launches`"):
         verify_request_from({**gate.payload("old", "new"), "launches": []})
+
+
+HOST_TIMED = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from harness_backend import InterpretBackend, interpret_mode
+from verify_job import verify_job
+
+class HostTimed(InterpretBackend):
+    timing_meaningful = True  # exercises the timed path; the numbers mean nothing
+
+with interpret_mode(True):
+    print(json.dumps(verify_job(HostTimed(), json.loads(sys.stdin.read())), default=str))
+"""
+
+
+def _replay_on_host_clock(candidate: str, grid: int) -> dict:
+    fixture = ROOT / "tests" / "fixtures" / "optimize" / "kb_scale.py"
+    launch = {
+        "kernel": "scale_kernel", "grid": [grid, 1, 1], "count": 3, "options": {"num_warps": 4},
+        "args": [
+            {"name": "x_ptr", "kind": "tensor", "dtype": "float32", "shape": [1000], "strides": [1], "range": [-3, 3]},
+            {"name": "out_ptr", "kind": "tensor", "dtype": "float32", "shape": [1000], "strides": [1]},
+            {"name": "n", "kind": "int", "value": 1000},
+            {"name": "BLOCK", "kind": "constexpr", "value": 64},
+        ],
+    }
+    payload = {
+        "harness": {"mode": "replay", "path": str(fixture), "source": candidate},
+        "baseline_source": fixture.read_text(), "launches": [launch], "seeds": [0, 1],
+        "interleave": {"repeats": 2}, "timing": {"warmup_ms": 1, "rep_ms": 1},
+    }
+    proc = subprocess.run(
+        [str(ROOT / ".envs" / "cuda" / "bin" / "python"), "-c", HOST_TIMED, str(ROOT / "ascend_runner" / "worker")],
+        input=json.dumps(payload), capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_worker_replays_a_hand_written_launch_and_times_original_against_candidate():
+    source = (ROOT / "tests" / "fixtures" / "optimize" / "kb_scale.py").read_text()
+    good = _replay_on_host_clock(source.replace("x * 2.0 + 1.0, mask=mask)", "x + x + 1.0, mask=mask)"), grid=16)
+    assert good["mode"] == "replay" and good["passed"], good
+    assert [c["seed"] for c in good["checks"]] == [0, 1]
+    assert len(good["timing"]["baseline_ms"]) == len(good["timing"]["candidate_ms"]) == 2
+    assert "weighted by how often" in good["timing"]["method"]
+    # a candidate that stops short: the tail of the output keeps its random start values and mismatches
+    short = _replay_on_host_clock(source.replace("mask = offs < n", "mask = offs < n - 40"), grid=16)
+    assert not short["passed"] and "outside atol" in short["checks"][0]["reason"]
+
+
+def test_launches_with_arguments_replay_cannot_rebuild_are_not_replayed():
+    from tritonlens.server.engine.optimize.replay import replayable
+
+    tensor = {"name": "x", "kind": "tensor", "dtype": "float32", "shape": [4], "strides": [1]}
+    assert replayable({"kernel": "k", "args": [tensor, {"name": "n", "kind": "int", "value": 4}]})
+    assert not replayable({"kernel": "k", "args": [tensor, {"name": "d", "kind": "other", "value": "TensorDescriptor"}]})

@@ -87,3 +87,23 @@ def test_backend_folder_of_a_package_without_project_marker_is_evidence(tmp_path
     rel = project_relative(str(kernel))
     assert rel.replace("\\", "/") == "vendor_ops/backend/_ascend/ops/add.py"
     assert decide("import triton\n", rel).platforms == ("ascend",)
+
+
+def test_every_text_pattern_has_a_literal_its_matches_contain() -> None:
+    from tritonlens.analysis import platform
+
+    samples = {
+        "imports torch_npu": "import torch_npu\n",
+        "uses triton.language.extra.cann": "from triton.language.extra import cann\n",
+        "uses triton.backends.ascend": "import triton.backends.ascend.driver\n",
+        'device="npu"': 'x = torch.ones(3, device="npu")\n',
+        ".npu()": "x = y.npu()\n",
+        'device="cuda"': "x = torch.ones(3, device='cuda')\n",
+        ".cuda()": "x = y.cuda()\n",
+        "uses triton.language.extra.cuda": "from triton.language.extra.cuda import libdevice\n",
+        "uses TMA descriptors": "desc = tl.make_tensor_descriptor(p, [1], [1], [1])\n",
+        "inline PTX": "y = tl.inline_asm_elementwise('mov', '=r,r', [x], dtype=tl.int32)\n",
+    }
+    for pattern, why in (*platform._ASCEND_TEXT, *platform._CUDA_TEXT):
+        assert why in platform._NEEDLES, why  # a new pattern needs its literal
+        assert platform._shows(samples[why], pattern, why), why

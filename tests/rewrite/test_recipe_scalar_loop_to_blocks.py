@@ -9,6 +9,7 @@ from recipe_helpers import check_correct, declined, rewrite, task
 ROOT = Path(__file__).resolve().parents[2]
 CUMSUM = (ROOT / "bench" / "scan" / "cumsum.py").read_text(encoding="utf-8")
 COLSUM = (ROOT / "bench" / "reduction" / "column_sum.py").read_text(encoding="utf-8")
+CUMPROD = (ROOT / "bench" / "scan" / "cumprod.py").read_text(encoding="utf-8")
 
 SQUARES = task('''
     M = 4
@@ -55,7 +56,12 @@ def test_rewrites_and_correctness(tmp_path) -> None:
     squares = rewrite("scalar-loop-to-blocks", SQUARES, "sq_scan_kernel")[0].source
     # masked lanes would add 1.0 each: the part is zeroed outside the mask
     assert "total_part = tl.where(mask_i, v * v + 1.0, 0.0)" in squares
-    check_correct({"scan": scan, "reduction": reduction, "squares": squares}, tmp_path)
+    product = rewrite("scalar-loop-to-blocks", CUMPROD, "cumprod_kernel")[0].source
+    # masked lanes multiply by 1; the carry is the last lane of the block's inclusive product scan
+    assert "acc_part = tl.where(mask_i, tl.load(x_ptr + row * stride_row + offs_i, mask=mask_i, other=0.0), 1.0)" in product
+    assert "acc_scan = acc * tl.cumprod(acc_part, axis=0)" in product
+    assert "acc = tl.sum(tl.where(tl.arange(0, 1024) == 1023, acc_scan, 0.0), axis=0)" in product
+    check_correct({"scan": scan, "reduction": reduction, "squares": squares, "product": product}, tmp_path)
 
 
 def test_declines() -> None:

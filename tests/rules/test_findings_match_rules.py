@@ -137,7 +137,9 @@ def test_ascend_compiler_findings_match_their_rules() -> None:
     assert Severity.ERROR in {f.severity for f in found if f.code == "TL403"}
     assert_all_match(found)
     emitted = {code for check in rules.checks("ascend") for code in check.emits}
-    assert {f.code for f in found} <= emitted | set(HIVM_CODES)  # hivm findings: analysis/compiler_ascend_hivm.py
+    assert {f.code for f in found} <= emitted | set(
+        HIVM_CODES
+    )  # hivm findings: analysis/compiler_ascend_hivm.py
 
 
 @pytest.mark.parametrize("device", ["h100", "ascend910b"])
@@ -191,6 +193,11 @@ def test_profiling_findings_match_their_rules(device: str) -> None:
         assert {"TL207", "TL208"} <= {f.code for f in found}
     assert len({f.code for f in found}) >= 5
     assert_all_match(found)
+    emitted = {
+        code for family in ("profile-launch", "profile-ncu") for c in rules.checks(family) for code in c.emits
+    }
+    assert {f.code for f in found} <= emitted
+    assert all(rule.checks for rule in rules.all_rules() if rule.code.startswith("TL2"))
 
 
 def test_compile_error_and_specialization_findings_match_their_rules() -> None:

@@ -74,7 +74,9 @@ def test_the_compiler_analysis_runs_its_check_and_escalation_uses_its_confirms(n
     line = case.line("tl.load(scale_ptr)")
     mine = [f for f in report.findings if f.code == "TL399"]
     assert [f.span.line for f in mine] == [line] and "32 bits per thread" in mine[0].message
-    symptoms = [f for f in triage(case.source, case.path).findings if f.kernel == case.kernel and f.code == "TL106"]
+    symptoms = [
+        f for f in triage(case.source, case.path).findings if f.kernel == case.kernel and f.code == "TL106"
+    ]
     assert [f.span.line for f in symptoms] == [line]
     merged = [f for f in merge([*symptoms, *mine], ["cuda"]) if f.span.line == line]
     assert [f.code for f in merged] == ["TL399"] and merged[0].data["confirms"] == ["TL106"]
@@ -110,6 +112,9 @@ def test_tritonlens_rules_lists_it_only_while_the_file_exists(new_rule_file: Pat
     assert "TL399  scalar-global-load  (cuda; level 4; info)" in out.stdout
     assert "confirms TL106" in out.stdout
     plain = subprocess.run(
-        [sys.executable, "-c", code, str(ROOT / "no-such-folder")], capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", code, str(ROOT / "no-such-folder")],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert "TL399" not in plain.stdout

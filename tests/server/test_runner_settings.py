@@ -12,10 +12,11 @@ from tritonlens.ascend_runner.client import LocalRunner
 from tritonlens.ascend_runner.factory import get_runner
 from tritonlens.ascend_runner.remote_client import RemoteRunner
 from tritonlens.ascend_runner.settings import RemoteSettings, RunnerSettings, parse_runner_settings
-from tritonlens.server.commands.runners import load_runner_config, survey
+from tritonlens.server.commands.runners import load_runner_config
 from tritonlens.server.escalation_lsp import EscalationSettings, escalation_settings
 from tritonlens.server.profile_jobs import analyze_result, backend_from_health, backend_setting
 from tritonlens.server.profile_lsp import ProfiledKernel, hover_markdown, lens_title
+from tritonlens.server.runner_survey import survey
 
 ROOT = Path(__file__).resolve().parents[2]
 H200_ADD = ROOT / "benchmarks" / "gpu" / "results" / "run2" / "profile_add.json"

@@ -90,6 +90,12 @@ def test_tl134_fires_on_a_scalar_running_total_stored_each_step() -> None:
     assert "tl.cumsum" in f.message
 
 
+def test_tl134_fires_on_a_scalar_running_product() -> None:
+    product = SCAN.replace("total = 0.0", "total = 1.0").replace("total += v", "total *= v")
+    (f,) = of(product, "TL134")
+    assert "running product `total`" in f.message and "tl.cumprod" in f.message
+
+
 def test_tl134_silent_for_reductions_block_scans_and_cumsum() -> None:
     # A plain scalar reduction (stored once after the loop) is not a scan.
     reduction = SCAN.replace(

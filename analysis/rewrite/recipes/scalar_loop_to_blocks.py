@@ -8,7 +8,8 @@
 
 becomes a loop over blocks of BLOCK elements: every `i` turns into `offs = i + tl.arange(0, BLOCK)`, loads and
 stores that depend on it are masked at the tail, the update's value is summed per block (`tl.sum`), and reads of
-the running value after the update use `acc + tl.cumsum(part)` (an inclusive scan). It declines on nested
+the running value after the update use `acc + tl.cumsum(part)` (an inclusive scan). A running product (`acc *= x`)
+alike: masked lanes are 1, the scan is `acc * tl.cumprod(part)` and the carry its last lane. It declines on nested
 control flow, reductions inside the loop, reads of the accumulator before its update (an exclusive scan) and
 stores that do not depend on the loop index.
 """
@@ -38,16 +39,16 @@ BLOCK = 1024
 _WRITES = ("store", "atomic_add")
 
 
-def _update(stmt: ast.stmt) -> tuple[str, list[ast.AST]] | None:
-    """(accumulator, the terms added to it) for `acc += e` and `acc = acc + e1 + e2`."""
-    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add) and isinstance(stmt.target, ast.Name):
-        return stmt.target.id, [stmt.value]
+def _update(stmt: ast.stmt) -> tuple[str, list[ast.AST], str] | None:
+    """(accumulator, the terms combined into it, "add" | "mul") for `acc += e`, `acc = acc + e1 + e2`, `acc *= e`."""
+    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add | ast.Mult) and isinstance(stmt.target, ast.Name):
+        return stmt.target.id, [stmt.value], "add" if isinstance(stmt.op, ast.Add) else "mul"
     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
         acc = stmt.targets[0].id
         terms = add_terms(stmt.value)
         mine = [t for t in terms if isinstance(t, ast.Name) and t.id == acc]
         if len(terms) > 1 and len(mine) == 1:
-            return acc, [t for t in terms if t is not mine[0]]
+            return acc, [t for t in terms if t is not mine[0]], "add"
     return None
 
 
@@ -117,7 +118,7 @@ def _rewrite(ks: KernelSource, loop: ast.For, body_of_loop: list[ast.stmt]) -> t
     updates = [(n, u) for n, s in enumerate(loop.body) if (u := _update(s)) is not None]
     if len(updates) != 1:
         return None
-    position, (acc, terms) = updates[0]
+    position, (acc, terms, op) = updates[0]
     init = previous_assignment(body_of_loop, loop, acc)
     if not (isinstance(init, ast.Assign) and literal_init(init.value) is not None):
         return None
@@ -146,12 +147,20 @@ def _rewrite(ks: KernelSource, loop: ast.For, body_of_loop: list[ast.stmt]) -> t
     for n, stmt in enumerate(loop.body):
         if n == position:
             value_text = " + ".join(_statement_text(ks, term, i, offs, mask, {}) for term in terms)
-            lines.append(f"{part} = {tl('where')}({mask}, {value_text}, 0.0)")
-            if scan:
+            identity = "0.0" if op == "add" else "1.0"  # masked tail lanes leave the sum / product unchanged
+            lines.append(f"{part} = {tl('where')}({mask}, {value_text}, {identity})")
+            if scan and op == "add":
                 lines.append(f"{running} = {acc} + {tl('cumsum')}({part}, axis=0)")
+            elif op == "mul":  # no tl.prod: the block product is the last lane of the inclusive product scan
+                running = running or ks.fresh(f"{acc}_scan")
+                lines.append(f"{running} = {acc} * {tl('cumprod')}({part}, axis=0)")
         else:
             lines.append(_statement_text(ks, stmt, i, offs, mask, {acc: running} if scan and n > position else {}))
-    lines.append(f"{acc} += {tl('sum')}({part}, axis=0)")
+    if op == "add":
+        lines.append(f"{acc} += {tl('sum')}({part}, axis=0)")
+    else:
+        last = f"{tl('arange')}(0, {BLOCK}) == {BLOCK - 1}"
+        lines.append(f"{acc} = {tl('sum')}({tl('where')}({last}, {running}, 0.0), axis=0)")
     if any("\n" in line for line in lines):
         raise Decline("a statement of the loop spans several lines")
     start, stop, _ = bounds
@@ -176,7 +185,7 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
     rationale = (
         f"A scalar loop walked one element per iteration ({', '.join(kinds)}). It now walks blocks of {BLOCK}: "
         "loads and stores are vectors masked at the tail, the block's contribution is tl.sum-med, and a running "
-        "value read after the update becomes the carry plus tl.cumsum (an inclusive scan)."
+        "value read after the update becomes the carry plus tl.cumsum (times tl.cumprod for a running product)."
     )
     return [finish(recipe, ks.ctx, edits, f"Process blocks of {BLOCK} instead of one element per iteration", rationale)]
 

@@ -1,7 +1,8 @@
 // End-to-end test in a real VS Code: code-server (installed offline by scripts/install-code-server.sh, cached
 // outside the repo) serves the workbench, headless Chromium drives it through playwright-core. The test
 // installs the built .vsix, opens a workspace with a sample kernel, and checks that a tritonlens diagnostic,
-// its hover and its quick fix appear and work. Screenshots go to <repo>/test-artifacts/vscode-e2e/.
+// its hover and its quick fix appear and work, and (last) the Optimize flow: code lens, verified code action,
+// refactor preview, and the saved rewrite passing verification. Screenshots go to <repo>/test-artifacts/vscode-e2e/.
 //
 // Env: TRITONLENS_E2E_PYTHON (interpreter with tritonlens; default <repo>/.venv/bin/python),
 //      TRITONLENS_CODE_SERVER_HOME (default /opt/tritonlens-code-server), CHROMIUM (default /usr/bin/chromium),
@@ -24,6 +25,7 @@ const csHome = process.env.TRITONLENS_CODE_SERVER_HOME ?? '/opt/tritonlens-code-
 const codeServer = join(csHome, 'node_modules', '.bin', 'code-server');
 const chromiumPath = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const KERNEL_FILE = 'softmax_kernel.py';
+const OPTIMIZE_FILE = 'row_sum.py';
 
 const started = Date.now();
 const log = (msg) => console.log(`[e2e ${((Date.now() - started) / 1000).toFixed(1)}s] ${msg}`);
@@ -81,12 +83,17 @@ function prepare() {
   // The project's example, when it exists, fills the Kernels view with a second file.
   const example = join(repo, 'examples', 'naive_softmax.py');
   if (existsSync(example)) cpSync(example, join(ws, 'naive_softmax.py'));
+  // A slow first draft in KernelBench form (Model/ModelNew/get_inputs) for the Optimize flow.
+  cpSync(join(repo, 'bench', 'reduction', OPTIMIZE_FILE), join(ws, OPTIMIZE_FILE));
   writeFileSync(
     join(ws, '.vscode', 'settings.json'),
     JSON.stringify(
       {
         'tritonlens.interpreter': [python],
         'tritonlens.target': 'both',
+        // Optimize runs on the CPU interpreter (verified correct, never timed) with one candidate: bounded for CI.
+        'tritonlens.profileBackend': 'interpret',
+        'tritonlens.optimizeBudget': 'candidates=1,rounds=1',
         'workbench.startupEditor': 'none',
         'workbench.tips.enabled': false,
         'workbench.enableExperiments': false,
@@ -174,6 +181,95 @@ async function problemsText(page) {
   await panel.waitFor({ state: 'visible', timeout: 15000 });
   await page.waitForTimeout(500);
   return panel.innerText();
+}
+
+/** Run the runner's verification (interpret backend: ModelNew against Model at the task's test shapes) on a file. */
+function verifyOnRunner(path) {
+  const script = [
+    'import json, sys',
+    'from tritonlens.ascend_runner.client import LocalRunner',
+    'shapes = [{"label": "a", "overrides": {"M": 16, "N": 512}}, {"label": "b", "overrides": {"M": 13, "N": 301}}]',
+    'with LocalRunner({"cache": False}) as runner:',
+    '    reply = runner.verify("interpret", {"harness": {"mode": "kernelbench", "path": sys.argv[1]}, "seeds": [3], "shapes": shapes})',
+    'print(json.dumps(reply, default=str))',
+  ].join('\n');
+  const r = spawnSync(python, ['-c', script, path], { encoding: 'utf8', timeout: 300000 });
+  if (r.status !== 0) fail(`verifying the applied text failed to run: ${r.stderr.slice(-1500)}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop());
+}
+
+/** 9. Optimize kernel from the code lens; apply the verified rewrite through the refactor preview; the saved text
+ * passes verification on its own. Interpret backend: the offer is "verified correct", never a speed claim. */
+async function optimizeFlow(page, env) {
+  // Step 5 chose Ascend; the slow draft is a CUDA kernel: back to both platforms (the server re-reads settings).
+  const settingsFile = join(env.ws, '.vscode', 'settings.json');
+  const settings = JSON.parse(readFileSync(settingsFile, 'utf8'));
+  writeFileSync(settingsFile, JSON.stringify({ ...settings, 'tritonlens.target': 'both' }, null, 2));
+  const original = readFileSync(join(env.ws, OPTIMIZE_FILE), 'utf8');
+  const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: OPTIMIZE_FILE }).first();
+  await runCommand(page, 'View: Show Explorer');
+  await row.waitFor({ timeout: 30000 });
+  await row.click();
+  await page.locator('.monaco-editor .view-lines', { hasText: 'def row_sum_kernel' }).first().waitFor({ timeout: 30000 });
+  const editor = page.locator('.editor-group-container.active .monaco-editor').first();
+  const lens = editor.locator('.codelens-decoration a', { hasText: 'tritonlens: optimize' }).first();
+  await lens.waitFor({ timeout: 120000 });
+  const t0 = Date.now();
+  await lens.click();
+  log('Optimize kernel started from the code lens');
+  const done = page.locator('.notification-toast', { hasText: /verified rewrite\(s\)/ }).first();
+  const failed = page.locator('.notification-toast', { hasText: /optimizeKernel failed|no verified/ }).first();
+  for (const deadline = Date.now() + 420000; !(await done.isVisible()); await page.waitForTimeout(1000)) {
+    if (await failed.isVisible()) fail(`Optimize kernel failed: ${await failed.innerText()}`);
+    if (Date.now() > deadline) fail('Optimize kernel offered no verified rewrite within 420s');
+  }
+  const message = await done.locator('.notification-list-item-message').first().innerText().catch(() => '');
+  log(`Optimize kernel finished in ${((Date.now() - t0) / 1000).toFixed(0)}s: ${message}`);
+  await shot(page, '12-optimize-done');
+  await done.locator('.codicon-notifications-clear, .codicon-close').first().click().catch(() => undefined);
+
+  // The code action: cursor inside the kernel, Ctrl+. lists the verified rewrite with what was verified.
+  await editor.locator('.view-line', { hasText: 'acc = 0.0' }).first().click({ position: { x: 40, y: 5 } });
+  await page.keyboard.press('Control+Period');
+  const offer = page.locator('.action-widget .monaco-list-row', { hasText: 'Apply verified' }).first();
+  await offer.waitFor({ state: 'visible', timeout: 30000 });
+  const title = (await offer.innerText()).trim();
+  if (!/verified-correct rewrite \(not timed: no speed claim\)/.test(title) || !/max error/.test(title)) {
+    fail(`the optimize code action does not state what was verified: ${title}`);
+  }
+  log(`code action offered: ${title}`);
+  await shot(page, '13-optimize-action');
+  for (let i = 0; i < 10 && !/\bfocused\b/.test((await offer.getAttribute('class')) ?? ''); i++) {
+    await page.keyboard.press('ArrowDown');
+  }
+  await page.keyboard.press('Enter');
+
+  // Multi-line edits need confirmation: VS Code shows the refactor preview with the edit unticked; the user
+  // ticks the file (all its edits) and applies.
+  const apply = page.locator('.bulk-edit-panel .buttons .monaco-button', { hasText: /^Apply$/ }).first();
+  await apply.waitFor({ state: 'visible', timeout: 30000 });
+  const fileBox = page.locator('.bulk-edit-panel .monaco-list-row', { hasText: OPTIMIZE_FILE }).locator('.edit-checkbox').first();
+  if (!(await fileBox.isChecked())) await fileBox.check();
+  await shot(page, '14-optimize-preview');
+  await apply.click();
+  log('refactor preview applied');
+  await editor.click({ position: { x: 400, y: 300 } });
+  await page.keyboard.press('Control+S');
+  let saved = original;
+  for (let i = 0; i < 40 && saved === original; i++) {
+    await page.waitForTimeout(250);
+    saved = readFileSync(join(env.ws, OPTIMIZE_FILE), 'utf8');
+  }
+  if (saved === original) fail('applying the verified rewrite did not change the saved file');
+  const changed = saved.split('\n').findIndex((line, i) => line !== original.split('\n')[i]);
+  await page.keyboard.press('Control+G'); // show the first changed line
+  await page.locator('.quick-input-widget input').fill(`:${changed + 1}`);
+  await page.keyboard.press('Enter');
+  await shot(page, '15-optimize-applied');
+  const reply = verifyOnRunner(join(env.ws, OPTIMIZE_FILE));
+  if (!reply.ok || !reply.result?.passed) fail(`the applied kernel does not pass verification: ${JSON.stringify(reply).slice(0, 1500)}`);
+  const checks = reply.result.checks.map((c) => `${c.shape}/seed ${c.seed}: max error ${c.max_abs}`).join(', ');
+  log(`the saved rewrite passes verification on its own (${checks})`);
 }
 
 async function main() {
@@ -404,6 +500,8 @@ async function main() {
     if (starts < 2) fail('the log does not show the server starting again after Restart server');
     log('Restart server started a new server');
     await shot(page, '11-log');
+    await optimizeFlow(page, env);
+
     // No request left this machine (the gallery points at nothing; see NO_GALLERY_ENV).
     if (offMachine.length > 0) fail(`the workbench made requests off this machine:\n${[...new Set(offMachine)].join('\n')}`);
     const galleryUrl = await page.evaluate(() => {

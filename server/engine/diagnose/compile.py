@@ -37,7 +37,7 @@ def _accepts(func: Any, name: str) -> bool:
 
 def runner_unavailable(exc: BaseException) -> bool:
     try:
-        from ....ascend_runner.environments import EnvironmentUnavailable
+        from ....ascend_runner.client import EnvironmentUnavailable
     except ImportError:
         return False
     return isinstance(exc, EnvironmentUnavailable)
@@ -50,7 +50,7 @@ def environment_problem(runner: Any, target: str) -> str | None:
     if find is None:
         return None
     try:
-        from ....ascend_runner.environments import environment_for_target
+        from ....ascend_runner.client import environment_for_target
 
         find(environment_for_target(target))
     except Exception as exc:

@@ -207,6 +207,7 @@ class Gate:
         checks = list(res.get("checks") or [])
         details.update(
             checks=checks,
+            mode=res.get("mode", "kernelbench"),
             tolerance=res.get("tolerance"),
             shapes=[s.to_payload() for s in self.shapes.all],
             shapes_note=self.shapes.source_note,

@@ -132,7 +132,8 @@ def optimize_source(
         if not launches:
             out.error = (
                 f"{path} is not in KernelBench form (missing {', '.join(missing)}) and none of its kernels has "
-                "launches recorded from its current text: the gate needs a reference. Record the program that "
+                "replayable launches recorded from its current text (tensors, scalars and constexprs; not "
+                "descriptors): the gate needs a reference. Record the program that "
                 "launches them (`tritonlens record -- COMMAND`, or the editor's Record command) to verify by "
                 "replay, or add Model/ModelNew/get_inputs (see bench/README.md)"
             )

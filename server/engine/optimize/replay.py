@@ -25,12 +25,19 @@ def _bytes(launch: dict[str, Any]) -> int:
     return sum(int(a.get("nbytes") or 0) for a in launch.get("args") or [] if isinstance(a, dict))
 
 
+def replayable(launch: dict[str, Any]) -> bool:
+    """Every argument can be rebuilt from the record: tensors, scalars, constexprs, None (not, e.g., a
+    TensorDescriptor or another object the recorder could only name)."""
+    return all(isinstance(a, dict) and a.get("kind") in ("tensor", "int", "float", "bool", "constexpr", "none")
+               for a in launch.get("args") or [])
+
+
 def replay_launches(path: str, source: str, kernels: list[str]) -> list[dict[str, Any]]:
-    """The recorded launches of `kernels` still valid for `source` (none for an edited kernel), a few per kernel:
-    the smallest two and the largest, so a size the program really used is checked at both ends."""
+    """The replayable recorded launches of `kernels` still valid for `source` (none for an edited kernel), a few
+    per kernel: the smallest two and the largest, so sizes the program really used are checked at both ends."""
     chosen: list[dict[str, Any]] = []
     for kernel in kernels:
-        launches = sorted(recorded_for(path, source, kernel), key=_bytes)
+        launches = sorted((x for x in recorded_for(path, source, kernel) if replayable(x)), key=_bytes)
         picks = launches[:MAX_PER_KERNEL - 1] + launches[MAX_PER_KERNEL - 1:][-1:]
         chosen.extend(picks)
     return chosen
