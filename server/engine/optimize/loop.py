@@ -176,6 +176,8 @@ def optimize_source(
             spent += 1
             say(f"round {round_no}: verifying {cand.title} ({i + 1}/{len(candidates)})", spent / budget.candidates)
             verdict = gate.check(current, cand, cancel).verdict
+            if verdict.stage == "replay":
+                spent -= 1  # refused before anything ran (replay cannot verify it): costs no budget
             tried.add((cand.kernel, cand.producer))
             step = Step(cand, verdict, round_no)
             feedback.setdefault((source_name, cand.kernel), []).append(verdict)
