@@ -174,6 +174,19 @@ def _finding_row(f: Finding) -> dict[str, Any]:
     }
 
 
+def kernel_finding_rows(server: TritonLensServer, uri: str, name: str) -> list[dict[str, Any]]:
+    """The findings of one kernel, as the kernels list shows them: an open document's kernel from its analysis
+    (O(that kernel), never the whole workspace), a closed file's from the workspace rows."""
+    doc = server.docs.get(uri)
+    if doc is not None and doc.analysis is not None:
+        for k in doc.analysis.kernels:
+            if k.name == name:
+                return [_finding_row(f) for f in kernel_findings_of(server, doc, k)]
+        return []
+    rows = [r for r in kernels(server) if r["uri"] == uri and r["name"] == name]
+    return rows[0]["findings"] if rows else []
+
+
 def kernels(server: TritonLensServer) -> list[dict[str, Any]]:
     """Every kernel in the workspace: open documents from the editor's text, the rest from disk."""
     rows: list[dict[str, Any]] = []

@@ -54,3 +54,21 @@ def test_named_path_exists(doc: str, path: str) -> None:
 @pytest.mark.parametrize("doc,name", mentions(DOTTED))
 def test_named_module_resolves(doc: str, name: str) -> None:
     assert resolves(name), f"docs/{doc} names {name}, which does not import or has no such attribute"
+
+
+def test_module_map_names_every_folder() -> None:
+    """docs/architecture.md's module map says what each folder holds: every top-level folder of the repository and
+    every folder of the distribution is named there as `folder/`."""
+    doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    skip = {"__pycache__", "build", "dist", "node_modules"}
+    top = [
+        p
+        for p in ROOT.iterdir()
+        if p.is_dir() and not p.name.startswith(".") and not p.name.endswith(".egg-info")
+    ]
+    inner = [p for d in ("analysis", "server", "ascend_runner") for p in (ROOT / d).rglob("*") if p.is_dir()]
+    folders = [p for p in top + inner if p.name not in skip and not set(p.relative_to(ROOT).parts) & skip]
+    missing = sorted(
+        p.relative_to(ROOT).as_posix() for p in folders if f"{p.relative_to(ROOT).as_posix()}/" not in doc
+    )
+    assert not missing, f"docs/architecture.md does not say what these folders hold: {missing}"
