@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .ir.llir import LlirInstr, parse_llir
-from .ir.mlir_loc import LocChain, MlirModule, UserFiles, parse_mlir
+from .ir.mlir import MlirModule, parse_mlir
+from .ir.mlir_loc import LocChain, UserFiles
 from .ir.ptx import PtxModule, parse_ptx, vector_bits
 from .ir.sass import SassInstr, parse_sass
 from .source_lines import source_lines

@@ -21,8 +21,10 @@ from .compiler_ascend_hivm import HivmReport, analyze_hivm
 from .compiler_ascend_ub import ub_estimate
 from .compiler_report import CompilerReport
 from .findings import Finding
-from .ir.mlir_loc import UserFiles, parse_mlir
-from .ir.ttadapter import AdapterModule, AdapterOp, parse_ttadapter
+from .ir.mlir import parse_mlir
+from .ir.mlir_loc import UserFiles
+from .ir.ttadapter import parse_ttadapter
+from .ir.ttadapter_model import AdapterModule, AdapterOp
 from .source_lines import source_lines as split_source_lines
 from .specialization_kernels import KernelTable, kernel_table
 from .specialization_launch import resolve

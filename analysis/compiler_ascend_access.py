@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from .compiler_ascend_context import AscendContext
 from .compiler_ascend_rules import DISCRETE_ACCESS, INT_VECTOR_DEGRADED
 from .findings import Evidence, Finding
-from .ir.ttadapter import AdapterOp, ScalarLoop
+from .ir.ttadapter_model import AdapterOp, ScalarLoop
 
 # Integer tile ops the A2/A3 vector unit cannot do on int64 (performance_guidelines.md: Add; the other
 # arithmetic ops lower the same way).

@@ -10,7 +10,7 @@ from typing import Any
 
 from .compiler_ascend_devices import AscendDevice
 from .findings import Evidence, Finding, Severity, Span
-from .ir.ttadapter import AdapterModule
+from .ir.ttadapter_model import AdapterModule
 from .rules import Rule
 
 STAGE = "ttadapter"

@@ -10,7 +10,7 @@ from .compiler_ascend_context import STAGE, AscendContext, kib
 from .compiler_ascend_devices import MAX_GRID_BLOCKS
 from .compiler_ascend_rules import GRID_VS_CORES, STATIC_RANGE_UNROLLED
 from .findings import Evidence, Finding, Severity
-from .ir.ttadapter import Buffer
+from .ir.ttadapter_model import Buffer
 
 
 def check_grid(ctx: AscendContext) -> list[Finding]:

@@ -20,7 +20,8 @@ from .compiler_ascend_hivm_rules import SCALAR_FALLBACK, SCALAR_SYNC_IN_LOOP
 from .compiler_ascend_rules import UB_OVERFLOW_RULE
 from .findings import Evidence, Finding, Severity
 from .ir import hivm as H
-from .ir.mlir_loc import UserFiles, line_map, parse_mlir
+from .ir.mlir import line_map, parse_mlir
+from .ir.mlir_loc import UserFiles
 
 NO_BINARY = "no device binary and no timing: hivmc (CANN) is not installed, the pipeline stops before it"
 

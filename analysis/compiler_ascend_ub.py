@@ -11,7 +11,8 @@ from .compiler_ascend_context import CUBE_ALIGN_BYTES, VECTOR_ALIGN_BYTES, Ascen
 from .compiler_ascend_padding import care_padding_fix, masked_loads_without_other, padding_verdict
 from .compiler_ascend_rules import MASKED_LOAD_PADDING, TAIL_UNALIGNED, UB_OVERFLOW_RULE
 from .findings import Evidence, Finding, Severity
-from .ir.ttadapter import Buffer, peak_live_bytes
+from .ir.ttadapter_buffers import peak_live_bytes
+from .ir.ttadapter_model import Buffer
 
 
 def ub_estimate(ctx: AscendContext) -> tuple[int, list[Buffer]]:

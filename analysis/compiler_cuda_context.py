@@ -10,7 +10,8 @@ from .attribution import LineStats, ParsedStages, stage_lines
 from .compiler_cuda_dataflow import Dataflow
 from .compiler_cuda_limits import SmLimits
 from .findings import Evidence, Finding, Span
-from .ir.mlir_loc import MlirModule, MlirOp, UserFiles
+from .ir.mlir import MlirModule, MlirOp
+from .ir.mlir_loc import UserFiles
 from .rules import Rule
 
 DOT_OPS = ("tt.dot", "ttng.warp_group_dot", "ttng.tc_gen5_mma", "tt.dot_scaled")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .ir.mlir_loc import FuncArg, MlirModule, MlirOp
+from .ir.mlir import FuncArg, MlirModule, MlirOp
 
 _TENSOR_RE = re.compile(r"tensor<((?:\d+x)*)([^,>]+)")
 _PASS_THROUGH = {

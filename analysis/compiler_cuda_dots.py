@@ -9,7 +9,7 @@ from . import compiler_cuda_rules as R
 from .compiler_cuda_context import DOT_OPS, Context, ptx_lines
 from .compiler_cuda_dataflow import value_type
 from .compiler_cuda_limits import capability
-from .ir.mlir_loc import MlirModule, MlirOp
+from .ir.mlir import MlirModule, MlirOp
 
 _MMA_VERSION_RE = re.compile(r"versionMajor\s*=\s*(\d+)")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from . import compiler_cuda_rules as R
 from .compiler_cuda_context import Context
 from .compiler_cuda_dataflow import Dataflow
-from .ir.mlir_loc import MlirModule, MlirOp
+from .ir.mlir import MlirModule, MlirOp
 
 # Ops that may write global memory: a load after one of them may legitimately read new data.
 _WRITES = (

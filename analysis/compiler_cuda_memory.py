@@ -10,7 +10,7 @@ from .attribution import stage_lines
 from .compiler_cuda_context import DOT_OPS, Context
 from .compiler_cuda_dataflow import Dataflow, value_type
 from .findings import Evidence
-from .ir.mlir_loc import MlirModule, MlirOp
+from .ir.mlir import MlirModule, MlirOp
 
 ELEM_BITS = {"f64": 64, "i64": 64, "f32": 32, "i32": 32, "f16": 16, "bf16": 16, "i16": 16, "i8": 8, "i1": 8}
 _FP8 = re.compile(r"f8E\w+")

@@ -9,6 +9,7 @@ type spellings (`*fp16`, `i32`, `fp32`), so one pragma can give a constexpr's va
 from __future__ import annotations
 
 import ast
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,7 @@ TYPE_RE = re.compile(
 )
 DTYPE_VALUE_RE = re.compile(r"^(?:tl|triton\.language)\.(?:u?int\d+|float\d+\w*|bfloat16|int1|float8\w+)$")
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+MAX_VALUE_CHARS = 1_000  # longer is garbage, not a specialization (and deep nesting crashes Python's parser)
 
 
 @dataclass(frozen=True)
@@ -67,12 +69,34 @@ def parse_value(text: str) -> Any:
         return TritonType(text)
     if DTYPE_VALUE_RE.match(text):
         return "tl." + text.rsplit(".", 1)[1]  # a dtype-valued constexpr: the runner turns it into the dtype
+    if len(text) > MAX_VALUE_CHARS:
+        raise ValueError(f"a value of {len(text):,} characters is too long (at most {MAX_VALUE_CHARS:,})")
     try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        # MemoryError/RecursionError: the parser's answer to deep nesting (`------1`, `1+1+...+1`)
         raise ValueError(
-            f"{text!r} is neither a literal (1024, 1e-5, True) nor a Triton type (*fp16, i32)"
+            f"{_short(text)!r} is neither a literal (1024, 1e-5, True) nor a Triton type (*fp16, i32)"
         ) from None
+    if not _finite(value):
+        raise ValueError(f"{_short(text)!r} is not a finite number")
+    return value
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 60 else f"{text[:40]}...({len(text):,} characters)"
+
+
+def _finite(value: Any) -> bool:
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, complex):
+        return math.isfinite(value.real) and math.isfinite(value.imag)
+    if isinstance(value, (tuple, list, set, frozenset)):
+        return all(_finite(v) for v in value)
+    if isinstance(value, dict):
+        return all(_finite(k) and _finite(v) for k, v in value.items())
+    return True
 
 
 def comment_lines(source: str) -> dict[int, tuple[int, str]]:

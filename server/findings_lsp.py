@@ -34,12 +34,11 @@ class FindingsFeature(Feature):
         server.commands.add(KERNEL_FINDINGS_COMMAND, "Show this kernel's findings", self.show_findings)
 
     async def show_findings(self, ls: Any, args: list[Any]) -> list[dict[str, Any]]:
-        from .lsp_features import kernels
+        from .lsp_features import kernel_finding_rows
 
         uri = arg(args, 0, str, "document URI")
         name = arg(args, 1, str, "kernel name")
-        rows = [r for r in kernels(ls) if r["uri"] == uri and r["name"] == name]
-        findings = rows[0]["findings"] if rows else []
+        findings = kernel_finding_rows(ls, uri, name)  # one kernel's work, not the whole workspace's rows
         text = "\n".join(f"{f['code']} line {f['line']}: {f['message']}" for f in findings) or "no findings"
         ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=f"{name}: {text}"))
         return findings  # type: ignore[no-any-return]

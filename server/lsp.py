@@ -34,8 +34,10 @@ def feature_classes() -> list[type[Feature]]:
     from .profile_lsp import ProfileFeature
     from .record_lsp import RecordFeature
     from .runner_status_lsp import RunnerStatusFeature
+    from .workspace_lsp import WorkspaceFeature
 
     return [
+        WorkspaceFeature,
         FindingsFeature,
         CompileFeature,
         EscalationFeature,
@@ -55,7 +57,6 @@ def _version() -> str:
 def create_server() -> TritonLensServer:
     server = TritonLensServer(_version())
     _register_features(server)
-    _register_commands(server)
     for cls in feature_classes():
         server.features.add(cls(), server)
     return server
@@ -72,7 +73,7 @@ def _register_features(server: TritonLensServer) -> None:
     @server.feature(types.INITIALIZED)
     async def on_initialized(ls: TritonLensServer, params: types.InitializedParams) -> None:
         ls.loop = asyncio.get_running_loop()
-        ls.start_index()
+        ls.features.each("on_initialized")
         await ls.refresh_config()
 
     @server.feature(types.SHUTDOWN)
@@ -154,10 +155,8 @@ def _register_features(server: TritonLensServer) -> None:
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     async def on_folders(ls: TritonLensServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
-        for folder in params.event.removed:
-            ls.remove_index_root(folder.uri)
-        for folder in params.event.added:
-            ls.add_index_root(folder.uri)
+        added = [f.uri for f in params.event.added]
+        ls.features.each("on_folders_changed", added, [f.uri for f in params.event.removed])
         await ls.refresh_config()
 
     @server.feature("tritonlens/kernels")
@@ -167,12 +166,6 @@ def _register_features(server: TritonLensServer) -> None:
     @server.feature("tritonlens/commands")
     def list_commands(ls: TritonLensServer, params: Any) -> list[dict[str, str]]:
         return [{"command": s.name, "title": s.title} for s in ls.commands.specs()]
-
-
-def _register_commands(server: TritonLensServer) -> None:
-    @server.commands.command("tritonlens.reanalyze", "Re-analyze open documents and re-read the workspace")
-    async def reanalyze(ls: TritonLensServer, args: list[Any]) -> dict[str, Any]:
-        return await ls.reanalyze_all()
 
 
 def _setup_logging(log_file: str | None) -> None:

@@ -46,6 +46,12 @@ class Feature:
 
         self.server.feature(method)(handle)
 
+    def on_initialized(self) -> None:
+        """The client sent `initialized` (workspace folders are known; before the configuration is read)."""
+
+    def on_folders_changed(self, added: list[str], removed: list[str]) -> None:
+        """Workspace folders (URIs) were added or removed."""
+
     def on_config(self) -> None:
         """The configuration was (re-)read."""
 

@@ -22,6 +22,7 @@ from .lsp_hover import client_shows_diagnostics_in_hover, hover_markdown
 from .lsp_lenses import Prebuilt, resolve
 from .lsp_server import TritonLensServer
 from .workspace_index import findings_by_kernel
+from .workspace_lsp import WorkspaceFeature
 
 log = logging.getLogger("tritonlens.lsp")
 
@@ -174,6 +175,19 @@ def _finding_row(f: Finding) -> dict[str, Any]:
     }
 
 
+def kernel_finding_rows(server: TritonLensServer, uri: str, name: str) -> list[dict[str, Any]]:
+    """The findings of one kernel, as the kernels list shows them: an open document's kernel from its analysis
+    (O(that kernel), never the whole workspace), a closed file's from the workspace rows."""
+    doc = server.docs.get(uri)
+    if doc is not None and doc.analysis is not None:
+        for k in doc.analysis.kernels:
+            if k.name == name:
+                return [_finding_row(f) for f in kernel_findings_of(server, doc, k)]
+        return []
+    rows = [r for r in kernels(server) if r["uri"] == uri and r["name"] == name]
+    return rows[0]["findings"] if rows else []
+
+
 def kernels(server: TritonLensServer) -> list[dict[str, Any]]:
     """Every kernel in the workspace: open documents from the editor's text, the rest from disk."""
     rows: list[dict[str, Any]] = []
@@ -197,8 +211,12 @@ def kernels(server: TritonLensServer) -> list[dict[str, Any]]:
                 except Exception:
                     log.exception("%s.kernel_fields failed", type(feature).__name__)
             rows.append(row)
-    if server.index is not None:
-        for entry in server.index.files():
+    try:
+        indexed = server.features.get(WorkspaceFeature).indexed_files()
+    except LookupError:
+        indexed = []
+    if indexed:
+        for entry in indexed:
             if entry.path in open_paths:
                 continue
             uri = from_fs_path(entry.path) or entry.path

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import re
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -27,14 +27,12 @@ from ..analysis.escalation import apply_and_merge
 from ..analysis.findings import Finding, Level
 from . import lsp_io
 from .documents import DocState
-from .lsp_analysis import analyze_text_quickly, index_file
+from .lsp_analysis import analyze_text_quickly
 from .lsp_commands import CommandRegistry
 from .lsp_config import SECTION, ConfigStore, ServerConfig, parse_config
 from .lsp_convert import LineText, plain_text, to_diagnostic
 from .lsp_feature import Features
 from .lsp_lenses import LensCache, Prebuilt
-from .lsp_progress import work_done
-from .workspace_index import WorkspaceIndex
 
 log = logging.getLogger("tritonlens.lsp")
 
@@ -93,14 +91,15 @@ class TritonLensServer(LanguageServer):
         self.docs: dict[str, DocState] = {}
         self.config = ConfigStore()
         self.commands = CommandRegistry(self)
-        self.index: WorkspaceIndex | None = None
+        # Set while no open document is being analysed: background work (the workspace scan) waits for it.
+        self.editor_idle = threading.Event()
+        self.editor_idle.set()
         # Diagnostics' companions and later levels (code lens, IR view, escalation, profiling, ...): lsp_feature.
         self.features = Features()
         self.lens_epoch = 0  # bumped when a feature's lenses change without a new document version
         self.lens_cache = LensCache()
         self.pull_mode = False
         self._pool = ThreadPoolExecutor(max_workers=ANALYSIS_LANES, thread_name_prefix="tritonlens-triage")
-        self._index_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tritonlens-reindex")
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._inflight: dict[str, asyncio.Task[None]] = {}  # uri -> its analysis lane, while it runs
         # uri -> ((doc, generation), settings, findings): visible_findings of what it read
@@ -110,7 +109,6 @@ class TritonLensServer(LanguageServer):
         self._revision: dict[str, int] = {}  # bumps whenever what a doc would show changes (pull resultId)
         self._init_options: Any = None
         self._shown_problems: set[str] = set()
-        self._kernels_notify: asyncio.TimerHandle | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
 
     # --- transport: frames are read leniently (lsp_io) ------------------------------------------------------
@@ -245,16 +243,15 @@ class TritonLensServer(LanguageServer):
     async def _analyze_once(self, uri: str, opened: DocState, version: int, text: str) -> None:
         started = time.perf_counter()
         self._busy += 1
-        if self.index is not None:
-            self.index.editor_idle.clear()
+        self.editor_idle.clear()
         try:
             analysis = await self._event_loop().run_in_executor(
                 self._pool, analyze_text_quickly, text, opened.path, version
             )
         finally:
             self._busy -= 1
-            if self._busy == 0 and self.index is not None:
-                self.index.editor_idle.set()
+            if self._busy == 0:
+                self.editor_idle.set()
         analyzed = time.perf_counter()
         # Same object required: a close and re-open restarts version numbers, so a version alone is ambiguous.
         if self.docs.get(uri) is not opened or not opened.set_analysis(analysis, text):
@@ -384,69 +381,13 @@ class TritonLensServer(LanguageServer):
                 self._changed(uri)
         self.features.each("on_config")
 
-    # --- workspace index ----------------------------------------------------------------------------------
-    def start_index(self) -> None:
-        self.index = WorkspaceIndex(index_file, on_change=self._index_changed)
-        for folder in self.workspace.folders.values():
-            self.add_index_root(folder.uri)
-
-    def add_index_root(self, uri: str) -> None:
-        path = to_fs_path(uri)
-        if self.index is not None and path and os.path.isdir(path):
-            self.index.add_root(path)
-
-    def remove_index_root(self, uri: str) -> None:
-        path = to_fs_path(uri)
-        if self.index is not None and path:
-            self.index.remove_root(path)
-
-    def _index_changed(self) -> None:
-        # Called from watcher threads: hop to the loop, and coalesce bursts into one notification.
-        loop = self.loop
-        if loop is None or loop.is_closed():
-            return
-        loop.call_soon_threadsafe(self._schedule_kernels_notification)
-
-    def _schedule_kernels_notification(self) -> None:
-        if self._kernels_notify is not None:
-            self._kernels_notify.cancel()
-        self._kernels_notify = self._event_loop().call_later(0.2, self._send_kernels_notification)
-
-    def _send_kernels_notification(self) -> None:
-        self._kernels_notify = None
-        self.protocol.notify("tritonlens/kernelsChanged", {})
-
-    async def reanalyze_all(self) -> dict[str, Any]:
-        """Re-run triage on open documents and re-read every workspace file, with cancellable progress."""
+    def reanalyze_documents(self) -> None:
+        """Forget every open document's analysis and analyse each again (tritonlens.reanalyze)."""
         for doc in list(self.docs.values()):
             doc.analysis = None
             doc.generation += 1
             self._start_analysis(doc.uri)
-        paths = [p for root in (self.index.roots if self.index else []) for p in self.index.candidates(root)]
-        done = 0
-        async with work_done(self, "tritonlens: re-reading the workspace") as progress:
-            for path in paths:
-                if progress.cancelled:
-                    break
-                await self._event_loop().run_in_executor(self._index_pool, self._refresh_indexed, path)
-                done += 1
-                if done % 10 == 0 or done == len(paths):
-                    progress.report(f"{done}/{len(paths)} files", int(100 * done / max(len(paths), 1)))
-        self._index_changed()
-        return {
-            "documents": len(self.docs),
-            "files": done,
-            "total": len(paths),
-            "cancelled": progress.cancelled,
-        }
-
-    def _refresh_indexed(self, path: str) -> None:
-        if self.index is not None:
-            self.index.refresh(path, notify=False)
 
     def shutdown_resources(self) -> None:
         self.features.each("shutdown")
-        if self.index is not None:
-            self.index.stop()
         self._pool.shutdown(wait=False, cancel_futures=True)
-        self._index_pool.shutdown(wait=False, cancel_futures=True)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..analysis.rewrite.model import Candidate, Verdict
+from ..analysis.source_lines import source_lines
 from .engine.optimize.loop import OptimizeResult
 from .engine.optimize.report import LEVEL_NAMES
 
@@ -104,7 +105,8 @@ def hover_record(offer: Offer, result: OptimizeResult) -> str:
 
 def line_edits(before: str, after: str) -> list[tuple[int, int, str]]:
     """(first line, end line exclusive, new text) in 0-based lines: only the lines that differ."""
-    old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    # LSP's lines (the editor applies these as line ranges): str.splitlines would also break at form feeds, U+2028...
+    old, new = source_lines(before, keepends=True), source_lines(after, keepends=True)
     out = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
         if tag != "equal":

@@ -32,6 +32,7 @@ from .lsp_feature import Feature
 from .lsp_progress import work_done
 from .profile_jobs import backend_setting
 from .record_jobs import default_backend, record_local
+from .source_files import read_regular_file
 
 RECORD_COMMAND = "tritonlens.recordLaunches"
 _SKIP = frozenset({"node_modules", "build", "dist", "site-packages", "__pycache__"})
@@ -52,12 +53,12 @@ def default_command(path: Path, root: Path) -> list[str] | None:
     named = [c for c in candidates if c.stem in (f"test_{stem}", f"test{stem}")]
     for test in named + [c for c in candidates if c not in named]:
         try:
-            if test == path or pattern.search(test.read_text(encoding="utf-8", errors="replace")):
+            if test == path or pattern.search(read_regular_file(test).decode("utf-8", "replace")):
                 return ["pytest", "-q", str(test.relative_to(root))]
         except OSError:
             continue
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = read_regular_file(path).decode("utf-8", "replace")
     except OSError:
         return None
     if "__main__" in text:

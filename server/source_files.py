@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import io
 import os
+import stat
 import tokenize
+
+MAX_SOURCE_BYTES = 32 << 20  # a bigger .py is generated data, not a kernel to read on every keystroke
 
 
 class UnreadableSource(OSError):
@@ -25,8 +28,25 @@ def decode_python_source(data: bytes, name: str = "<file>") -> tuple[str, str]:
     return (text[1:] if text.startswith("\ufeff") else text), encoding
 
 
+def read_regular_file(path: str | os.PathLike[str], max_bytes: int = MAX_SOURCE_BYTES) -> bytes:
+    """The bytes of a regular file of at most `max_bytes`; UnreadableSource otherwise. A FIFO, a device
+    (`/dev/zero`), a socket or a folder, also behind a symlink, is refused without reading: a FIFO blocked the
+    read forever and a device filled memory."""
+    name = os.fspath(path)
+    fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO opens at once instead of waiting for a writer
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file (a pipe, device or socket)"
+        raise UnreadableSource(f"{name}: {kind}")
+    with os.fdopen(fd, "rb") as fh:
+        data = fh.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise UnreadableSource(f"{name}: larger than {max_bytes // (1 << 20)} MiB, not read as source")
+    return data
+
+
 def read_python_source(path: str | os.PathLike[str]) -> str:
-    """The text of a Python file on disk; OSError (UnreadableSource for undecodable text) otherwise."""
-    with open(path, "rb") as fh:
-        data = fh.read()
-    return decode_python_source(data, os.fspath(path))[0]
+    """The text of a Python file on disk; OSError (UnreadableSource for undecodable text or a file that is not a
+    regular file of a sane size) otherwise."""
+    return decode_python_source(read_regular_file(path), os.fspath(path))[0]

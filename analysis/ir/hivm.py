@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .mlir_loc import MlirModule, UserFiles, parse_mlir, source_line_of
+from .mlir import MlirModule, parse_mlir
+from .mlir_loc import UserFiles, source_line_of
 
 DUMP_HEADER_RE = re.compile(
     r"^// -----// IR Dump (After|Before) (\w+)( Failed)? \(([\w-]+)\) //----- //$", re.M

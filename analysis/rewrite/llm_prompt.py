@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..findings import Finding
+from ..source_lines import source_lines
 
 MARK_TITLE, MARK_EVIDENCE, MARK_REASONING, MARK_FILE, MARK_END = (
     "<<<TITLE>>>", "<<<EVIDENCE>>>", "<<<REASONING>>>", "<<<FILE>>>", "<<<END>>>"
@@ -66,7 +67,7 @@ def fence(text: str, lang: str = "") -> str:
 
 
 def numbered(source: str) -> str:
-    return "\n".join(f"{i:4d}| {line}" for i, line in enumerate(source.splitlines(), 1))
+    return "\n".join(f"{i:4d}| {line}" for i, line in enumerate(source_lines(source), 1))  # the findings' numbers
 
 
 def findings_section(findings: Sequence[Finding], kernel: str) -> str:

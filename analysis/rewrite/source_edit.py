@@ -96,9 +96,8 @@ def apply_edits(source: str, edits: list[Edit]) -> str:
 
 def reindent(text: str, old: str, new: str) -> str:
     """Move a block of lines that all start with `old` to indentation `new` (blank lines stay blank)."""
-    lines = text.splitlines(keepends=True)
     out = []
-    for line in lines:
+    for line in _LINE.findall(text):  # Python's lines: a form feed or U+2028 inside a line stays in it
         if not line.strip():
             out.append(line)
         elif line.startswith(old):

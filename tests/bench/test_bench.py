@@ -40,6 +40,13 @@ def test_summary_is_the_whole_distribution():
     assert "geometric mean 2.62x" in text and "| b |" in text
 
 
+def test_a_roofline_fraction_past_the_footprint_guess_is_marked():
+    records = [record("gather", 50.0, roofline_before=0.06, roofline_after=3.1), record("copy", 1.0)]
+    text = to_markdown(summarize(records), records, {"command": "x"})
+    assert "6% -> 310%* |" in text and "n/a -> 50% |" in text
+    assert "footprint of the launch's tensor arguments" in text
+
+
 def test_geomean_ignores_missing_values():
     assert geomean([]) is None and geomean([4.0, None, 1.0]) == pytest.approx(2.0)
 

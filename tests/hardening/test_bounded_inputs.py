@@ -158,3 +158,61 @@ def test_ir_request_on_a_document_that_is_not_open():
         assert error and "not open" in error
     finally:
         server.close()
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["-" * 100_000 + "1", "1" + "+1" * 100_000, "[" * 50_000, "1e999", "[1, -1e999]", "9" * 5_000],
+)
+def test_hostile_pragma_values_are_pragma_problems(value: str):
+    # Deep nesting made Python's parser raise MemoryError/RecursionError out of the specialization (found by
+    # the class sweep of item 2); an infinity passed as a value.
+    source = (
+        "import triton\nimport triton.language as tl\n"
+        f"# tritonlens: BLOCK={value}\n"
+        "@triton.jit\ndef k(X, BLOCK: tl.constexpr):\n    pass\n\n\n"
+        "def run(x):\n    k[(1,)](x, BLOCK=64)\n"
+    )
+    found = finishes(lambda: specialization_findings(source, "k", specializations(source, "k")))
+    assert [f.code for f in found] == ["TL003"] and "BLOCK" in found[0].message
+    assert len(found[0].message) < 200  # the value is not echoed in full
+
+
+def test_only_regular_files_of_a_sane_size_are_read(tmp_path: Path):
+    # Class sweep of items 2/9 (bounded reads): `check` on a FIFO named *.py blocked forever, on a symlink to
+    # /dev/zero it filled memory; the workspace index reads every .py of the workspace the same way.
+    import os
+
+    from tritonlens.server.source_files import MAX_SOURCE_BYTES
+
+    os.mkfifo(tmp_path / "fifo.py")
+    (tmp_path / "zero.py").symlink_to("/dev/zero")
+    (tmp_path / "dir.py").mkdir()
+    with open(tmp_path / "huge.py", "wb") as fh:
+        fh.truncate(MAX_SOURCE_BYTES + 1)  # sparse: no disk used
+    (tmp_path / "ok.py").write_text("x = 1\n")
+    for name, why in [
+        ("fifo.py", "not a regular file"),
+        ("zero.py", "not a regular file"),
+        ("dir.py", "a folder"),
+        ("huge.py", "larger than"),
+    ]:
+        refused = finishes(lambda n=name: _raised(lambda: read_python_source(tmp_path / n)), 30)
+        assert isinstance(refused, UnreadableSource) and why in str(refused), (name, refused)
+    assert read_python_source(tmp_path / "ok.py") == "x = 1\n"
+    proc = subprocess.run(
+        [sys.executable, "-m", "tritonlens.server.cli", "check", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "fifo.py: not a regular file" in proc.stderr and "in 1 file(s)" in proc.stdout + proc.stderr
+
+
+def _raised(fn) -> BaseException | None:
+    try:
+        fn()
+    except BaseException as exc:  # noqa: BLE001 - handed back to the test
+        return exc
+    return None

@@ -39,6 +39,7 @@ TALLY = Tally("lsp_sequences")
 
 @pytest.fixture(scope="module")
 def server():
+    TALLY.start()
     s = RawServer()
     assert s.initialize({"textDocument": {"publishDiagnostics": {"versionSupport": True}}}) is not None
     yield s

@@ -132,6 +132,7 @@ TALLY = Tally("sources")
 
 @pytest.fixture(scope="module", autouse=True)
 def report():
+    TALLY.start()
     yield
     data = TALLY.save()
     print(f"\nsource fuzz: {data}")  # shown with `pytest -s`

@@ -125,3 +125,32 @@ async def test_code_lenses_do_no_per_kernel_document_work(monkeypatch: pytest.Mo
     # merge for the whole request, its resolves and the kernels list after it, not one per kernel or per lens
     # (before the fix: a table per lens and a merge per kernel).
     assert tables <= 2 and merges <= 1, (tables, merges)
+
+
+async def test_one_kernels_findings_do_not_build_the_workspace_list(monkeypatch: pytest.MonkeyPatch):
+    # Class sweep of item 3: the lens command "Show this kernel's findings" built every kernel row of the
+    # workspace (every open document and every indexed file) to pick one.
+    server, _ = make_server()
+    uri = "file:///tmp/rows_40.py"
+    open_text(server, uri, kernels_source(40))
+    doc = await asyncio.wait_for(server.current(uri), 60)
+    assert doc is not None
+    expected = {r["name"]: r["findings"] for r in lsp_features.kernels(server)}
+    listed = 0
+    real = lsp_features.kernels
+
+    def counting(*args, **kwargs):
+        nonlocal listed
+        listed += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(lsp_features, "kernels", counting)
+    for name in ("k_0", "k_39"):
+        assert lsp_features.kernel_finding_rows(server, uri, name) == expected[name] != []
+    assert lsp_features.kernel_finding_rows(server, uri, "missing") == []
+    # ... and the command the lens runs goes through it.
+    (spec,) = [s for s in server.commands.specs() if s.name == "tritonlens.kernelFindings"]
+    server.window_show_message = lambda params: None  # type: ignore[method-assign]
+    assert await spec.handler(server, [uri, "k_7"]) == expected["k_7"]
+    assert listed == 0
+    server.shutdown_resources()

@@ -66,8 +66,9 @@ def report():
 
 
 def fuzz_settings(ci: int) -> settings:
+    """`ci` cases by default, 10,000 with TRITONLENS_FUZZ=long, N with TRITONLENS_FUZZ_EXAMPLES=N."""
     return settings(
-        max_examples=10_000 if LONG else ci,
+        max_examples=int(os.environ.get("TRITONLENS_FUZZ_EXAMPLES") or (10_000 if LONG else ci)),
         deadline=HANG_S * 1000,
         derandomize=not LONG,
         suppress_health_check=list(HealthCheck),
@@ -75,7 +76,7 @@ def fuzz_settings(ci: int) -> settings:
     )
 
 
-@fuzz_settings(300)
+@fuzz_settings(500)
 @given(envelopes())
 def test_validators_accept_or_refuse_clearly(job) -> None:
     STATS["validators:cases"] += 1
@@ -107,7 +108,7 @@ def test_validators_accept_or_refuse_clearly(job) -> None:
     assert took < HANG_S
 
 
-@fuzz_settings(100)
+@fuzz_settings(500)
 @given(st.sampled_from(sorted(PAYLOAD_BY_KIND)).flatmap(lambda k: st.tuples(st.just(k), PAYLOAD_BY_KIND[k])))
 def test_payload_validators_on_payloads_alone(case) -> None:
     kind, payload = case
@@ -147,6 +148,7 @@ def live(tmp_path_factory):
         )
     )
     port = _free_port()
+    log = (folder / "service.log").open("w")
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -165,8 +167,8 @@ def live(tmp_path_factory):
             str(folder / "jobs"),
         ],
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
+        # A file, not a pipe nobody reads: a full pipe would block the service's logging (looks like a hang).
+        stderr=log,
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
@@ -176,11 +178,12 @@ def live(tmp_path_factory):
             break
         except requests.RequestException:
             if proc.poll() is not None:
-                pytest.fail(f"the service did not start: {proc.stderr.read()[-2000:]}")
+                pytest.fail(f"the service did not start: {(folder / 'service.log').read_text()[-2000:]}")
             time.sleep(0.2)
     yield url, proc
     proc.terminate()
     proc.wait(timeout=20)
+    log.close()
 
 
 AUTH = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}

@@ -13,6 +13,8 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
+from ....analysis.rewrite.source_edit import SourceText
+
 
 @dataclass(frozen=True)
 class Loc:
@@ -48,17 +50,12 @@ def apply_edits(source: str, edits: list[tuple[int, int, str]]) -> str:
     return source
 
 
-class _Text:
-    def __init__(self, source: str) -> None:
-        self.starts = [0]
-        for line in source.splitlines(keepends=True):
-            self.starts.append(self.starts[-1] + len(line))
+class _Text(SourceText):
+    """AST positions as character offsets: Python's lines (not `str.splitlines`', which also break at form feeds
+    and U+2028) and columns converted from UTF-8 bytes (ast's unit), as the rewrites' SourceText counts them."""
 
     def loc(self, node: ast.AST) -> Loc:
-        return Loc(
-            self.starts[node.lineno - 1] + node.col_offset,  # type: ignore[attr-defined]
-            self.starts[node.end_lineno - 1] + node.end_col_offset,  # type: ignore[attr-defined]
-        )
+        return Loc(self.start(node), self.end(node))
 
 
 def _int_const(node: ast.AST | None) -> bool:
