@@ -113,3 +113,21 @@ def test_declines() -> None:
     assert "inside the reduction loop" in declined("split-reduction", scan, "total_kernel", codes=("TL203",))
     three = COLUMN_BLOCKS.replace("grid = (triton.cdiv(x.shape[1], 16),)", "grid = (triton.cdiv(x.shape[1], 16), 1, 1)")
     assert "one or two axes" in declined("split-reduction", three, "col_blocks_kernel", codes=("TL203",))
+
+
+def test_profile_decides() -> None:
+    """A measured grid already at >= 4 programs per SM declines; a small one proposes with the measured SM count."""
+    from dataclasses import replace
+
+    from recipe_helpers import context, recipe
+
+    def with_grid(programs: int) -> object:
+        profile = {"device": {"sm_count": 132}, "launches": [{"kernel": "col_blocks_kernel", "grid": [programs, 1, 1]}]}
+        return recipe("split-reduction").propose(replace(context(COLUMN_BLOCKS, "col_blocks_kernel", codes=("TL202",)),
+                                                         profile=profile))
+
+    big = with_grid(8192)
+    assert not isinstance(big, list) and "8,192 programs (62 per SM)" in big.reason
+    small = with_grid(64)
+    assert isinstance(small, list) and "132 SMs of the profiled device" in small[0].rationale
+    assert "max(1, min(64, (528 + (triton.cdiv(x.shape[1], 16)) - 1)" in small[0].source

@@ -18,8 +18,10 @@ and grids that are not tuples or already have three axes.
 from __future__ import annotations
 
 import ast
+import math
 
 from ...devices import DEVICES
+from ..model import RecipeContext
 from ..recipe_kit import (
     Decline,
     KernelSource,
@@ -44,11 +46,25 @@ _WRITES = ("store", "atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "at
 _FP32 = ("float32", "float")
 
 
-def _sm_count(target: str) -> tuple[int, str]:
+def _measured(ctx: RecipeContext) -> tuple[int | None, int | None]:
+    """(the largest grid the profile measured for this kernel, the profiled device's SM count), when profiled."""
+    profile = ctx.profile or {}
+    grids = [math.prod(int(g) for g in rec.get("grid") or [1]) for rec in profile.get("launches") or []
+             if isinstance(rec, dict) and rec.get("kernel") == ctx.kernel]
+    device = profile.get("device") if isinstance(profile.get("device"), dict) else {}
+    sms = device.get("sm_count")
+    return (max(grids) if grids else None), (int(sms) if isinstance(sms, int) and sms > 0 else None)
+
+
+def _sm_count(ctx: RecipeContext) -> tuple[int, str]:
+    _, measured = _measured(ctx)
+    if measured:
+        return measured, f"{measured} SMs of the profiled device"
+    target = ctx.target
     spec = DEVICES.get("h100") if target.startswith("sm_9") else None
     if target.startswith("sm_") and spec is not None and spec.compute_units:
-        return int(spec.compute_units), f"{spec.compute_units} SMs of the {spec.name} (device table for {target})"
-    return 108, f"108 SMs (an A100-class default for {target}: the device table has no entry)"
+        return int(spec.compute_units), f"**guess:** {spec.compute_units} SMs of the {spec.name} (device table for {target})"
+    return 108, f"**guess:** 108 SMs (an A100-class default for {target}: the device table has no entry)"
 
 
 def _dtype_name(ks: KernelSource, node: ast.AST | None) -> str | None:
@@ -193,7 +209,12 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
     sites = ks.launches()
     if not sites:
         raise Decline("no launch of the kernel in this file: the output must be zeroed by the wrapper")
-    sms, where = _sm_count(ks.ctx.target)
+    sms, where = _sm_count(ks.ctx)
+    measured, _ = _measured(ks.ctx)
+    if measured is not None and measured >= PROGRAMS_PER_SM * sms:
+        raise Decline(f"the profiled grid already had {measured:,} programs ({measured / sms:.0f} per SM): splitting "
+                      "the loop adds atomics without filling the device more; the time goes elsewhere (access "
+                      "pattern, per-program work)")
     ranks: set[int] = set()
     edits: list[Edit] = []
     guessed_dtype = False
@@ -266,7 +287,7 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
         f"as many programs as outputs and a small grid leaves SMs idle. The loop range is now split over grid axis "
         f"{axis}: each of `{split}` programs reduces one contiguous slice and adds its partial with tl.atomic_add "
         f"into the output, which the wrapper zeroes first. `{split}` aims at {PROGRAMS_PER_SM} programs per SM "
-        f"(**guess:** {where}), at most {MAX_SPLIT}. fp32 atomics make the sum order nondeterministic (rounding "
+        f"({where}), at most {MAX_SPLIT}. fp32 atomics make the sum order nondeterministic (rounding "
         "differs run to run, within the usual fp32 summation error)."
     )
     if guessed_dtype:
