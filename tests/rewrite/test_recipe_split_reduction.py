@@ -89,11 +89,16 @@ def test_rewrites_and_correctness(tmp_path) -> None:
     assert "tl.atomic_add(out_ptr + cols, acc / n_rows, mask=cols < n_cols)" in blocks
     assert "col_blocks_kernel[(*grid, split)]" in blocks
     assert "else 1" not in blocks  # the output is created as float32 in the file
+    # row-tiles-2d first: 64 columns per program, 128 programs at 8192 columns (TL203 on a 132-SM H200)
+    tiles = rewrite("row-tiles-2d", COLUMN_SUM, "column_sum_kernel", codes=("TL131",))[-1].source
+    tiled = rewrite("split-reduction", tiles, "column_sum_kernel", codes=("TL203",))[0].source
+    assert "split_span = tl.cdiv(n_rows, n_split)\n" in tiled
+    assert "tl.atomic_add(out_ptr + col, acc, mask=col_ok)" in tiled
     total = rewrite("split-reduction", GLOBAL_SUM, "total_kernel", codes=("TL203",))[0].source
     assert "for i in range(split_lo, split_hi):" in total
     # force several slices at the small test shapes too, so the atomic combine itself is exercised
     forced = {name: text.replace("max(1, min(64,", "max(3, min(64,") for name, text in
-              {"column": column.source, "blocks": blocks, "total": total}.items()}
+              {"column": column.source, "blocks": blocks, "total": total, "tiled": tiled}.items()}
     assert all("max(3, min(64," in text for text in forced.values())
     check_correct({"column_sum": COLUMN_SUM, "column_blocks": COLUMN_BLOCKS, "global_sum": GLOBAL_SUM,
                    **forced}, tmp_path)

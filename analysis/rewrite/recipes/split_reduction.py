@@ -32,6 +32,7 @@ from ..recipe_kit import (
     finish,
     grid_node,
     imported_as,
+    is_zero,
     literal_init,
     loaded_names,
     paren,
@@ -99,9 +100,12 @@ def _accumulators(ks: KernelSource, loop: ast.For, before: list[ast.stmt]) -> di
                 raise Decline(f"line {stmt.lineno}: `{name}` is updated under a condition or an inner loop")
         init = inits[name]
         zero = literal_init(init.value) == 0.0
-        if ks.is_tl(init.value, "zeros"):
+        full = ks.is_tl(init.value, "full")
+        if ks.is_tl(init.value, "zeros") or full and len(init.value.args) > 1 and literal_init(init.value.args[1]) == 0.0:
             dtype = next((k.value for k in init.value.keywords if k.arg == "dtype"), None)
-            dtype = dtype if dtype is not None else (init.value.args[1] if len(init.value.args) > 1 else None)
+            position = 2 if full else 1
+            if dtype is None and len(init.value.args) > position:
+                dtype = init.value.args[position]
             if _dtype_name(ks, dtype) not in _FP32:
                 raise Decline(f"line {init.lineno}: `{name}` accumulates in {ks.segment(dtype) if dtype else '?'}; "
                               "only fp32 sums are split (float atomics on other dtypes lose precision)")
@@ -268,12 +272,16 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
     names = {k: ks.fresh(k) for k in ("split_id", "n_split", "split_span", "split_lo", "split_hi")}
     indent = ks.text.indent(loop)
     start_text, stop_text, step_text = paren(ks.segment(start)), paren(ks.segment(stop)), paren(step_text)
+    # each slice is a whole number of steps, so every slice starts on the original loop's lattice
+    length = stop_text if is_zero(start) else f"{stop_text} - {start_text}"
+    span = (f"{ks.tl('cdiv')}({length}, {names['n_split']})" if step is None else
+            f"{ks.tl('cdiv')}({length}, {step_text} * {names['n_split']}) * {step_text}")
+    offset = f"{names['split_id']} * {names['split_span']}"
     header = (
         f"{indent}{names['split_id']} = {ks.tl('program_id')}({axis})\n"
         f"{indent}{names['n_split']} = {ks.tl('num_programs')}({axis})\n"
-        f"{indent}{names['split_span']} = {ks.tl('cdiv')}({stop_text} - {start_text}, {step_text} * "
-        f"{names['n_split']}) * {step_text}\n"
-        f"{indent}{names['split_lo']} = {start_text} + {names['split_id']} * {names['split_span']}\n"
+        f"{indent}{names['split_span']} = {span}\n"
+        f"{indent}{names['split_lo']} = {offset if is_zero(start) else f'{start_text} + {offset}'}\n"
         f"{indent}{names['split_hi']} = {ks.tl('minimum')}({names['split_lo']} + {names['split_span']}, {stop_text})\n"
     )
     edits.append(ks.text.insert_before(loop, header))
