@@ -8,6 +8,7 @@ from recipe_helpers import check_correct, declined, rewrite, task
 
 ROOT = Path(__file__).resolve().parents[2]
 COLUMN_SUM = (ROOT / "bench" / "reduction" / "column_sum.py").read_text(encoding="utf-8")
+COLUMN_MEAN = (ROOT / "bench" / "reduction" / "column_mean_blocks.py").read_text(encoding="utf-8")
 
 # one program per block of columns, a vector accumulator over the rows: few programs for a wide reduction
 COLUMN_BLOCKS = task('''
@@ -94,11 +95,15 @@ def test_rewrites_and_correctness(tmp_path) -> None:
     tiled = rewrite("split-reduction", tiles, "column_sum_kernel", codes=("TL203",))[0].source
     assert "split_span = tl.cdiv(n_rows, n_split)\n" in tiled
     assert "tl.atomic_add(out_ptr + col, acc, mask=col_ok)" in tiled
+    mean = rewrite("split-reduction", COLUMN_MEAN, "column_mean_kernel", codes=("TL203",))[0].source
+    assert "tl.atomic_add(out_ptr + cols, acc / n_rows, mask=col_ok)" in mean
+    assert "for start in range(split_lo, split_hi, BLOCK_R):" in mean
     total = rewrite("split-reduction", GLOBAL_SUM, "total_kernel", codes=("TL203",))[0].source
     assert "for i in range(split_lo, split_hi):" in total
     # force several slices at the small test shapes too, so the atomic combine itself is exercised
     forced = {name: text.replace("max(1, min(64,", "max(3, min(64,") for name, text in
-              {"column": column.source, "blocks": blocks, "total": total, "tiled": tiled}.items()}
+              {"column": column.source, "blocks": blocks, "total": total, "tiled": tiled,
+               "mean": mean}.items()}
     assert all("max(3, min(64," in text for text in forced.values())
     check_correct({"column_sum": COLUMN_SUM, "column_blocks": COLUMN_BLOCKS, "global_sum": GLOBAL_SUM,
                    **forced}, tmp_path)
