@@ -8,7 +8,7 @@ from recipe_helpers import check_correct, declined, rewrite, task
 
 ROOT = Path(__file__).resolve().parents[2]
 COLUMN_SUM = (ROOT / "bench" / "reduction" / "column_sum.py").read_text(encoding="utf-8")
-COLUMN_MEAN = (ROOT / "bench" / "reduction" / "column_mean_blocks.py").read_text(encoding="utf-8")
+COLUMN_MEAN = (ROOT / "tests" / "fixtures" / "rewrite" / "column_mean_blocks.py").read_text(encoding="utf-8")
 
 # one program per block of columns, a vector accumulator over the rows: few programs for a wide reduction
 COLUMN_BLOCKS = task('''
