@@ -148,3 +148,18 @@ def test_no_import_cycles_inside_the_distribution():
         if m not in state:
             visit(m)
     assert not cycles, "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_the_runner_protocol_and_analysis_name_the_same_compile_targets():
+    # analysis/targets.py reads target names for the server; the protocol validates jobs with its own table
+    # (workers cannot import the package): both must list the same targets.
+    from tritonlens.analysis import targets
+    from tritonlens.ascend_runner import protocol
+
+    assert tuple(protocol.CUDA_TARGETS) == targets.CUDA_TARGETS
+    assert tuple(protocol.ASCEND_TARGETS) == targets.ASCEND_TARGETS
+    assert all(targets.platform_of(t) == "cuda" for t in targets.CUDA_TARGETS)
+    assert all(targets.platform_of(t) == "ascend" for t in targets.ASCEND_TARGETS)
+    assert targets.compile_target_problem("both") and targets.compile_target_problem("sm_91")
+    assert targets.choose_compile_target("auto", "ascend910b1", ("cuda",)) == "ascend910b1"
+    assert targets.choose_compile_target(None, None, ("ascend",)) == targets.DEFAULT_ASCEND_TARGET
