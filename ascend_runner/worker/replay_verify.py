@@ -88,7 +88,18 @@ def _copy(values: dict[str, Any], float64: bool = False) -> dict[str, Any]:
     return out
 
 
+def _side(launch: dict[str, Any], who: str) -> dict[str, Any]:
+    """The launch as `who` ("candidate", "baseline") makes it: a launch site's changed constexprs, options and grid
+    (the server's `launch["candidate"]`/`["baseline"]`) replace the recorded ones; else the launch as recorded."""
+    side = launch.get(who)
+    if not isinstance(side, dict):
+        return launch
+    return {**launch, "grid": side.get("grid") or launch["grid"], "options": side.get("options") or {},
+            "constexprs": side.get("constexprs") or {}}
+
+
 def _launch(be: Backend, kernel: Any, launch: dict[str, Any], values: dict[str, Any]) -> Any:
+    values = {**values, **(launch.get("constexprs") or {})}
     options = {k: v for k, v in (launch.get("options") or {}).items() if k not in values}
     compiled = kernel.run(grid=tuple(launch["grid"]), warmup=False, **values, **options)
     be.synchronize()
@@ -102,7 +113,12 @@ def _tensors(values: dict[str, Any]) -> list[Any]:
 def _label(index: int, launch: dict[str, Any]) -> str:
     shapes = [f"{a.get('name')}{list(a.get('shape') or [])}" for a in launch.get("args") or []
               if a.get("kind") == "tensor"]
-    return f"{launch.get('kernel')} launch {index + 1} grid {list(launch.get('grid') or [])} " + " ".join(shapes[:3])
+    label = f"{launch.get('kernel')} launch {index + 1} grid {list(launch.get('grid') or [])} " + " ".join(shapes[:3])
+    side = launch.get("candidate")
+    if isinstance(side, dict):  # say what the candidate ran with: the check is not of the recorded launch alone
+        knobs = {**(side.get("constexprs") or {}), **(side.get("options") or {})}
+        label += f" (candidate: grid {side.get('grid')} {' '.join(f'{k}={v}' for k, v in knobs.items())})"
+    return label
 
 
 def replay_verify(be: Backend, payload: dict[str, Any]) -> dict[str, Any]:
@@ -158,7 +174,7 @@ def _replay_one(
                 exact, note = None, f"the original kernel did not run in float64: {describe_exception(exc)[:160]}"
             got = _copy(values)
             with recording(recorder):
-                _launch(be, candidate, launch, got)
+                _launch(be, candidate, _side(launch, "candidate"), got)
             outcome = compare(_tensors(got), _tensors(expected), _tensors(exact) if exact else None, REPLAY_K,
                               dot_precision(recorder.launches, be.name), payload.get("atol"), payload.get("rtol"),
                               widen_by_reference_error=True)
@@ -196,7 +212,8 @@ def _interleaved(
             total = 0.0
             for launch, base, cand, vb, vc in plans:
                 kernel, values = (base, vb) if tag == "b" else (cand, vc)
-                t = be.time_ms(lambda k=kernel, v=values, la=launch: _launch(be, k, la, v), warmup_ms, rep_ms)
+                side = _side(launch, "baseline" if tag == "b" else "candidate")
+                t = be.time_ms(lambda k=kernel, v=values, la=side: _launch(be, k, la, v), warmup_ms, rep_ms)
                 total += t["median"] * int(launch.get("count") or 1)
             (base_ms if tag == "b" else cand_ms).append(total)
     result["timing"] = {

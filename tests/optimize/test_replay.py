@@ -73,7 +73,16 @@ CASES = {
                        "outside atol"),
     "off by one": (STORE, "tl.store(row_out + cols, y, mask=cols < n_cols - 1)", "correctness", "outside atol"),
     "nan": (STORE, "tl.store(row_out + cols, y + tl.sqrt(-1.0 - y), mask=cols < n_cols)", "correctness", "NaN"),
-    "launch site": ("n_cols, BLOCK_SIZE=32)", "n_cols, BLOCK_SIZE=64)", "replay", "outside the kernels' bodies"),
+    # launch-site knobs: replayed with the candidate's constexprs, options and grid overriding the recorded ones
+    "block size and warps": ("n_cols, BLOCK_SIZE=32)", "n_cols, BLOCK_SIZE=64, num_warps=2)", None, None),
+    "grid too small": ("softmax_kernel[(n_rows,)]", "softmax_kernel[(max(n_cols // 64, 1),)]", "correctness",
+                       "outside atol"),
+    "block the kernel mis-handles": ("n_cols, BLOCK_SIZE=32)", "n_cols, BLOCK_SIZE=48)", "correctness",
+                                     "power of 2"),
+    # a change the overrides cannot express: declined before anything runs
+    "wrapper": ("y = x.new_empty(x.shape)", "y = x.new_zeros(x.shape)", "replay", "outside the kernels' bodies"),
+    "grid from a value replay does not hold": ("softmax_kernel[(n_rows,)]", "softmax_kernel[(n_rows + 0,)]",
+                                               "replay", "cannot be computed from the recorded"),
 }
 
 
@@ -94,6 +103,9 @@ def test_replay_gate_judges_kernel_rewrites_against_the_recorded_launches(runner
         assert len(bounds) == 3 and all("K unknown in a replay" in b["basis"] for b in bounds)
         assert "correct on 2 shape(s) x 2 seed(s)" in verdict.reason
         assert verdict.details["mode"] == "replay"  # the hover record says how it was compared
+        if "BLOCK_SIZE=64" in new:  # the candidate ran with its own block size and warps, on the recorded grid
+            assert all("(candidate: grid [" in c["shape"] and "BLOCK_SIZE=64 num_warps=2" in c["shape"]
+                       for c in checks), checks
         return
     assert not verdict.accepted
     assert verdict.stage == stage, verdict.reason
@@ -183,3 +195,76 @@ def test_launches_with_arguments_replay_cannot_rebuild_are_not_replayed():
     tensor = {"name": "x", "kind": "tensor", "dtype": "float32", "shape": [4], "strides": [1]}
     assert replayable({"kernel": "k", "args": [tensor, {"name": "n", "kind": "int", "value": 4}]})
     assert not replayable({"kernel": "k", "args": [tensor, {"name": "d", "kind": "other", "value": "TensorDescriptor"}]})
+
+
+class _Fixed:
+    """A proposer handing the loop fixed candidates (what a recipe or the config search would)."""
+
+    name = "fixed"
+
+    def __init__(self, candidates: list[Candidate]) -> None:
+        self.candidates, self.declined = candidates, []
+
+    def propose(self, ctx, feedback):
+        out, self.candidates = self.candidates, []
+        return out
+
+
+def test_candidates_replay_cannot_verify_are_declined_before_taking_the_budget(runner, workspace):
+    from tritonlens.server.engine.optimize.loop import Budget, OptimizeOptions, optimize_source
+    from tritonlens.server.engine.optimize.report import to_markdown
+
+    path = workspace / "naive_softmax.py"
+    source = path.read_text()
+    wrapper = _candidate(source, "y = x.new_empty(x.shape)", "y = x.new_zeros(x.shape)")
+    block = _candidate(source, "n_cols, BLOCK_SIZE=32)", "n_cols, BLOCK_SIZE=64)")
+    options = OptimizeOptions(backend="interpret", target="sm_90", budget=Budget(candidates=1, rounds=1), profile=False)
+    result = optimize_source(source, str(path), runner, options, proposers=[_Fixed([wrapper, block])])
+    assert result.error is None, result.error
+    # the one verification slot went to the block-size change, verified by replay with its override
+    assert [s.candidate.title for s in result.offered] == [block.title], result.rejected
+    assert not result.rejected
+    declined = [d for d in result.declined if d.proposer == "test"]
+    assert len(declined) == 1 and wrapper.title in declined[0].reason
+    assert "outside the kernels' bodies (line " in declined[0].reason
+    assert "Recipes that did not apply" in to_markdown(result)
+
+
+SCALE = """
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2.0, mask=offs < n)
+
+
+def scale(x, out, n):
+    scale_kernel[(triton.cdiv(n, 64),)](x, out, n, BLOCK=64)
+"""
+
+
+def test_launch_overrides_recompute_the_grid_and_refuse_what_they_cannot_express():
+    from tritonlens.server.engine.optimize.replay_overrides import candidate_launches
+
+    launch = {"kernel": "scale_kernel", "grid": [16, 1, 1], "options": {"num_warps": 4}, "args": [
+        {"name": "n", "kind": "int", "value": 1000}, {"name": "BLOCK", "kind": "constexpr", "value": 64}]}
+    site = "scale_kernel[(triton.cdiv(n, 64),)](x, out, n, BLOCK=64)"
+
+    def sides(new_site: str) -> tuple[list, str | None]:
+        return candidate_launches([launch], SCALE, SCALE.replace(site, new_site))
+
+    launches, why = sides("scale_kernel[(triton.cdiv(n, 256),)](x, out, n, BLOCK=256, num_stages=2)")
+    assert why is None and launches[0]["candidate"] == {
+        "grid": [4, 1, 1], "constexprs": {"BLOCK": 256}, "options": {"num_warps": 4, "num_stages": 2}}
+    launches, why = sides('scale_kernel[lambda meta: (triton.cdiv(n, meta["BLOCK"]),)](x, out, n, BLOCK=128)')
+    assert why is None and launches[0]["candidate"]["grid"] == [8, 1, 1]
+    assert sides(site)[0] == [launch]  # nothing changed at the site: replayed as recorded
+    for changed, words in (
+        ("scale_kernel[(triton.cdiv(n, 64),)](x, out, n - 1, BLOCK=64)", "outside the kernels' bodies"),
+        ("scale_kernel[(triton.cdiv(n, 64),)](x, out, n, BLOCK=64 if n else 32)", "not a constant"),
+        ("scale_kernel[(triton.cdiv(x.numel(), 64),)](x, out, n, BLOCK=64)", "cannot be computed"),
+    ):
+        assert words in (sides(changed)[1] or ""), changed

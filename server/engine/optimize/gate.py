@@ -21,7 +21,8 @@ from typing import Any
 
 from ....analysis.findings import Finding
 from ....analysis.rewrite.model import Candidate, Verdict
-from .replay import outside_kernels_changed
+from .replay import first_changed_line
+from .replay_overrides import candidate_launches
 from .shapes import ShapePlan
 from .timing import MIN_GAIN, judge
 
@@ -131,11 +132,38 @@ class Gate:
         return None, out
 
     # -- 2 + 3. verify and time --------------------------------------------------------------------------
+    def replay_launches(self, baseline_source: str, candidate_source: str) -> list[dict[str, Any]] | str:
+        """The recorded launches, each with the launch-site overrides of the candidate (and of the baseline, where
+        an earlier round changed a launch site) that replay applies (replay_overrides.py), or why replay cannot
+        verify the candidate."""
+        original = self.reference_source or baseline_source
+        launches, why = candidate_launches(self.launches, original, candidate_source)
+        if why is None and baseline_source != original:
+            base, why = candidate_launches(self.launches, original, baseline_source)
+            launches = [{**c, "baseline": b["candidate"]} if "candidate" in b else c for c, b in zip(launches, base, strict=True)]
+        if why is None:
+            return launches
+        line = first_changed_line(original, candidate_source)
+        where = f" (line {line})" if line else ""
+        return (
+            "replay launches each kernel as it was recorded (only a launch site's constexprs, launch options and grid "
+            f"can be overridden), so it cannot verify a change outside the kernels' bodies{where}: {why}. Verify it in "
+            "KernelBench form (Model/ModelNew) instead"
+        )
+
+    def replay_refusal(self, baseline_source: str, candidate: Candidate) -> str | None:
+        """Why replay cannot verify `candidate` (checked before it takes a verification slot), or None."""
+        if not self.launches:
+            return None
+        launches = self.replay_launches(baseline_source, candidate.source)
+        return launches if isinstance(launches, str) else None
+
     def replay_payload(self, baseline_source: str, candidate_source: str) -> dict[str, Any]:
         cfg = self.config
+        launches = self.replay_launches(baseline_source, candidate_source)
         payload: dict[str, Any] = {
             "harness": {"mode": "replay", "path": self.path, "source": candidate_source},
-            "launches": self.launches,
+            "launches": launches if isinstance(launches, list) else self.launches,
             "seeds": list(cfg.seeds),
             "baseline_source": baseline_source,
             "time": cfg.timing_meaningful,
@@ -175,7 +203,7 @@ class Gate:
             return GateResult(_reject(candidate, "compile", f"syntax error on line {exc.lineno}: {exc.msg}"))
         result = GateResult(Verdict(candidate.id, False, ""))
         if self.launches:
-            beyond = outside_kernels_changed(self.reference_source or baseline_source, candidate.source)
+            beyond = self.replay_refusal(baseline_source, candidate)
             if beyond:
                 result.verdict = _reject(candidate, "replay", beyond)
                 return result

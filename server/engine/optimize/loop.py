@@ -150,6 +150,7 @@ def optimize_source(
     seen: set[str] = set()
     tried: set[tuple[str, str]] = set()  # (kernel, producer) pairs the gate has judged, on any text
     spent = 0
+    replay_declined: list[Declined] = []  # candidates replay cannot verify: declined before they take a slot
     ev_for: tuple[str, Evidence] | None = None
     budget = options.budget
     current = source
@@ -169,6 +170,10 @@ def optimize_source(
         if not candidates:
             out.notes.append(f"round {round_no}: no new candidate from {', '.join(p.name for p in proposers)}")
             break
+        candidates = _verifiable(gate, current, candidates, replay_declined)
+        if not candidates:
+            out.notes.append(f"round {round_no}: no candidate replay can verify")
+            break
         accepted: list[Step] = []
         for i, (source_name, cand) in enumerate(candidates):
             if spent >= budget.candidates or _stop(cancel, out, started, budget):
@@ -176,8 +181,6 @@ def optimize_source(
             spent += 1
             say(f"round {round_no}: verifying {cand.title} ({i + 1}/{len(candidates)})", spent / budget.candidates)
             verdict = gate.check(current, cand, cancel).verdict
-            if verdict.stage == "replay":
-                spent -= 1  # refused before anything ran (replay cannot verify it): costs no budget
             tried.add((cand.kernel, cand.producer))
             step = Step(cand, verdict, round_no)
             feedback.setdefault((source_name, cand.kernel), []).append(verdict)
@@ -206,10 +209,25 @@ def optimize_source(
         out.overall = gate.check(source, whole, cancel).verdict
         out.evidence_after = collect(current, path, options.target, runner, backend=options.backend,
                                      cancel=cancel, profile=options.profile and not launches)
-    out.declined = [d for p in proposers for d in getattr(p, "declined", [])]
+    out.declined = [d for p in proposers for d in getattr(p, "declined", [])] + replay_declined
     out.notes.extend(n for p in proposers if callable(getattr(p, "notes", None)) for n in p.notes())
     out.elapsed_s = time.monotonic() - started
     return out
+
+
+def _verifiable(
+    gate: Gate, current: str, candidates: list[tuple[str, Candidate]], declined: list[Declined]
+) -> list[tuple[str, Candidate]]:
+    """The candidates the gate can verify; the others (a change replay cannot express) are declined with the
+    reason, so they cost none of the candidate budget."""
+    kept = []
+    for source_name, cand in candidates:
+        why = gate.replay_refusal(current, cand)
+        if why is None:
+            kept.append((source_name, cand))
+        else:
+            declined.append(Declined(cand.producer, cand.kernel, f"{cand.title}: {why}"))
+    return kept
 
 
 def _stop(cancel: threading.Event | None, out: OptimizeResult, started: float, budget: Budget) -> bool:

@@ -4,10 +4,11 @@
 workspace's launch store, tagged with the kernel text they were recorded from. When a file has no `Model` to
 compare with but its kernels have launches recorded from their current text, the gate replays those launches:
 original and candidate kernels on the same freshly drawn arguments, every tensor argument compared
-(ascend_runner/worker/replay_verify.py). What replay cannot check is said, never skipped silently: a candidate
-that changes code outside the kernels (a launch site's grid, block size or wrapper) is not verified by launching
-the kernel as recorded, so it is rejected with that reason; no shape is held out (every recorded launch is
-checked; the record names how many).
+(ascend_runner/worker/replay_verify.py). A candidate that changes only a launch site's constexprs, launch options
+or grid is replayed with those overridden (replay_overrides.py). What replay cannot check is said, never skipped
+silently: any other change outside the kernels (wrapper logic, a signature, new arguments) is declined with that
+reason before it takes a verification slot; no shape is held out (every recorded launch is checked; the record
+names how many).
 """
 
 from __future__ import annotations
@@ -74,19 +75,14 @@ def _outside_kernels(tree: ast.Module) -> list[str]:
     return out
 
 
-def outside_kernels_changed(before: str, after: str) -> str | None:
-    """Why replay cannot verify `after`: it changes code outside the kernels' bodies, or None."""
+def first_changed_line(before: str, after: str) -> int | None:
+    """The line in `after` of the first top-level statement that differs outside the kernels' bodies."""
     try:
         old, new = ast.parse(before), ast.parse(after)
     except SyntaxError:
-        return None  # the gate's own syntax check reports it
+        return None
     a, b = _outside_kernels(old), _outside_kernels(new)
     if a == b:
         return None
     first = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
-    where = f" (line {new.body[first].lineno})" if first < len(new.body) else ""
-    return (
-        "replay launches each kernel as it was recorded, so it cannot verify a change outside the kernels' bodies"
-        f"{where}: a launch site, wrapper, grid or kernel signature. Verify it in KernelBench form (Model/ModelNew) "
-        "instead"
-    )
+    return new.body[first].lineno if first < len(new.body) else None
