@@ -264,7 +264,30 @@ def test_launch_overrides_recompute_the_grid_and_refuse_what_they_cannot_express
     assert sides(site)[0] == [launch]  # nothing changed at the site: replayed as recorded
     for changed, words in (
         ("scale_kernel[(triton.cdiv(n, 64),)](x, out, n - 1, BLOCK=64)", "outside the kernels' bodies"),
-        ("scale_kernel[(triton.cdiv(n, 64),)](x, out, n, BLOCK=64 if n else 32)", "not a constant"),
+        ("scale_kernel[(triton.cdiv(n, 64),)](x, out, n, BLOCK=x.shape[0])", "cannot be computed"),
         ("scale_kernel[(triton.cdiv(x.numel(), 64),)](x, out, n, BLOCK=64)", "cannot be computed"),
     ):
         assert words in (sides(changed)[1] or ""), changed
+
+
+SCALE_LOCALS = SCALE.replace("""    scale_kernel[(triton.cdiv(n, 64),)](x, out, n, BLOCK=64)""", """    BLOCK = 64
+    grid = (triton.cdiv(n, BLOCK),)
+    scale_kernel[grid](x, out, n, BLOCK=BLOCK)""")
+
+
+def test_launch_overrides_follow_block_sizes_moved_in_the_wrappers_locals():
+    """What config search moves: a block size assigned once to a local that sizes both the grid and the launch."""
+    from tritonlens.server.engine.optimize.replay_overrides import candidate_launches
+
+    launch = {"kernel": "scale_kernel", "grid": [16, 1, 1], "options": {}, "args": [
+        {"name": "n", "kind": "int", "value": 1000}, {"name": "BLOCK", "kind": "constexpr", "value": 64}]}
+    launches, why = candidate_launches([launch], SCALE_LOCALS, SCALE_LOCALS.replace("BLOCK = 64", "BLOCK = 128"))
+    assert why is None and launches[0]["candidate"] == {"grid": [8, 1, 1], "constexprs": {"BLOCK": 128}, "options": {}}
+    power = SCALE_LOCALS.replace("BLOCK = 64", "BLOCK = min(triton.next_power_of_2(n), 512)")
+    launches, why = candidate_launches([launch], SCALE_LOCALS, power)
+    assert why is None and launches[0]["candidate"]["constexprs"] == {"BLOCK": 512}
+    assert launches[0]["candidate"]["grid"] == [2, 1, 1]
+    # a local the wrapper also reads elsewhere is wrapper logic, not a knob
+    shared = SCALE_LOCALS.replace("    scale_kernel[grid]", "    out.fill_(BLOCK)\n    scale_kernel[grid]")
+    _, why = candidate_launches([launch], shared, shared.replace("BLOCK = 64", "BLOCK = 128"))
+    assert why and "outside the kernels' bodies" in why

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import copy
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,10 +39,14 @@ class Override:
     """What replaces the recorded values of every launch of `kernel` (the worker applies it to the candidate)."""
 
     kernel: str
-    constexprs: dict[str, Any]
-    options: dict[str, Any]
+    constexprs: dict[str, ast.expr]  # evaluated per launch: `triton.next_power_of_2(n_cols)` reads its n_cols
+    options: dict[str, ast.expr]
     grid: ast.expr | None  # the candidate's grid expression where it changed, else None (the recorded grid)
     arg_names: dict[str, str]  # a name used at the site -> the kernel parameter it is passed as
+
+    def key(self) -> str:
+        return repr(([(k, ast.dump(v)) for k, v in sorted({**self.constexprs, **self.options}.items())],
+                     self.grid and ast.dump(self.grid), sorted(self.arg_names.items())))
 
 
 def _kernels(tree: ast.Module) -> dict[str, tuple[list[str], set[str]]]:
@@ -63,7 +68,7 @@ def _sites(tree: ast.AST, kernels: dict[str, tuple[list[str], set[str]]]) -> lis
     for node in ast.walk(tree):
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript)
                 and isinstance(node.func.value, ast.Name) and node.func.value.id in kernels):
-            params, _ = kernels[node.func.value.id]
+            params, const = kernels[node.func.value.id]
             site = Site(node.func.value.id, node.func.slice)
             for name, arg in zip(params, node.args, strict=False):
                 site.args[name] = arg
@@ -75,16 +80,72 @@ def _sites(tree: ast.AST, kernels: dict[str, tuple[list[str], set[str]]]) -> lis
     return sites
 
 
+def _knobs(site: Site, const: set[str]) -> list[ast.expr]:
+    """The expressions of a launch that replay can override: its grid, constexpr arguments and options."""
+    return [site.grid, *(v for k, v in site.args.items() if k in const), *site.options.values()]
+
+
+def _knob_locals(func: ast.AST, knobs: list[ast.expr]) -> dict[str, ast.Assign]:
+    """Locals of `func` bound once by `NAME = expr` and read only by a launch's knobs or by other such locals
+    (`BLOCK = 64`, `grid = (triton.cdiv(n, BLOCK),)`): a new value there changes nothing but the knobs."""
+    stores = Counter(n.id for n in ast.walk(func) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load))
+    params = {a.arg for a in ast.walk(func) if isinstance(a, ast.arg)}
+    chosen = {
+        s.targets[0].id: s for s in ast.walk(func)
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
+        and stores[s.targets[0].id] == 1 and s.targets[0].id not in params
+    }
+    knob_ids = {id(n) for k in knobs for n in ast.walk(k)}
+    while True:
+        inside = knob_ids | {id(n) for a in chosen.values() for n in ast.walk(a.value)}
+        drop = {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+                and n.id in chosen and id(n) not in inside}
+        if not drop:
+            return chosen
+        for name in drop:
+            del chosen[name]
+
+
+def _scopes(
+    tree: ast.Module, kernels: dict[str, tuple[list[str], set[str]]]
+) -> list[tuple[ast.Call, Site, dict[str, ast.Assign]]]:
+    """Every launch site with the knob locals of the function that makes it (none at module level)."""
+    out, claimed = [], set()
+    funcs = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+             and not (n in tree.body and n.name in kernels)]
+    for scope in [*funcs, tree]:
+        sites = [(c, s) for c, s in _sites(scope, kernels) if id(c) not in claimed]
+        claimed |= {id(c) for c, _ in sites}
+        knobs = [k for _, s in sites for k in _knobs(s, kernels[s.kernel][1])]
+        local = _knob_locals(scope, knobs) if sites and scope is not tree else {}
+        out.extend((c, s, local) for c, s in sites)
+    return out
+
+
+def _inline(node: ast.expr, local: dict[str, ast.Assign], depth: int = 0) -> ast.expr:
+    """`node` with each knob local replaced by the expression it was assigned (a few levels deep)."""
+
+    class Inline(ast.NodeTransformer):
+        def visit_Name(self, n: ast.Name) -> ast.AST:
+            if isinstance(n.ctx, ast.Load) and n.id in local and depth < 8:
+                return _inline(local[n.id].value, local, depth + 1)
+            return n
+
+    return Inline().visit(copy.deepcopy(node))
+
+
 def _without_knobs(tree: ast.Module, kernels: dict[str, tuple[list[str], set[str]]]) -> str:
-    """The module with every launch site's grid, constexpr arguments and options blanked (kernel bodies too)."""
+    """The module with every launch site's grid, constexpr arguments and options blanked, and the locals only
+    they read (kernel bodies too)."""
     tree = copy.deepcopy(tree)
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name in kernels:
             node.body = [ast.Pass()]
-    for call, site in _sites(tree, kernels):
-        _, const = kernels[site.kernel]
+    for call, site, local in _scopes(tree, kernels):
+        params, const = kernels[site.kernel]
+        for assign in local.values():
+            assign.value = ast.Name(_HOLE)
         call.func.slice = ast.Name(_HOLE)
-        params = kernels[site.kernel][0]
         call.args = [ast.Name(_HOLE) if i < len(params) and params[i] in const else a for i, a in enumerate(call.args)]
         call.keywords = sorted(
             (kw for kw in call.keywords if not (kw.arg in const or (kw.arg in LAUNCH_OPTIONS and kw.arg not in params))),
@@ -93,9 +154,11 @@ def _without_knobs(tree: ast.Module, kernels: dict[str, tuple[list[str], set[str
     return ast.dump(tree, include_attributes=False)
 
 
-def _value(node: ast.expr) -> Any:
-    value = evaluate(node, {})
-    return UNKNOWN if value is UNKNOWN or not isinstance(value, (int, float, bool)) else value
+def _resolved(site: Site, const: set[str], local: dict[str, ast.Assign]) -> Site:
+    """The site with its knobs' locals inlined, so a block size moved in `BLOCK = 64` shows at the launch."""
+    return Site(site.kernel, _inline(site.grid, local),
+                {k: _inline(v, local) if k in const else v for k, v in site.args.items()},
+                {k: _inline(v, local) for k, v in site.options.items()})
 
 
 def launch_overrides(before: str, after: str) -> tuple[list[Override], str | None]:
@@ -110,33 +173,25 @@ def launch_overrides(before: str, after: str) -> tuple[list[Override], str | Non
     if kernels != _kernels(new) or _without_knobs(old, kernels) != _without_knobs(new, kernels):
         return [], "it changes code outside the kernels' bodies other than a launch site's constexprs, options or grid"
     per_kernel: dict[str, Override] = {}
-    for (_, a), (_, b) in zip(_sites(old, kernels), _sites(new, kernels), strict=True):
+    for (_, a, la), (_, b, lb) in zip(_scopes(old, kernels), _scopes(new, kernels), strict=True):
+        const = kernels[a.kernel][1]
+        a, b = _resolved(a, const, la), _resolved(b, const, lb)
         dump = lambda d: {k: ast.dump(v) for k, v in d.items()}  # noqa: E731
         if dump(a.args) == dump(b.args) and dump(a.options) == dump(b.options) and ast.dump(a.grid) == ast.dump(b.grid):
             if a.kernel in per_kernel:
                 return [], f"{a.kernel} is launched from several sites and only some of them changed"
             per_kernel[a.kernel] = None  # type: ignore[assignment]
             continue
-        const = kernels[a.kernel][1]
-        constexprs, options = {}, {}
-        for name, node in b.args.items():
-            if name in const and (name not in a.args or ast.dump(a.args[name]) != ast.dump(node)):
-                value = _value(node)
-                if value is UNKNOWN:
-                    return [], f"the new value of {a.kernel}'s {name} (`{ast.unparse(node)}`) is not a constant"
-                constexprs[name] = value
         if set(a.args) - set(b.args):
             removed = ", ".join(sorted(set(a.args) - set(b.args)))
             return [], f"it drops {a.kernel}'s argument(s) {removed} at the launch site"
-        for name, node in b.options.items():
-            value = _value(node)
-            if value is UNKNOWN:
-                return [], f"the launch option {name}=`{ast.unparse(node)}` is not a constant"
-            options[name] = value
+        constexprs = {name: node for name, node in b.args.items()
+                      if name in const and (name not in a.args or ast.dump(a.args[name]) != ast.dump(node))}
+        options = dict(b.options)
         grid = None if ast.dump(a.grid) == ast.dump(b.grid) else b.grid
         names = {v.id: k for k, v in b.args.items() if isinstance(v, ast.Name)}
         override = Override(a.kernel, constexprs, options, grid, names)
-        if a.kernel in per_kernel and per_kernel[a.kernel] != override:
+        if a.kernel in per_kernel and (per_kernel[a.kernel] is None or per_kernel[a.kernel].key() != override.key()):
             return [], f"{a.kernel} is launched from several sites with different values"
         per_kernel[a.kernel] = override
     return [o for o in per_kernel.values() if o is not None], None
@@ -150,13 +205,22 @@ def _free_names(node: ast.AST) -> set[str]:
 def apply_override(launch: dict[str, Any], override: Override) -> dict[str, Any] | str:
     """The candidate's side of one recorded launch ({"grid", "constexprs", "options"}), or why it cannot be
     built (a grid that needs a value the record does not hold)."""
-    values = {a.get("name"): a.get("value") for a in launch.get("args") or [] if a.get("kind") in ("int", "float", "bool", "constexpr")}
-    values.update(override.constexprs)
+    values = {a.get("name"): a.get("value") for a in launch.get("args") or []
+              if a.get("kind") in ("int", "float", "bool", "constexpr")}
+    # a name at the site is the wrapper's: it has a recorded value only where the site passes it as an argument
+    env = {site: values[param] for site, param in override.arg_names.items() if param in values}
+    knobs: dict[str, dict[str, Any]] = {"constexprs": {}, "options": {}}
+    for part, exprs in (("constexprs", override.constexprs), ("options", override.options)):
+        for name, node in exprs.items():
+            value = evaluate(node, env)
+            if value is UNKNOWN or not isinstance(value, (int, float, bool)):
+                return (f"the candidate's {name}=`{ast.unparse(node)}` cannot be computed from the recorded "
+                        "launch's arguments")
+            knobs[part][name] = value
+    values.update(knobs["constexprs"])
     grid = list(launch.get("grid") or [])
     if override.grid is not None:
         node = override.grid
-        # a name in the grid is the wrapper's: it has a recorded value only where the site passes it as an argument
-        env = {site: values[param] for site, param in override.arg_names.items() if param in values}
         args_name = None
         if isinstance(node, ast.Lambda) and len(node.args.args) == 1:  # `lambda meta: (cdiv(n, meta["BLOCK"]),)`
             args_name, node = node.args.args[0].arg, node.body
@@ -172,8 +236,8 @@ def apply_override(launch: dict[str, Any], override: Override) -> dict[str, Any]
             return (f"the candidate's grid `{ast.unparse(override.grid)}` cannot be computed from the recorded "
                     "launch's arguments (it needs a value the record does not hold)")
         grid = list(value) + [1] * (3 - len(value))
-    return {"grid": grid, "constexprs": dict(override.constexprs),
-            "options": {**(launch.get("options") or {}), **override.options}}
+    return {"grid": grid, "constexprs": knobs["constexprs"],
+            "options": {**(launch.get("options") or {}), **knobs["options"]}}
 
 
 def candidate_launches(launches: list[dict[str, Any]], before: str, after: str) -> tuple[list[dict[str, Any]], str | None]:
