@@ -51,6 +51,14 @@ class JobIn(BaseModel):
     payload: dict[str, Any]
     timeout_s: float | None = Field(default=None, gt=0, le=3600)
 
+    @field_validator("schema_version", "timeout_s", mode="before")
+    @classmethod
+    def _not_a_bool(cls, value: Any) -> Any:
+        # JSON true is no number: pydantic's lax mode would read it as 1, which the published schema forbids
+        if isinstance(value, bool):
+            raise ValueError("must be a number, not a boolean")
+        return value
+
     @field_validator("payload")
     @classmethod
     def _safe_payload(cls, payload: dict[str, Any]) -> dict[str, Any]:
