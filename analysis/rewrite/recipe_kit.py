@@ -8,7 +8,7 @@ that motivated it. Anything not exactly the pattern is a `NotApplicable` with th
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from ..kernels import LaunchSite
 from .model import Candidate, NotApplicable, RecipeContext
@@ -138,6 +138,26 @@ def walk_statements(body: list[ast.stmt]) -> Iterator[tuple[ast.stmt, list[ast.s
             inner = getattr(stmt, field, None)
             if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
                 yield from walk_statements(inner)
+
+
+def first_loop_match(
+    ks: KernelSource, try_at: Callable[[list[ast.stmt], int], list | None], nothing: str
+) -> list:
+    """try_at(body, i) at every `for` of the kernel, outer bodies first: the first match, or Decline with every
+    loop's reason (or `nothing` when no loop said why)."""
+    reasons = []
+    bodies = [ks.fn.body] + [s.body for s, _ in walk_statements(ks.fn.body) if isinstance(s, ast.For | ast.While | ast.If)]
+    for body in bodies:
+        for i, stmt in enumerate(body):
+            if isinstance(stmt, ast.For):
+                try:
+                    found = try_at(body, i)
+                except Decline as exc:
+                    reasons.append(str(exc))
+                    continue
+                if found:
+                    return found
+    raise Decline("; ".join(reasons) or nothing)
 
 
 def simple_range(loop: ast.For) -> tuple[ast.expr, ast.expr, ast.expr | None] | None:

@@ -30,12 +30,12 @@ from ..recipe_kit import (
     assigned_names,
     count_name,
     finish,
+    first_loop_match,
     is_zero,
     literal_init,
     loaded_names,
     previous_assignment,
     substitute,
-    walk_statements,
 )
 from ..source_edit import Edit
 
@@ -252,19 +252,7 @@ def _candidate(recipe: SourceRecipe, ks: KernelSource, body: list[ast.stmt], i: 
 
 
 def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
-    reasons = []
-    bodies = [ks.fn.body] + [s.body for s, _ in walk_statements(ks.fn.body) if isinstance(s, ast.For | ast.While | ast.If)]
-    for body in bodies:
-        for i, stmt in enumerate(body):
-            if isinstance(stmt, ast.For):
-                try:
-                    found = _candidate(recipe, ks, body, i)
-                except Decline as exc:
-                    reasons.append(str(exc))
-                    continue
-                if found:
-                    return found
-    raise Decline("; ".join(reasons) or "no max loop followed by a loop that exponentiates against that max")
+    return first_loop_match(ks, lambda body, i: _candidate(recipe, ks, body, i), "no max loop followed by a loop that exponentiates against that max")
 
 
 RECIPE = SourceRecipe(

@@ -25,10 +25,10 @@ from ..recipe_kit import (
     block_size_text,
     count_name,
     finish,
+    first_loop_match,
     literal_init,
     one_d_size,
     previous_assignment,
-    walk_statements,
 )
 from ..source_edit import Edit
 
@@ -172,21 +172,7 @@ def _candidates(recipe: SourceRecipe, ks: KernelSource, body: list[ast.stmt], i:
 
 
 def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
-    reasons = []
-    bodies = [ks.fn.body] + [
-        stmt.body for stmt, _ in walk_statements(ks.fn.body) if isinstance(stmt, ast.For | ast.While | ast.If)
-    ]
-    for body in bodies:
-        for i, stmt in enumerate(body):
-            if isinstance(stmt, ast.For):
-                try:
-                    found = _candidates(recipe, ks, body, i)
-                except Decline as exc:
-                    reasons.append(str(exc))
-                    continue
-                if found:
-                    return found
-    raise Decline("; ".join(reasons) or "no max loop followed by a sum-of-exponentials loop over the same data")
+    return first_loop_match(ks, lambda body, i: _candidates(recipe, ks, body, i), "no max loop followed by a sum-of-exponentials loop over the same data")
 
 
 RECIPE = SourceRecipe(
