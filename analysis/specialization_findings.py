@@ -19,8 +19,15 @@ STR_PLACEHOLDER = "'<str>'"  # a Python string literal, as pragma values are
 
 def _placeholder(info: SpecKernel, name: str) -> str:
     """`<bool>` for flags tested with `if`, `'<str>'` for names compared with a string (`ACTIVATION ==
-    "leaky_relu"` in the matmul tutorial), `<int>` otherwise (block sizes, counts)."""
+    "leaky_relu"` in the matmul tutorial), `tl.<dtype>` for a dtype (`x.to(name)`, `dtype=name`), `<int>` otherwise
+    (block sizes, counts)."""
     for node in ast.walk(info.node):
+        if isinstance(node, ast.Call):
+            as_dtype = [k.value for k in node.keywords if k.arg == "dtype"]
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "to":
+                as_dtype += node.args[:1]
+            if any(isinstance(x, ast.Name) and x.id == name for x in as_dtype):
+                return "tl.<dtype>"
         if isinstance(node, ast.Compare):
             sides = (node.left, *node.comparators)
             named = any(isinstance(x, ast.Name) and x.id == name for x in sides)

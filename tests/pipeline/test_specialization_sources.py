@@ -327,6 +327,20 @@ def test_unknown_constexprs_are_guessed_and_the_hint_says_what_to_add() -> None:
     assert finding.data["insert_line"] == def_line - 1
 
 
+def test_the_hint_asks_for_a_dtype_where_the_kernel_uses_the_constexpr_as_one() -> None:
+    source = src(
+        """
+        @triton.jit
+        def k(x_ptr, BLOCK: tl.constexpr, dtype: tl.constexpr, ACC: tl.constexpr):
+            offs = tl.arange(0, BLOCK)
+            acc = tl.zeros((BLOCK,), dtype=ACC)
+            tl.store(x_ptr + offs, (acc + tl.load(x_ptr + offs)).to(dtype))
+        """
+    )
+    (finding,) = specialization_findings(source, "k", specializations(source, "k"))
+    assert '"# tritonlens: BLOCK=<int>, dtype=tl.<dtype>, ACC=tl.<dtype>" above the kernel' in finding.message
+
+
 def test_no_tl002_when_some_variant_is_complete() -> None:
     source = src(ADD, "add_kernel[(1,)](torch.empty(8), torch.empty(8), torch.empty(8), 8, BLOCK_SIZE=8)\n")
     specs = specializations(source, "add_kernel")
