@@ -149,10 +149,14 @@ def _escalate_server(path: Path, case: dict[str, Any], text: str, kept: list[Any
     kernel, where = case["kernel"], str(path)
     changed = [n for n in engine.launchable_kernels(text) if engine.compile_inputs_digest(text, where, n)]
     assert kernel in changed
-    engine.compile_inputs_digest(text, where, kernel)
-    overrides = engine.find_pyproject_overrides(where)
+    if hasattr(engine, "read_compile_inputs"):  # the digest and the values the compile reads, read once
+        read = engine.read_compile_inputs(text, where, kernel)
+        overrides, recorded = read.overrides, read.recorded
+    else:
+        engine.compile_inputs_digest(text, where, kernel)
+        overrides, recorded = engine.find_pyproject_overrides(where), None
     analysis = engine.analyze_kernel(
-        text, where, kernel, case["target"], _Runner(kernel, case["result"]), overrides=overrides
+        text, where, kernel, case["target"], _Runner(kernel, case["result"]), overrides=overrides, recorded=recorded
     )
     assert analysis.error is None, analysis.error
     return sum(f.kernel == kernel for f in apply_and_merge(Settings(), [*kept, *analysis.findings]))
