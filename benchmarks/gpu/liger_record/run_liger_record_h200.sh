@@ -25,7 +25,7 @@ cd "$WS"
   git --version >/dev/null 2>&1; } > "$OUT/env.txt" 2>&1
 timeout 300 $TL record --backend cuda -- python3 "$SCRIPT" > "$OUT/record.txt" 2>&1
 echo "record exit $?"; tail -30 "$OUT/record.txt"
-cp -r .tritonlens/launches "$OUT/launches" 2>/dev/null
+tar czf "$OUT/launches.tgz" --exclude="*.lock" -C .tritonlens launches  # one file: the device returns a few files only
 timeout ${PROFILE_TIMEOUT:-300} $TL profile "$SCRIPT" --harness script --backend cuda --ncu \
   --format json > "$OUT/profile.json" 2> "$OUT/profile.err"
 echo "profile exit $?"; tail -5 "$OUT/profile.err"
