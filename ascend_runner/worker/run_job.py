@@ -163,8 +163,12 @@ def run_job(be: Backend, payload: dict[str, Any], profile: bool) -> dict[str, An
             be.synchronize()
         elif mode == "script":
             started = time.perf_counter()
-            with recording(recorder):
-                run_script(path, source, list(harness.get("argv") or []))
+            try:
+                with recording(recorder):
+                    run_script(path, source, list(harness.get("argv") or []))
+            except HarnessError as exc:  # "exited with status 1" alone does not say why: show what it printed
+                said = printed.getvalue().strip()
+                raise HarnessError(f"{exc}; it printed: {tail(said, 1500)}" if said else str(exc)) from None
             be.synchronize()
             result["timings"]["script_s"] = round(time.perf_counter() - started, 4)
         elif mode == "entry":

@@ -190,6 +190,11 @@ def test_bad_inputs_give_plain_messages(tmp_path):
     assert raw["ok"] is False and "missing Model, ModelNew" in raw["errors"][0]
     raw = job("run", {"harness": {"mode": "script", "path": str(plain)}})
     assert raw["ok"] is True and raw["errors"] == ["the harness ran but launched no Triton kernel"]
+    failing = tmp_path / "failing.py"
+    failing.write_text("import sys\nprint('FAIL op: no module named mylib')\nsys.exit(1)\n")
+    raw = job("run", {"harness": {"mode": "script", "path": str(failing)}})
+    assert raw["ok"] is False and "exited with status 1" in raw["errors"][0]
+    assert "no module named mylib" in raw["errors"][0]  # the script's own explanation comes with the status
     raw = job("run", {"harness": {"mode": "script", "path": str(plain)}}, backend="npu")
     assert raw["ok"] is False and "torch_npu" in raw["errors"][0]
 
