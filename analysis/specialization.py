@@ -12,8 +12,8 @@ provenance (`ASSUMED_DIVISIBLE`), so findings that depend on its value can be to
 Pure: no triton/torch imports; never raises on user text (unparsable code gives no specializations).
 
 Modules: `specialization_kernels` (the jit functions as specialization reads them, from the shared kernel model),
-`specialization_launch` (what a launch site says about each argument), `specialization_variant` (the result type
-and how the facts of every source combine into one), `specialization_findings` (TL002/TL003).
+`specialization_launch` (what a launch site says about each argument), `specialization_facts` (combining the
+sources into a variant), `specialization_findings` (TL002/TL003), `specialization_variant` (the result type).
 """
 
 from __future__ import annotations
@@ -22,19 +22,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .kernels import ModuleInfo
+from .specialization_facts import Fact, build_variant, launch_facts, override_facts
 from .specialization_guess import ASSUMED_TYPICAL
 from .specialization_infer import infer_types
 from .specialization_kernels import KernelTable, SpecKernel, kernel_table
 from .specialization_scope import find_launches
-from .specialization_variant import (
-    ASSUMED_DIVISIBLE,
-    MAX_VARIANTS,
-    Fact,
-    Specialization,
-    build_variant,
-    launch_facts,
-    override_facts,
-)
+from .specialization_variant import ASSUMED_DIVISIBLE, MAX_VARIANTS, Specialization
 
 
 def specializations(

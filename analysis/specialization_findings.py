@@ -11,8 +11,8 @@ from .findings import Finding, Severity, Span
 from .front_rules import BAD_OVERRIDE, CANNOT_SPECIALIZE
 from .kernels import ModuleInfo
 from .specialization import as_table, assumed_constexprs
-from .specialization_kernels import OPTION_NAMES, KernelTable, SpecKernel
-from .specialization_variant import Specialization
+from .specialization_kernels import KernelTable, SpecKernel
+from .specialization_variant import OPTION_NAMES, Specialization
 
 STR_PLACEHOLDER = "'<str>'"  # a Python string literal, as pragma values are
 

@@ -18,9 +18,7 @@ from .pragmas import DTYPE_VALUE_RE, Pragma, comment_lines, pragma_for
 from .safe_eval import UNKNOWN, evaluate
 from .source_lines import source_lines
 from .specialization_scope import CallIndex, index_calls, module_scope
-
-# Launch keywords that are compile options, not kernel parameters.
-OPTION_NAMES = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "multibuffer")
+from .specialization_variant import OPTION_NAMES
 
 
 @dataclass
