@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 from .safe_eval import UNKNOWN, call_name
@@ -130,10 +131,8 @@ def _weak(source: str) -> bool:
 def reconcile(
     fn: ast.FunctionDef, constexprs: frozenset[str], chosen: dict[str, Any], pointer_types: dict[str, str]
 ) -> list[str]:
-    """Make the None-valued arguments of `chosen` (name -> Fact) consistent with what the body reads; returns
-    the names changed. `pointer_types`: the element type the body implies for each pointer argument."""
-    from .specialization_facts import Fact  # facts import this module
-
+    """Make the None-valued arguments of `chosen` (name -> specialization_facts.Fact) consistent with what the
+    body reads; returns the names changed. `pointer_types`: the element type the body implies per pointer."""
     values = {
         n: (f.value if f.value is not UNKNOWN else (UNKNOWN if not f.type else "tensor"))
         for n, f in chosen.items()
@@ -159,15 +158,17 @@ def reconcile(
                 why = chosen[flag].source  # a typical guess stays labeled as one (its exact marker)
                 if why != ASSUMED_TYPICAL:
                     why = f"{why}; set {value}: {name} is passed None ({fact.source})"
-                chosen[flag] = Fact(why, value=value)
+                chosen[flag] = replace(chosen[flag], source=why, value=value)
                 values[flag] = value
                 changed.append(flag)
             continue
         element = pointer_types.get(name, "*fp32")
         where = f" under {', '.join(g[1] for g in guards)}" if guards else ""
-        chosen[name] = Fact(
-            f"{fact.source}, but the kernel reads {name} at line {line}{where}: a tensor passed instead, "
+        chosen[name] = replace(
+            fact,
+            source=f"{fact.source}, but the kernel reads {name} at line {line}{where}: a tensor passed instead, "
             f"element type assumed {element[1:]}",
+            value=UNKNOWN,
             type=element,
         )
         values[name] = "tensor"
