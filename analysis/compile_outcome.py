@@ -12,9 +12,8 @@ from typing import Any
 from .compile_errors import compile_error_findings
 from .findings import Finding, Severity, Span
 from .front_rules import IMPORT_FAILED, NOT_ANALYZED
-from .source_alone import source_alone_label
 from .source_lines import source_lines
-from .variant_findings import guess_label, variant_guesses
+from .variant_findings import guess_label, source_alone_label, variant_guesses
 
 
 def not_the_kernels_fault(error: Any) -> bool:

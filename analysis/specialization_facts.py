@@ -13,6 +13,7 @@ from .safe_eval import UNKNOWN, evaluate
 from .specialization_guess import ASSUMED_TYPICAL, typical_values
 from .specialization_kernels import SpecKernel, literal_value
 from .specialization_launch import ArgFact, resolve
+from .specialization_relations import fit_guesses
 from .specialization_scope import Launch
 from .specialization_variant import (
     ASSUMED_DIVISIBLE,
@@ -198,7 +199,7 @@ def build_variant(
                 # multiples of 16). Findings that depend on the value say so; a pragma gives the real one.
                 divisibility.append(name)
                 provenance[name] = f"{fact.source}; {ASSUMED_DIVISIBLE}"
-    return Specialization(
+    spec = Specialization(
         kernel=kernel.name,
         label=label,
         signature=signature,
@@ -209,6 +210,7 @@ def build_variant(
         missing=tuple(missing),
         line=line,
     )
+    return fit_guesses(kernel.node, spec) if guess else spec  # guesses that satisfy the kernel's own shapes
 
 
 def _specialize_value(

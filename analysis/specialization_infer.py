@@ -155,6 +155,76 @@ class _BodyFacts:
         return [named[0] if named else candidates[0]]
 
 
+# Operators Triton only accepts on integers: floor division (`unexpected type fp32` on floats) and bitwise ops.
+_INT_OPS = (ast.FloorDiv, ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
+_CASTS = ("to", "cast", "bitcast")
+
+
+def _value_loads(facts: _BodyFacts, expr: ast.AST, seen: frozenset[str] = frozenset()) -> list[str]:
+    """Pointer params whose loaded *values* (not booleans derived from them, not casts of them) make `expr`."""
+    if isinstance(expr, ast.Call):
+        name = call_name(expr.func)
+        if name == "load":
+            arg = _pointer_arg(expr, "load")
+            return facts.choose_pointer(facts.base_params(arg)) if arg is not None else []
+        if name in _CASTS and isinstance(expr.func, ast.Attribute):
+            return []  # `.to(tl.int32)`: the loaded type is not what the operator sees
+        parts = expr.args[1:] if name == "where" else expr.args  # tl.where's condition is a mask
+        return [p for a in parts for p in _value_loads(facts, a, seen)]
+    if isinstance(expr, (ast.Compare, ast.BoolOp, ast.Constant)):
+        return []
+    if isinstance(expr, ast.Name):
+        if expr.id in facts.locals and expr.id not in seen:
+            return _value_loads(facts, facts.locals[expr.id], seen | {expr.id})
+        return []
+    if isinstance(expr, ast.IfExp):
+        return _value_loads(facts, expr.body, seen) + _value_loads(facts, expr.orelse, seen)
+    if isinstance(expr, (ast.BinOp, ast.UnaryOp, ast.Subscript, ast.Attribute)):
+        return [p for c in ast.iter_child_nodes(expr) for p in _value_loads(facts, c, seen)]
+    return []
+
+
+def integer_loads(facts: _BodyFacts, width: str = "i32") -> dict[str, tuple[str, str]]:
+    """Pointer params whose loaded values meet an integer-only operator (`//`, `&`, `<<`, `~`) or bound a
+    `range`: their elements are integers of `width` (int32, what lengths, counts and flags are stored as,
+    unless the kernel's index loads are guessed int64), int64 where a constant needs more than 32 bits
+    (`x >> 32`, `& 0xFFFFFFFF00`)."""
+    out: dict[str, tuple[str, str]] = {}
+    for node in facts.nodes:
+        operands: list[ast.expr] = []
+        if isinstance(node, ast.BinOp) and isinstance(node.op, _INT_OPS):
+            operands, what = [node.left, node.right], _OP_TEXT.get(type(node.op), "an integer operator")
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
+            operands, what = [node.operand], "`~`"
+        elif isinstance(node, ast.Call) and call_name(node.func) == "range":
+            operands, what = list(node.args), "a range() bound"
+        if not operands:
+            continue
+        constants = [c.value for c in operands if isinstance(c, ast.Constant) and isinstance(c.value, int)]
+        wide = any(abs(c) >= 2**31 for c in constants) or (
+            isinstance(node, ast.BinOp)
+            and isinstance(node.op, (ast.LShift, ast.RShift))
+            and any(c >= 32 for c in constants)
+        )
+        for operand in operands:
+            for p in _value_loads(facts, operand):
+                element = "i64" if wide else width
+                out.setdefault(
+                    p, (element, f"inferred: values loaded from it meet {what} at line {node.lineno}")
+                )
+    return out
+
+
+_OP_TEXT = {
+    ast.FloorDiv: "`//`",
+    ast.BitAnd: "`&`",
+    ast.BitOr: "`|`",
+    ast.BitXor: "`^`",
+    ast.LShift: "`<<`",
+    ast.RShift: "`>>`",
+}
+
+
 def _pointer_arg(call: ast.Call, name: str) -> ast.expr | None:
     index = POINTER_CALLS.get(name, 0)
     if len(call.args) > index:
@@ -244,6 +314,10 @@ def infer_types(fn: ast.FunctionDef, params: list[str]) -> dict[str, Inferred]:
                 for leaf in ast.walk(sub):
                     if isinstance(leaf, ast.Name) and leaf.id in facts.params:
                         facts.integer.setdefault(leaf.id, f"inferred from {name}() at line {line}")
+    # One width for every guessed integer load: a kernel mixing them makes loop-carried values change type.
+    offsets_width = "i64" if any(e == "i64" for e, _ in facts.element.values()) else "i32"
+    for param, (element, why) in integer_loads(facts, offsets_width).items():
+        facts.element.setdefault(param, (element, why))
     for node in facts.nodes:
         if isinstance(node, ast.Compare):
             for leaf in [node.left, *node.comparators]:

@@ -27,8 +27,8 @@ from .engine.diagnose import (
     KernelAnalysis,
     analyze_kernel,
     compile_inputs_digest,
-    find_pyproject_overrides,
     launchable_kernels,
+    read_compile_inputs,
 )
 from .lsp_commands import CommandError, arg
 from .lsp_feature import Feature
@@ -125,10 +125,14 @@ class CompileService:
         inputs: list[str | None] = []
 
         def compile_and_analyze() -> KernelAnalysis:
-            # The digest first: a file changed during the compile then reads as changed at the next save.
-            inputs.append(compile_inputs_digest(text, path, kernel))
-            overrides = find_pyproject_overrides(path) if path else {}
-            return analyze_kernel(text, path or uri, kernel, target, runner, overrides=overrides, cancel=cancel)
+            # The digest first: a file changed during the compile then reads as changed at the next save. The
+            # compile gets the same pyproject table and stored launches (each file read once).
+            read = read_compile_inputs(text, path, kernel)
+            inputs.append(read.digest)
+            recorded = read.recorded if path else None
+            return analyze_kernel(
+                text, path or uri, kernel, target, runner, overrides=read.overrides, recorded=recorded, cancel=cancel
+            )
 
         analysis = await asyncio.get_running_loop().run_in_executor(self._pool, compile_and_analyze)
         source_hash = inputs[0] if inputs else None

@@ -153,14 +153,24 @@ def column_access(ctx: KernelContext) -> Iterator[Finding]:
 
 
 def _recovered(ctx: KernelContext, index: ast.AST) -> bool:
-    """The index was recovered with `//` or `%` (`head = i // size`): `head * size + i % size` is contiguous."""
-    names = ctx.names_of(index)
-    return any(
-        isinstance(sub, (ast.BinOp)) and isinstance(sub.op, (ast.FloorDiv, ast.Mod))
-        for name in names
-        for value in ctx.assigns.get(name, ())
-        for sub in ctx.walk(value)
-    )
+    """The index was recovered with `//` or `%` (`head = i // size`), directly or through other locals
+    (`local = offs // D; s = start + local`): `s * stride_s + (offs % D) * stride_d` walks rows of D
+    contiguous lanes, so consecutive lanes share `s` and the product is not what neighbouring lanes differ by."""
+    seen: set[str] = set()
+    stack = [(name, True) for name in ctx.names_of(index)]
+    while stack:
+        name, direct = stack.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for value in ctx.assigns.get(name, ()):
+            for sub in ctx.walk(value):
+                if isinstance(sub, ast.BinOp) and isinstance(sub.op, (ast.FloorDiv, ast.Mod)):
+                    # further away, only a per-lane division counts (`pid // n` on a scalar changes no lane)
+                    if direct or ctx.is_index_expr(sub.left):
+                        return True
+            stack.extend((ref, False) for ref in ctx.names_of(value))
+    return False
 
 
 def _only_lane_term(ctx: KernelContext, expr: ast.AST, product: ast.BinOp, flat: bool) -> bool:
@@ -239,7 +249,8 @@ def _outer_stride(site: object, text: str) -> bool:
         return False
     owner, dim = m.group(1), int(m.group(2))
     others = [a.text for a in (*site.args, *site.kwargs)]  # type: ignore[attr-defined]
-    inner = re.compile(rf"{re.escape(owner)}\.(?:stride\((\d+)\)|shape\[(\d+)\])")
+    # `A.stride(0)` next to `ddA.stride(2)` says nothing about A: the owner must be the whole name.
+    inner = re.compile(rf"(?<![\w.]){re.escape(owner)}\.(?:stride\((\d+)\)|shape\[(\d+)\])")
     for other in others:
         for m2 in inner.finditer(other):
             if int(m2.group(1) or m2.group(2)) > dim:

@@ -57,7 +57,23 @@ DEVICE_PRINT = register(
 def fp64_in_kernel(ctx: KernelContext) -> Iterator[Finding]:
     for node in ctx.nodes:
         if isinstance(node, ast.Attribute) and node.attr == "float64" and ctx.resolve(node) == TL + "float64":
+            if _opt_in(ctx, node):
+                continue  # `if internal_dtype == "f64":` / `if USE_FP64:`: float64 chosen per launch by the caller
             yield finding(FP64, ctx, node, f"`{short(ctx, node)}` computes in float64: use tl.float32")
+
+
+def _opt_in(ctx: KernelContext, node: ast.AST) -> bool:
+    """Whether `node` sits in the body of an `if` (or `elif`) whose test reads only constexpr parameters: a mode
+    the caller selects at compile time, not an accident."""
+    constexpr = {name for name, p in ctx.params.items() if p.is_constexpr}
+    child, parent = node, ctx.parent(node)
+    while parent is not None and parent is not ctx.kernel.node:
+        if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test:
+            names = ctx.names_of(parent.test)
+            if names and names <= constexpr:
+                return True
+        child, parent = parent, ctx.parent(parent)
+    return False
 
 
 @kernel_check

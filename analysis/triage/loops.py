@@ -90,6 +90,8 @@ def loop_invariant_load(ctx: KernelContext) -> Iterator[Finding]:
         pointer = ctx.pointer_arg(call)
         if pointer is None or _written_in(ctx, loop, ctx.base_pointers(pointer)):
             continue
+        if _varying_guard(ctx, call, loop, changed):
+            continue  # `if i == 0: ... tl.load(...)`: runs on some iterations only, often once
         message = f"tl.load({short(ctx, pointer)}) is the same on every iteration of the loop at line {loop.lineno}: hoist it"
         yield finding(INVARIANT_LOAD, ctx, call, message, data={"loop_line": loop.lineno})
 
@@ -178,6 +180,18 @@ def multi_pass_over_row(ctx: KernelContext) -> Iterator[Finding]:
                 f"line {first}): keep the row on chip or use a one-pass formulation"
             )
             yield finding(MULTI_PASS, ctx, call, message, data={"pointer": root, "passes": len(passes)})
+
+
+def _varying_guard(ctx: KernelContext, node: ast.AST, loop: ast.For, changed: set[str]) -> bool:
+    """Whether `node` sits under an `if` inside `loop` whose test depends on something the loop changes (the loop
+    variable, a counter): the load does not run on every iteration, so hoisting it may load what is never used."""
+    child, parent = node, ctx.parent(node)
+    while parent is not None and parent is not loop:
+        if isinstance(parent, (ast.If, ast.IfExp)) and child is not parent.test:
+            if ctx.names_of(parent.test) & changed:
+                return True
+        child, parent = parent, ctx.parent(parent)
+    return False
 
 
 def _consumed_in_loop(ctx: KernelContext, loop: ast.For, update: ast.AugAssign) -> bool:

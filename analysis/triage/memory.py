@@ -101,7 +101,7 @@ def strided_innermost(ctx: KernelContext) -> Iterator[Finding]:
                 value = _stride_value(ctx, stride)  # cheap test first
                 if value is None or not _innermost_index(ctx, index):
                     continue
-                if _interleaved(ctx, exprs.values(), value):
+                if _interleaved(ctx, exprs.values(), value, node):
                     continue  # `x[2*i]` and `x[2*i + 1]` both accessed: together the lanes cover every element
                 message = f"`{short(ctx, node)}`: adjacent lanes are {value} elements apart, so accesses do not coalesce"
                 yield finding(STRIDED, ctx, node, message, data={"stride": value})
@@ -129,6 +129,8 @@ def int64_index_block(ctx: KernelContext) -> Iterator[Finding]:
 
 @kernel_check
 def index_divmod(ctx: KernelContext) -> Iterator[Finding]:
+    # `a // n` and `a % n` in one loop are one division (the remainder is derived from the quotient): one finding.
+    groups: dict[tuple[int, str, str], list[ast.BinOp]] = {}
     for node in ctx.nodes:
         if not isinstance(node, ast.BinOp) or not isinstance(node.op, (ast.FloorDiv, ast.Mod)):
             continue
@@ -139,17 +141,27 @@ def index_divmod(ctx: KernelContext) -> Iterator[Finding]:
             continue  # once per program is cheap; in a loop it is paid on every iteration
         if _heavy_body(ctx, loops[0]):
             continue  # once per tile next to a tl.dot or an inner loop: amortised over the tile's work
-        op = "//" if isinstance(node.op, ast.FloorDiv) else "%"
+        key = (id(loops[0]), ast.unparse(node.left), ast.unparse(node.right))
+        groups.setdefault(key, []).append(node)
+    for nodes in groups.values():
+        node = nodes[0]
+        loop = ctx.enclosing_loops(node)[0]
+        ops = sorted({"//" if isinstance(n.op, ast.FloorDiv) else "%" for n in nodes})
+        pair = next((n for n in nodes if n.op.__class__ is not node.op.__class__), None)
+        both = f" and `{short(ctx, pair)}`" if pair is not None else ""
         message = (
-            f"`{short(ctx, node)}` divides every lane by the runtime value `{short(ctx, node.right)}` ({op}) "
-            f"on each iteration of the loop at line {loops[0].lineno}"
+            f"`{short(ctx, node)}`{both} divide{'' if both else 's'} every lane by the runtime value "
+            f"`{short(ctx, node.right)}` ({', '.join(ops)}) on each iteration of the loop at line {loop.lineno}"
         )
-        yield finding(VECTOR_DIVMOD, ctx, node, message)
+        yield finding(VECTOR_DIVMOD, ctx, node, message, data={"divisor": ast.unparse(node.right)})
 
 
-def _interleaved(ctx: KernelContext, exprs: Iterable[ast.AST], stride: int) -> bool:
+def _interleaved(ctx: KernelContext, exprs: Iterable[ast.AST], stride: int, product: ast.AST | None = None) -> bool:
     """Whether the kernel reads both `base + idx` and `base + (idx + c)` with 0 < c < stride (real/imaginary or
     interleaved fields): the strided accesses then cover every element between them, so no sector is wasted."""
+    exprs = list(exprs)
+    if product is not None and _offset_copy(ctx, exprs, product, stride):
+        return True
     direct = set()
     for call in ctx.calls_to(TL + "load", TL + "store", *ATOMICS):
         pointer = ctx.pointer_arg(call)
@@ -169,6 +181,31 @@ def _interleaved(ctx: KernelContext, exprs: Iterable[ast.AST], stride: int) -> b
                     and 0 < const.value < stride
                 ):
                     return True
+    return False
+
+
+def _offset_copy(ctx: KernelContext, exprs: list[ast.AST], product: ast.AST, stride: int) -> bool:
+    """Whether an address also uses `product` (`i * 2`) shifted by a constant below the stride: `... + i * 2 + 1`
+    beside `... + i * 2`, or `j = i2 + 1` where `i2` holds the product (even and odd halves read separately)."""
+    text = ast.unparse(product)
+    holders = {name for name, values in ctx.assigns.items() if any(ast.unparse(v) == text for v in values)}
+    nodes = {id(n): n for e in exprs for n in ctx.walk(e)}.values()  # every node of every address
+    copies = sum(1 for n in nodes if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult) and ast.unparse(n) == text)
+    for node in nodes:
+        if not isinstance(node, ast.BinOp) or not isinstance(node.op, ast.Add):
+            continue
+        for other, const in ((node.left, node.right), (node.right, node.left)):
+            if not (
+                isinstance(const, ast.Constant)
+                and isinstance(const.value, int)
+                and not isinstance(const.value, bool)
+                and 0 < const.value < stride
+            ):
+                continue
+            if isinstance(other, ast.Name) and other.id in holders:
+                return True
+            if copies > 1 and any(isinstance(sub, ast.BinOp) and ast.unparse(sub) == text for sub in ctx.walk(other)):
+                return True
     return False
 
 

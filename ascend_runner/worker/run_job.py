@@ -26,8 +26,8 @@ from harness_backend import Backend, BackendUnavailable, interpret_mode, make_ba
 from harness_load import (  # noqa: E402
     HarnessError,
     captured_output,
-    find_kernel,
     job_imports,
+    kernel_of_launch,
     load_module,
     resolve_entry,
     run_script,
@@ -163,8 +163,12 @@ def run_job(be: Backend, payload: dict[str, Any], profile: bool) -> dict[str, An
             be.synchronize()
         elif mode == "script":
             started = time.perf_counter()
-            with recording(recorder):
-                run_script(path, source, list(harness.get("argv") or []))
+            try:
+                with recording(recorder):
+                    run_script(path, source, list(harness.get("argv") or []))
+            except HarnessError as exc:  # "exited with status 1" alone does not say why: show what it printed
+                said = printed.getvalue().strip()
+                raise HarnessError(f"{exc}; it printed: {tail(said, 1500)}" if said else str(exc)) from None
             be.synchronize()
             result["timings"]["script_s"] = round(time.perf_counter() - started, 4)
         elif mode == "entry":
@@ -221,8 +225,7 @@ def replay_launch(
     except Exception as exc:
         raise HarnessError(f"cannot read snapshot {replay['snapshot']}: {exc}") from None
     rec = snap["record"]
-    module = load_module(harness["path"], harness.get("source"))
-    kernel = find_kernel(module, rec["kernel"])
+    kernel = kernel_of_launch(harness["path"], harness.get("source"), rec)
     grid = tuple(snap["grid"])
 
     def fresh() -> tuple[list[Any], dict[str, Any]]:

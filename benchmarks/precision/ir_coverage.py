@@ -33,7 +33,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(HERE))
-from corpus import DEFAULT_CACHE, DEFAULT_MIRROR, Entry, git_dir, read_manifest  # noqa: E402
+from corpus import DEFAULT_CACHE, DEFAULT_MIRROR, MANIFEST, Entry, git_dir, read_manifest  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "results" / "ir_coverage.json"
 _UNDEFINED = re.compile(r"NameError|is not defined|no @triton.jit function named")
@@ -149,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
     from tritonlens.ascend_runner.client import LocalRunner
     from tritonlens.server.engine.diagnose import analyze_kernel
 
-    entries = read_manifest()
+    entries = read_manifest(args.manifest)
     picked = sample(entries, args.cache, None if args.all else args.per_group)
     if args.only:  # a re-check of some rows of the same sample (never for the published summary)
         picked = [(e, k) for e, k in picked if any(o in f"{e.repo}:{e.path}:{k}" for o in args.only)]
@@ -277,6 +277,7 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     p.add_argument("--mirror", type=Path, default=DEFAULT_MIRROR)
+    p.add_argument("--manifest", type=Path, default=MANIFEST, help="held-out: heldout_manifest.csv")
     p.add_argument("--per-group", type=int, default=8)
     p.add_argument("--all", action="store_true")
     p.add_argument("--timeout", type=float, default=180.0)

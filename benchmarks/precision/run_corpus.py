@@ -109,10 +109,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         "summary": summarise(matched, entries),
         "findings": matched,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+    out = args.out or args.findings
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
     print(
-        f"{len(matched)} findings on {len(entries)} files with the target of each file's platform -> {args.out}"
+        f"{len(matched)} findings on {len(entries)} files with the target of each file's platform -> {out}"
     )
     for code, count in payload["summary"]["per_rule"].items():
         print(f"  {code:7} {count}")
@@ -165,7 +166,7 @@ def key(row: dict[str, Any]) -> tuple[str, str, int, str]:
 
 def cmd_sample(args: argparse.Namespace) -> int:
     findings = json.loads(args.findings.read_text(encoding="utf-8"))["findings"]
-    judged = {key(r) for r in read_judgements()}
+    judged = {key(r) for r in read_judgements(args.judgements)}
     if args.unjudged:
         findings = [f for f in findings if key(f) not in judged]
     if args.codes:
@@ -178,8 +179,8 @@ def cmd_sample(args: argparse.Namespace) -> int:
         print(excerpt(args.cache, f, args.radius))
         print()
     if args.append:
-        new = not JUDGEMENTS.exists()
-        with JUDGEMENTS.open("a", newline="", encoding="utf-8") as fh:
+        new = not args.judgements.exists()
+        with args.judgements.open("a", newline="", encoding="utf-8") as fh:
             writer = csv.DictWriter(fh, fieldnames=JUDGEMENT_FIELDS, lineterminator="\n")
             if new:
                 writer.writeheader()
@@ -214,10 +215,10 @@ def precision_table(rows: list[dict[str, str]]) -> list[str]:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    rows = [r for r in read_judgements() if r.get("verdict")]
+    rows = [r for r in read_judgements(args.judgements) if r.get("verdict")]
     bad = [r for r in rows if r["verdict"] not in ("true", "debatable", "false")]
     if bad:
-        raise SystemExit(f"unknown verdict {bad[0]['verdict']!r} in {JUDGEMENTS.name}")
+        raise SystemExit(f"unknown verdict {bad[0]['verdict']!r} in {args.judgements.name}")
     current = None
     if args.findings.exists():
         current = {key(f) for f in json.loads(args.findings.read_text(encoding="utf-8"))["findings"]}
@@ -242,12 +243,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--manifest", type=Path, default=MANIFEST)
     parser.add_argument("--findings", type=Path, default=FINDINGS)
+    parser.add_argument(
+        "--judgements", type=Path, default=JUDGEMENTS, help="judgements file (held-out: judgements_heldout.csv)"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="triage the corpus with `tritonlens check`")
     run.add_argument(
         "--target", default=None, help="target of the user's-view run (default: the CLI's default)"
     )
-    run.add_argument("--out", type=Path, default=FINDINGS)
+    run.add_argument("--out", type=Path, default=None, help="default: --findings")
     run.set_defaults(func=cmd_run)
     sample = sub.add_parser("sample", help="print a stratified sample with its code")
     sample.add_argument("-n", type=int, default=90)

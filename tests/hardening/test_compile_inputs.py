@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tritonlens.server.engine.diagnose.compile_inputs import compile_inputs_digest, text_digest
+from tritonlens.server.engine.diagnose.inputs import compile_inputs_digest, text_digest
 
 SOURCE = """import triton
 import triton.language as tl

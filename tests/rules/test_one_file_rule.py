@@ -20,7 +20,7 @@ from tritonlens.analysis.escalation import merge
 from tritonlens.analysis.findings import Level
 from tritonlens.analysis.specialization import ASSUMED_DIVISIBLE, Specialization
 from tritonlens.analysis.triage import triage
-from tritonlens.analysis.value_dependency import value_dependency
+from tritonlens.analysis.variant_findings import value_dependency
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "ir"))  # cuda_cases

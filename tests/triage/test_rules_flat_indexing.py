@@ -92,3 +92,61 @@ def test_tl131_silent_for_row_access_and_stride_arguments() -> None:
     )
     assert "h * n_cols" in recovered
     assert not of(recovered, "TL131")
+
+
+# Held-out misreadings (docs/precision.md, "Held-out files"): a row index recovered through other locals, and a
+# stride of one tensor taken from another tensor whose name ends with the first one's name.
+FLAT_CHUNK = """
+import triton
+import triton.language as tl
+
+@triton.jit
+def amax_chunk(x_ptr, out_ptr, n, D, stride_s, stride_d, BLOCK: tl.constexpr):
+    s_start = tl.program_id(0) * 64
+    acc = 0.0
+    for block_start in range(0, n, BLOCK):
+        offs = block_start + tl.arange(0, BLOCK)
+        local_s = offs // D
+        d_idx = offs % D
+        s_idx = s_start + local_s
+        x = tl.load(x_ptr + s_idx * stride_s + d_idx * stride_d, mask=offs < n)
+        acc = tl.maximum(acc, tl.max(tl.abs(x)))
+    tl.store(out_ptr + tl.program_id(0), acc)
+
+def launch(x, out):
+    amax_chunk[(4,)](x, out, x.numel(), x.shape[1], x.stride(0), x.stride(1), BLOCK=1024)
+"""
+
+
+def test_tl131_silent_when_the_row_index_is_recovered_through_other_locals() -> None:
+    assert not of(FLAT_CHUNK, "TL131")
+    # the same access with lanes really walking rows (no division on the way) is still a column walk
+    column = FLAT_CHUNK.replace("local_s = offs // D", "local_s = offs").replace("d_idx = offs % D", "d_idx = 0")
+    (f,) = of(column, "TL131")
+    assert f.data["row_length"] == "stride_s"
+
+
+def test_tl131_scalar_division_far_away_does_not_hide_a_column_walk() -> None:
+    scalar = COLUMN.replace("    col = tl.program_id(0)\n", "    col = tl.program_id(0) // 2\n    base = col * 0\n").replace(
+        "rows = tl.arange(0, BLOCK)", "rows = base + tl.arange(0, BLOCK)"
+    )
+    assert "base + tl.arange" in scalar
+    assert len(of(scalar, "TL131")) == 1
+
+
+def test_tl131_a_stride_of_another_tensor_is_not_an_outer_stride() -> None:
+    vector = """
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def scale_heads(A_ptr, ddA_ptr, out_ptr, nheads, stride_A_head, stride_ddA_head, stride_ddA_c, BH: tl.constexpr):
+        offs_h = tl.arange(0, BH)
+        a = tl.load(A_ptr + offs_h * stride_A_head, mask=offs_h < nheads)
+        d = tl.load(ddA_ptr + offs_h * stride_ddA_head, mask=offs_h < nheads)
+        tl.store(out_ptr + offs_h, a * d, mask=offs_h < nheads)
+
+    def launch(A, ddA, out):
+        scale_heads[(1,)](A, ddA, out, A.shape[0], A.stride(0), ddA.stride(0), ddA.stride(2), BH=32)
+    """
+    assert not [f for f in of(vector, "TL131") if f.data["row_length"] == "stride_A_head"]

@@ -70,3 +70,24 @@ def test_tl123_no_fix_when_the_print_is_the_only_statement_or_shares_a_line() ->
     """
     found = of(only, "TL123")
     assert len(found) == 2 and all(f.fix is None for f in found)
+
+
+def test_tl122_silent_in_a_float64_mode_the_caller_selects() -> None:
+    src = """
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def rope(x_ptr, theta, internal_dtype: tl.constexpr, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        if internal_dtype == "f32":
+            theta = theta.to(tl.float32)
+        elif internal_dtype == "f64":
+            theta = theta.to(tl.float64)
+        x = tl.load(x_ptr + offs)
+        tl.store(x_ptr + offs, x * theta)
+    """
+    assert not of(src, "TL122")
+    # the same cast outside the constexpr branch is reported
+    unguarded = src.replace('        elif internal_dtype == "f64":\n            theta', "        theta")
+    assert len(of(unguarded, "TL122")) == 1

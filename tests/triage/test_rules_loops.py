@@ -193,3 +193,18 @@ def test_tl108_silent_for_loops_in_exclusive_branches_and_pointer_increments() -
         tl.store(a_ptr + offs, acc)
     """
     assert not of(src, "TL108")
+
+
+def test_tl106_silent_for_a_load_under_a_loop_varying_condition() -> None:
+    first_only = INVARIANT.replace(
+        "        s = tl.load(scale_ptr + tl.arange(0, BLOCK))\n",
+        "        if start == 0:\n            s = tl.load(scale_ptr + tl.arange(0, BLOCK))\n        else:\n            s = 1.0\n",
+    )
+    assert "if start == 0" in first_only
+    assert not of(first_only, "TL106")
+    # under a constexpr flag the load still runs on every iteration: reported
+    flagged = INVARIANT.replace("n, BLOCK: tl", "n, HAS_SCALE: tl.constexpr, BLOCK: tl").replace(
+        "        s = tl.load(scale_ptr + tl.arange(0, BLOCK))\n",
+        "        s = 1.0\n        if HAS_SCALE:\n            s = tl.load(scale_ptr + tl.arange(0, BLOCK))\n",
+    )
+    assert len(of(flagged, "TL106")) == 1

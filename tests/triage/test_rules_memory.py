@@ -121,3 +121,60 @@ def test_tl124_silent_outside_loops_and_for_constexpr_divisors(data_source) -> N
     assert not of((EXAMPLES / "matmul.py").read_text(encoding="utf-8"), "TL124")
     constexpr = DIVMOD.replace("n, n_cols, BLOCK", "n, BLOCK, n_cols: tl.constexpr")
     assert not of(constexpr, "TL124")
+
+
+# Held-out misreadings (docs/precision.md, "Held-out files").
+PAIRS = """
+import triton
+import triton.language as tl
+
+@triton.jit
+def split_pairs(x_ptr, lo_ptr, hi_ptr, stride_r, BR: tl.constexpr, BD: tl.constexpr):
+    r = tl.arange(0, BR)
+    d = tl.arange(0, BD // 2)
+    lo = tl.load(x_ptr + r[:, None] * stride_r + d[None, :] * 2)
+    hi = tl.load(x_ptr + r[:, None] * stride_r + d[None, :] * 2 + 1)
+    tl.store(lo_ptr + r[:, None] * (BD // 2) + d[None, :], lo)
+    tl.store(hi_ptr + r[:, None] * (BD // 2) + d[None, :], hi)
+"""
+
+
+def test_tl109_silent_when_even_and_odd_halves_are_both_read() -> None:
+    assert not of(PAIRS, "TL109")
+    named = """
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def rotate(x_ptr, BD: tl.constexpr):
+        even = tl.arange(0, BD // 2) * 2
+        odd = even + 1
+        a = tl.load(x_ptr + even)
+        b = tl.load(x_ptr + odd)
+        tl.store(x_ptr + even, -b)
+        tl.store(x_ptr + odd, a)
+    """
+    assert not of(named, "TL109")
+    # only the even half: half of every sector is wasted
+    (f,) = of(PAIRS.replace(" + d[None, :] * 2 + 1)", " + d[None, :])"), "TL109")
+    assert f.data["stride"] == 2
+
+
+def test_tl124_one_finding_for_a_quotient_and_remainder_pair() -> None:
+    src = """
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def chunk_amax(x_ptr, out_ptr, n, D, stride_s, BLOCK: tl.constexpr):
+        acc = 0.0
+        for start in range(0, n, BLOCK):
+            offs = start + tl.arange(0, BLOCK)
+            s = offs // D
+            d = offs % D
+            acc = tl.maximum(acc, tl.max(tl.load(x_ptr + s * stride_s + d, mask=offs < n)))
+        tl.store(out_ptr, acc)
+    """
+    (f,) = of(src, "TL124")
+    assert f.span == locate(src, "offs // D")
+    assert "`offs % D`" in f.message and "(%, //)" in f.message

@@ -5,20 +5,28 @@ escalation_lsp) and level 5 (engine/optimize's gate, evidence and config search)
     analyze_document(source, path, target, runner, ...) -> [KernelAnalysis]
     launchable_kernels(source) -> kernel names compiled on their own
     find_pyproject_overrides(path) -> [tool.tritonlens]; compile_inputs_digest(text, path, kernel) -> str
+    read_compile_inputs(text, path, kernel) -> CompileInputs (digest, overrides, recorded launches; read once)
 
-Modules: run (orchestration), compile (runner call, output analysis, report cache), inputs (pyproject,
-recorded launches), compile_inputs (what a compile reads, as a digest), selection (which kernels), result
-(KernelAnalysis, VariantResult). Policy lives in analysis: variant_findings, compile_outcome, targets.
+Modules: run (orchestration), compile (runner call, output analysis, report cache), inputs (which kernels,
+what a compile reads: pyproject, recorded launches, and all of it as a digest), result (KernelAnalysis,
+VariantResult). Policy lives in analysis: variant_findings, compile_outcome, targets.
 """
 
-from .compile_inputs import compile_inputs_digest
-from .inputs import find_pyproject, find_pyproject_overrides, kernel_overrides
+from .inputs import (
+    CompileInputs,
+    compile_inputs_digest,
+    find_pyproject,
+    find_pyproject_overrides,
+    kernel_overrides,
+    launchable_kernels,
+    read_compile_inputs,
+)
 from .result import KernelAnalysis, VariantResult
 from .run import MAX_COMPILED_VARIANTS, analyze_document, analyze_kernel
-from .selection import launchable_kernels
 
 __all__ = [
     "MAX_COMPILED_VARIANTS",
+    "CompileInputs",
     "KernelAnalysis",
     "VariantResult",
     "analyze_document",
@@ -28,4 +36,5 @@ __all__ = [
     "find_pyproject_overrides",
     "kernel_overrides",
     "launchable_kernels",
+    "read_compile_inputs",
 ]

@@ -1,12 +1,33 @@
-"""What a compile reads besides the buffer: `[tool.tritonlens]` of the nearest pyproject.toml (per-kernel
-values) and the launches `tritonlens record` stored for the kernel's current text."""
+"""What the levels 3-4 engine compiles and what each compile reads.
+
+- Which jit functions of a file are compiled on their own (`launchable_kernels`): launched ones and those no other
+  jit function calls (helpers are compiled inline into their callers).
+- What a compile reads besides the buffer: `[tool.tritonlens]` of the nearest pyproject.toml (per-kernel values)
+  and the launches `tritonlens record` stored for the kernel's current text.
+- All of it as one digest (`compile_inputs_digest`): the save-time escalation recompiles a kernel when this
+  changes, not only when the kernel's own lines do. A kernel's specialization reads its own text and its helpers'
+  (compiled inline), the host code around it (launch sites and the values they pass, module constants, imports),
+  `# tritonlens:` pragmas anywhere in the file, the pyproject table and the stored launches. Only the bodies of
+  the file's other jit functions are left out, so an edit inside another kernel does not recompile this one.
+  Reads files (pyproject, the launch store): call it off the event loop.
+"""
 
 from __future__ import annotations
 
+import ast
+import hashlib
+import json
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from ....analysis.kernels import parse_module
+from ....analysis.pragmas import comment_lines
+from ....analysis.source_lines import source_lines
+from ....analysis.specialization_kernels import KernelTable, kernel_table
+from ...launch_store import recorded_for
 
 try:
     import tomllib
@@ -14,6 +35,37 @@ except ModuleNotFoundError:  # Python 3.10: pyproject overrides need 3.11's toml
     tomllib = None  # type: ignore[assignment]
 
 
+# -- which kernels -----------------------------------------------------------------------------------------
+def launchable_kernels(source: str, parsed: KernelTable | None = None) -> list[str]:
+    """Kernels worth compiling on their own: jit functions that are launched here or called by no other
+    jit function (helpers are compiled inlined into their callers)."""
+    module = parse_module(source)
+    parsed = parsed or kernel_table(module)
+    # a jit function only referenced by others (a `tl.reduce` combine function) is compiled inside them
+    return [k.name for k in module.kernels if not _helper_only(parsed, k.name, source)]
+
+
+def callers_of(parsed: KernelTable, kernel: str) -> list[str]:
+    return [n for n, other in parsed.kernels.items() if n != kernel and kernel in _names(other.node)]
+
+
+def _helper_only(parsed: KernelTable, kernel: str, source: str) -> bool:
+    """Compiled only inside other jit functions: referenced by one (a `tl.reduce` combine function), or
+    returning a value (a device function: a launched kernel cannot return one), and never launched here."""
+    if f"{kernel}[" in source:
+        return False
+    info = parsed.kernels.get(kernel)
+    returns = info is not None and any(
+        isinstance(n, ast.Return) and n.value is not None for n in ast.walk(info.node)
+    )
+    return returns or bool(callers_of(parsed, kernel))
+
+
+def _names(node: Any) -> list[str]:
+    return [n.id for n in ast.walk(node) if isinstance(n, ast.Name)]
+
+
+# -- what a compile reads besides the buffer -----------------------------------------------------------
 def find_pyproject(path: str | Path) -> Path | None:
     """The nearest pyproject.toml at or above the file's folder."""
     try:
@@ -53,8 +105,6 @@ def kernel_overrides(table: Mapping[str, Any] | None, kernel: str) -> dict[str, 
 
 
 def stored_launches(path: str, source: str, kernel: str | None) -> list[dict[str, Any]]:
-    from ...launch_store import recorded_for
-
     try:
         return recorded_for(path, source, kernel)
     except OSError:  # an unreadable store is no reason to stop the analysis
@@ -69,3 +119,60 @@ def same_file(recorded_file: Any, path: str) -> bool:
         return os.path.realpath(recorded_file) == os.path.realpath(path)
     except (OSError, ValueError):
         return recorded_file == path
+
+
+# -- all of it as one digest ------------------------------------------------------------------------------
+def text_digest(text: str, kernel: str) -> str | None:
+    """Digest of the file text a compile of `kernel` reads (None: no such jit function, or no parse)."""
+    module = parse_module(text)
+    own = module.kernel(kernel)
+    if module.syntax_error is not None or own is None:
+        return None
+    keep = {own.name, *own.helpers}
+    skipped: set[int] = set()
+    for fn in module.functions:
+        if fn.name not in keep:
+            skipped.update(range(fn.span.line, fn.span.end_line + 1))
+    digest = hashlib.blake2b(digest_size=16)
+    for n, line in enumerate(source_lines(text), start=1):
+        if n not in skipped:
+            digest.update(line.encode("utf-8", "surrogatepass") + b"\n")
+    for n, (col, comment) in sorted(comment_lines(text).items()):
+        digest.update(f"{n}:{col}:{comment}\n".encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class CompileInputs:
+    """What one compile of a kernel reads besides the buffer, read once, and the digest of all of it."""
+
+    digest: str | None  # None: no such jit function, or no parse
+    overrides: dict[str, Any]  # [tool.tritonlens] of the nearest pyproject.toml
+    recorded: list[dict[str, Any]]  # launches `tritonlens record` stored for the kernel's current text
+
+
+def read_compile_inputs(text: str, path: str | None, kernel: str) -> CompileInputs:
+    """The pyproject table and stored launches that apply to `path`, and the digest of them with the text: the
+    language server takes the digest before a compile and hands the same values to `analyze_kernel`, so one
+    escalation reads each file once."""
+    overrides: dict[str, Any] = {}
+    recorded: list[dict[str, Any]] = []
+    if path:
+        overrides = find_pyproject_overrides(path)
+        try:
+            recorded = recorded_for(path, text, kernel)
+        except Exception:  # an unreadable store counts as "no recorded launches", as the compile reads it
+            recorded = []
+    base = text_digest(text, kernel)
+    if base is None:
+        return CompileInputs(None, overrides, recorded)
+    extra = json.dumps([overrides, recorded], sort_keys=True, default=str)
+    digest = hashlib.blake2b(f"{base}\0{extra}".encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    return CompileInputs(digest, overrides, recorded)
+
+
+def compile_inputs_digest(text: str, path: str | None, kernel: str) -> str | None:
+    """`text_digest` plus the pyproject overrides and recorded launches that apply to `path`."""
+    if text_digest(text, kernel) is None:  # no files read for a kernel that cannot compile
+        return None
+    return read_compile_inputs(text, path, kernel).digest

@@ -33,9 +33,8 @@ from .compile import (
     environment_problem,
     runner_unavailable,
 )
-from .inputs import kernel_overrides, same_file, stored_launches
+from .inputs import callers_of, kernel_overrides, launchable_kernels, same_file, stored_launches
 from .result import KernelAnalysis, VariantResult
-from .selection import callers_of, launchable_kernels
 
 MAX_COMPILED_VARIANTS = 4
 
