@@ -10,6 +10,7 @@ from ..rules import Rule, register
 from . import references as ref
 from .base import finding, kernel_check, short
 from .context import KernelContext
+from .context_names import TL
 from .flat_indexing import SIZE_NAME
 from .shapes import REDUCTIONS, rank, statement
 
@@ -56,6 +57,8 @@ def division_by_scalar(ctx: KernelContext) -> Iterator[Finding]:
             continue  # `/ N` averages reduced values (a mean); `/ scale` quantizes: both deliberate
         if _quantized(ctx, node):
             continue  # `(x / scale).to(fp8)`: quantizers keep the division for bit parity with the reference
+        if ctx.has_broadcast and rank(ctx, node.left) == 1:
+            continue  # one vector (a head-dim row, an l2norm) next to 2-D tile work: its divisions are negligible
         message = (
             f"`{short(ctx, node)}` divides every element by the scalar `{short(ctx, divisor)}`: "
             "compute its reciprocal once and multiply"
@@ -117,6 +120,10 @@ def _quantized(ctx: KernelContext, node: ast.AST) -> bool:
     parent = ctx.parent(node)
     if isinstance(parent, ast.Attribute) and parent.attr == "to" and eight_bit(ctx.parent(parent)):
         return True
+    if isinstance(parent, ast.Call) and ctx.resolve(parent.func) == TL + "clamp":
+        outer = ctx.parent(parent)  # `tl.clamp(x / s, lo, hi).to(out.dtype.element_ty)`: clamp-and-cast quantizer
+        if isinstance(outer, ast.Attribute) and outer.attr == "to":
+            return True
     stmt = statement(ctx, node)
     if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
         return False

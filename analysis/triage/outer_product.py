@@ -59,6 +59,8 @@ def broadcast_multiply_sum(ctx: KernelContext) -> Iterator[Finding]:
         vector = sides[1 - axes.index(None)]
         if _loaded_here(ctx, loops[0], vector):
             continue  # a small weight vector loaded per step (a top-k combine): a GEMV too thin for tl.dot
+        if isinstance(tile, ast.Name) and _loop_carried(ctx, loops[0], tile.id):
+            continue  # the tile is a recurrent state updated every step, not loaded data: one token at a time
         if not all(_loaded_in(ctx, loops[0], side) or _loaded(ctx, side) for side in sides) or not _loaded_in(
             ctx, loops[0], tile
         ):
@@ -102,6 +104,8 @@ def rank1_update_loop(ctx: KernelContext) -> Iterator[Finding]:
             continue
         if not all(_loaded_in(ctx, loop, side) for side in (node.left, node.right)):
             continue
+        if _state_read_in_loop(ctx, loop, node):
+            continue  # a recurrence (`h = h * decay + k v^T; o = sum(h * q)`): the state is used every step
         reported.add(id(loop))
         message = (
             f"loop at line {loop.lineno} builds a matrix product from rank-1 updates (column x row per "
@@ -147,6 +151,36 @@ def _accumulated(ctx: KernelContext, node: ast.AST) -> bool:
     ):
         return current.targets[0].id in ctx.names_of(current.value)
     return False
+
+
+def _loop_carried(ctx: KernelContext, loop: ast.For, name: str) -> bool:
+    """`name` is updated from its own previous value inside `loop` (`h += ...`, `h = h * g`): loop-carried state."""
+    for sub in ctx.walk(loop):
+        if isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name) and sub.target.id == name:
+            return True
+        if isinstance(sub, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in sub.targets):
+            if name in ctx.names_of(sub.value):
+                return True
+    return False
+
+
+def _state_read_in_loop(ctx: KernelContext, loop: ast.For, product: ast.AST) -> bool:
+    """Whether the accumulator the rank-1 `product` is added into is read elsewhere in the loop (an output, an
+    erase term, a decay `h *= g`): a recurrence whose state each step needs, which one tl.dot cannot replace."""
+    update: ast.AST | None = product
+    while update is not None and not isinstance(update, ast.stmt):
+        update = ctx.parent(update)
+    if isinstance(update, ast.AugAssign) and isinstance(update.target, ast.Name):
+        acc = update.target.id
+    elif isinstance(update, ast.Assign) and len(update.targets) == 1 and isinstance(update.targets[0], ast.Name):
+        acc = update.targets[0].id
+    else:
+        return False
+    inside_update = {id(n) for n in ctx.walk(update)} if update is not None else set()
+    return any(
+        isinstance(n, ast.Name) and n.id == acc and id(n) not in inside_update
+        for n in ctx.walk(loop)
+    )
 
 
 def _loaded_in(ctx: KernelContext, loop: ast.For, side: ast.AST) -> bool:

@@ -35,3 +35,36 @@ def test_tl135_silent_for_means_and_quantization_scales() -> None:
     assert not of(NORM.replace("x / rms", "x / n"), "TL135")  # averaging by a size
     quant = NORM.replace("x / rms", "(x / rms).to(tl.float8e4nv)")
     assert not of(quant, "TL135")
+
+
+def test_tl135_silent_for_a_vector_beside_tile_work_and_clamp_cast_quantizers() -> None:
+    tile = """
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def step(q_ptr, h_ptr, o_ptr, K: tl.constexpr, V: tl.constexpr):
+        o_k = tl.arange(0, K)
+        o_v = tl.arange(0, V)
+        q = tl.load(q_ptr + o_k)
+        q = q / tl.sqrt(tl.sum(q * q) + 1e-6)
+        h = tl.load(h_ptr + o_k[:, None] * V + o_v[None, :])
+        tl.store(o_ptr + o_v, tl.sum(h * q[:, None], 0))
+    """
+    assert not of(tile, "TL135")
+    quant = """
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def quant(y_ptr, q_ptr, s_ptr, eps, fp8_min, fp8_max, BLOCK: tl.constexpr):
+        cols = tl.arange(0, BLOCK)
+        y = tl.load(y_ptr + cols).to(tl.float32)
+        y_s = tl.maximum(tl.max(tl.abs(y)), eps) / fp8_max
+        tl.store(q_ptr + cols, tl.clamp(y / y_s, fp8_min, fp8_max).to(q_ptr.dtype.element_ty))
+        tl.store(s_ptr, y_s)
+    """
+    assert not of(quant, "TL135")
+    # a 1-D kernel dividing its whole row by the row's sum is still reported
+    row = quant.replace("tl.clamp(y / y_s, fp8_min, fp8_max).to(q_ptr.dtype.element_ty)", "y / y_s")
+    assert len(of(row, "TL135")) == 1

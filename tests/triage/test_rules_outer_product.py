@@ -68,3 +68,34 @@ def test_tl133_silent_for_a_weight_vector_loaded_per_step() -> None:
         "w = tl.load(w_ptr + keys)\n        s = tl.sum(k * w[:, None], axis=0)",
     )
     assert not of(combine, "TL133")
+
+
+# Held-out misreadings (docs/precision.md, "Held-out files"): a linear-attention style recurrence, one token per
+# step, whose state is decayed and read every step, is not a matrix product that one tl.dot could replace.
+RECURRENCE = """
+import triton
+import triton.language as tl
+
+@triton.jit
+def recurrent(q_ptr, k_ptr, v_ptr, o_ptr, T, K: tl.constexpr, V: tl.constexpr):
+    o_k = tl.arange(0, K)
+    o_v = tl.arange(0, V)
+    h = tl.zeros([K, V], dtype=tl.float32)
+    for t in range(0, T):
+        q = tl.load(q_ptr + t * K + o_k)
+        k = tl.load(k_ptr + t * K + o_k)
+        v = tl.load(v_ptr + t * V + o_v)
+        h = h * 0.9
+        h += k[:, None] * v[None, :]
+        o = tl.sum(h * q[:, None], 0)
+        tl.store(o_ptr + t * V + o_v, o)
+"""
+
+
+def test_tl133_silent_for_a_recurrence_that_reads_its_state_every_step() -> None:
+    assert not of(RECURRENCE, "TL133")
+    # without the per-step reads it is a plain sum of outer products over t: reported
+    plain = RECURRENCE.replace("        h = h * 0.9\n", "").replace(
+        "        o = tl.sum(h * q[:, None], 0)\n        tl.store(o_ptr + t * V + o_v, o)\n", ""
+    ) + "    tl.store(o_ptr + o_k[:, None] * V + o_v[None, :], h)\n"
+    assert [f.data["form"] for f in of(plain, "TL133")] == ["rank-1"]
