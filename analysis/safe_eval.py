@@ -29,6 +29,33 @@ class _Unknown:
 
 UNKNOWN: Any = _Unknown()
 
+
+class _NotNone:
+    """A value known to exist but not known itself (a tensor argument): only `is (not) None` can read it."""
+
+    def __repr__(self) -> str:
+        return "NOT_NONE"
+
+    def __bool__(self) -> bool:
+        raise TypeError("NOT_NONE has no truth value")
+
+    def __eq__(self, other: object) -> bool:
+        raise TypeError("NOT_NONE cannot be compared")
+
+    __ne__ = __eq__
+    __hash__ = object.__hash__
+
+
+NOT_NONE: Any = _NotNone()
+
+
+def _is(left: Any, right: Any) -> bool:
+    """`is` where it has a meaning here: against None (a missing optional tensor) or between booleans."""
+    if left is None or right is None or (isinstance(left, bool) and isinstance(right, bool)):
+        return left is right
+    raise TypeError("`is` is read only against None")
+
+
 _BINOPS: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
@@ -50,6 +77,8 @@ _CMPOPS: dict[type, Callable[[Any, Any], Any]] = {
     ast.LtE: operator.le,
     ast.Gt: operator.gt,
     ast.GtE: operator.ge,
+    ast.Is: _is,
+    ast.IsNot: lambda left, right: not _is(left, right),
 }
 
 

@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from .pragmas import TritonType, parse_value
-from .safe_eval import UNKNOWN, evaluate
+from .safe_eval import NOT_NONE, UNKNOWN, evaluate
 from .specialization_guess import ASSUMED_TYPICAL, typical_values
 from .specialization_kernels import SpecKernel, literal_value
 from .specialization_launch import ArgFact, resolve
+from .specialization_optional import reconcile
 from .specialization_relations import fit_guesses
 from .specialization_scope import Launch
 from .specialization_variant import (
@@ -161,22 +162,15 @@ def build_variant(
             )
         else:
             chosen[name] = first
-    # heuristics see every value known so far (constexprs and literal runtime args)
-    env = {n: f.value for n, f in chosen.items() if f.value is not UNKNOWN}
-    for name, (fn, hline) in kernel.heuristics.items():
-        if name in chosen and not chosen[name].source.startswith("default"):
-            continue
-        args_name = fn.args.args[0].arg if fn.args.args else None
-        value = evaluate(fn.body, env, args_name)
-        if value is not UNKNOWN:
-            chosen[name] = Fact(f"heuristics at line {hline}", value=value)
-            env[name] = value
+    _heuristics(kernel, chosen, ("default",))
     guessed = [n for n in kernel.param_names if n not in chosen and n in kernel.constexpr]
-    typical = typical_values(kernel.node, guessed) if guess else {}
+    if guess:  # nothing shows a value: compile the most likely one, labeled so no finding passes it as fact
+        typical = typical_values(kernel.node, guessed)
+        chosen.update({n: Fact(ASSUMED_TYPICAL, value=v) for n, v in typical.items()})
+    pointers = {n: f.type for n, f in inferred.items() if f.type and f.type.startswith("*")}
+    if reconcile(kernel.node, frozenset(kernel.constexpr), chosen, pointers):
+        _heuristics(kernel, chosen, ("default", "heuristics", ASSUMED_TYPICAL))  # on what is passed now
     for name in kernel.param_names:
-        if name not in chosen and name in kernel.constexpr and guess:
-            # nothing shows a value: compile the most likely one, labeled so no finding passes it off as fact
-            chosen[name] = Fact(ASSUMED_TYPICAL, value=typical[name])
         fact = chosen.get(name)
         if fact is None:
             signature[name] = "constexpr"
@@ -211,6 +205,24 @@ def build_variant(
         line=line,
     )
     return fit_guesses(kernel.node, spec) if guess else spec  # guesses that satisfy the kernel's own shapes
+
+
+def _heuristics(kernel: SpecKernel, chosen: dict[str, Fact], replaceable: tuple[str, ...]) -> None:
+    """`@triton.heuristics` values from every value known so far (constexprs, literal runtime args; a tensor
+    argument is known not to be None), over facts whose source starts with one of `replaceable`."""
+    env = {
+        n: f.value if f.value is not UNKNOWN else NOT_NONE
+        for n, f in chosen.items()
+        if f.value is not UNKNOWN or (f.type or "").startswith("*")
+    }
+    for name, (fn, hline) in kernel.heuristics.items():
+        if name in chosen and not chosen[name].source.startswith(replaceable):
+            continue
+        args_name = fn.args.args[0].arg if fn.args.args else None
+        value = evaluate(fn.body, env, args_name)
+        if value is not UNKNOWN and value is not NOT_NONE:
+            chosen[name] = Fact(f"heuristics at line {hline}", value=value)
+            env[name] = value
 
 
 def _specialize_value(

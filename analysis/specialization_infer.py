@@ -209,9 +209,8 @@ def integer_loads(facts: _BodyFacts, width: str = "i32") -> dict[str, tuple[str,
         for operand in operands:
             for p in _value_loads(facts, operand):
                 element = "i64" if wide else width
-                out.setdefault(
-                    p, (element, f"inferred: values loaded from it meet {what} at line {node.lineno}")
-                )
+                why = f"inferred: values loaded from it meet {what} at line {node.lineno}"
+                out.setdefault(p, (element, f"{why} (integers; element type assumed {element})"))
     return out
 
 

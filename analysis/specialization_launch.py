@@ -11,7 +11,7 @@ import ast
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .safe_eval import UNKNOWN, call_name, evaluate
+from .safe_eval import NOT_NONE, UNKNOWN, call_name, evaluate
 from .specialization_scope import Scope
 from .specialization_torch import (
     CAST_METHODS,
@@ -45,8 +45,13 @@ def resolve(expr: ast.expr, scope: Scope, depth: int = 0) -> ArgFact:
     if depth > 12:
         return UNKNOWN_FACT
     line = getattr(expr, "lineno", 0)
+    fallback = getattr(expr, "branch_fallback", None)
+    if isinstance(expr, ast.IfExp) and fallback is not None:  # a name bound in both branches of an `if`
+        test = evaluate(expr.test, _constant_env(scope, depth))
+        taken = fallback if test is UNKNOWN else (expr.body if test else expr.orelse)
+        return resolve(taken, scope, depth + 1)
     value = UNKNOWN if isinstance(expr, ast.Name) else evaluate(expr, _constant_env(scope, depth))
-    if value is not UNKNOWN:
+    if value is not UNKNOWN and not _holds_tensor(value):
         return ArgFact("value", value=value, reason=f"value at line {line}")
     if isinstance(expr, ast.Name):
         found = scope.lookup(expr.id, prior=getattr(expr, "prior", False))
@@ -102,10 +107,20 @@ class _ConstantEnv(dict):
 
     def get(self, key: str, default: Any = UNKNOWN) -> Any:  # type: ignore[override]
         found = self.scope.lookup(key)
-        if found is None or found[0] != "expr" or self.depth > 8:
+        if found is None or self.depth > 8:
             return default
-        fact = resolve(found[1], self.scope, self.depth + 4)
+        if found[0] == "param":  # what the callers pass (or the default): `if bias is None:` reads it
+            fact = _param_fact(found[1], self.scope, self.depth + 4)
+        else:
+            fact = resolve(found[1], self.scope, self.depth + 4)
+        if fact.kind == "tensor":
+            return NOT_NONE
         return fact.value if fact.kind == "value" else default
+
+
+def _holds_tensor(value: Any) -> bool:
+    """A value the evaluator built around a tensor's stand-in (NOT_NONE): not a literal."""
+    return value is NOT_NONE or (isinstance(value, tuple) and any(_holds_tensor(v) for v in value))
 
 
 def _constant_env(scope: Scope, depth: int) -> dict[str, Any]:

@@ -71,9 +71,37 @@ def _collect_bindings(body: list[ast.stmt], before_line: int, out: dict[str, ast
                 _bind_target(target, stmt.value, out)
         elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None and isinstance(stmt.target, ast.Name):
             out[stmt.target.id] = stmt.value
-        elif isinstance(stmt, (ast.If, ast.With, ast.For, ast.While, ast.Try)):
+        elif isinstance(stmt, ast.If):
+            _collect_branches(stmt, before_line, out)
+        elif isinstance(stmt, (ast.With, ast.For, ast.While, ast.Try)):
             for block in ("body", "orelse", "finalbody"):
                 _collect_bindings(getattr(stmt, block, []) or [], before_line, out)
+
+
+def _collect_branches(stmt: ast.If, before_line: int, out: dict[str, ast.expr]) -> None:
+    """`if c: x = a else: x = b` binds x to `a if c else b` (`branch_fallback`: the branch taken when `c` cannot
+    be read, the one whose binding comes last), so every name bound under one `if` resolves on the same branch
+    (`has_bias = False; bias_arg = dummy` vs `has_bias = True; bias_arg = bias`). A launch inside a branch sees
+    that branch only."""
+    body, orelse = dict(out), dict(out)
+    _collect_bindings(stmt.body, before_line, body)
+    _collect_bindings(stmt.orelse, before_line, orelse)
+    for block, bound in ((stmt.body, body), (stmt.orelse, orelse)):
+        if block and block[0].lineno <= before_line <= (block[-1].end_lineno or block[-1].lineno):
+            out.update(bound)  # the launch runs inside this branch
+            return
+    for name in body.keys() | orelse.keys():
+        earlier = out.get(name)
+        a, b = body.get(name, earlier), orelse.get(name, earlier)
+        if a is b:
+            continue
+        if a is None or b is None:  # bound in one branch only, never before: that binding (as before)
+            out[name] = a if b is None else b  # type: ignore[assignment]
+            continue
+        merged = ast.IfExp(test=stmt.test, body=a, orelse=b)
+        merged.lineno = stmt.lineno
+        merged.branch_fallback = b if b is not earlier else a  # type: ignore[attr-defined]
+        out[name] = merged
 
 
 class _Prior(ast.NodeTransformer):

@@ -347,6 +347,8 @@ class LaunchRecord:
     time_ms: dict[str, float] | None = None  # {"median", "p20", "p80"} from replay timing
     ttir: str | None = None  # compiled kernels: TTIR without locations (FLOPs, the gate's TF32 evidence)
     dot_ieee_in_source: bool = False  # the kernel's source asks tl.dot for IEEE precision
+    module: str | None = None  # the kernel's module as the program imported it (a replay imports it the same way)
+    autotune_trials: int = 0  # configs @triton.autotune benchmarked before this launch (the chosen config) ran
 
     def specialization(self) -> dict[str, Any]:
         """The form analysis/specialization.py consumes (see docs/gpu-results.md, 'Recorded specializations')."""

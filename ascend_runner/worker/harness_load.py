@@ -159,6 +159,23 @@ def find_kernel(module: types.ModuleType, name: str) -> Any:
     return obj
 
 
+def kernel_of_launch(path: str, source: str | None, rec: dict[str, Any]) -> Any:
+    """The kernel of a recorded launch: from the harness file, or, when the harness launched a library's kernel
+    (a script calling a package's ops), from the module that defines it, imported as the program imported it."""
+    here = os.path.abspath(path)
+    module_name = rec.get("module")
+    if not module_name or os.path.abspath(rec.get("file") or here) == here:
+        return find_kernel(load_module(path, source), rec["kernel"])
+    with _import_context(path):
+        try:
+            module = importlib.import_module(module_name)
+        except Exception as exc:
+            raise HarnessError(
+                f"cannot import {module_name} (where {rec['kernel']} is defined): {type(exc).__name__}: {exc}"
+            ) from None
+    return find_kernel(module, rec["kernel"])
+
+
 @contextlib.contextmanager
 def captured_output(limit: int = 4000) -> Iterator[io.StringIO]:
     """Keep what the harness prints off the worker's stdout (which carries the JSON protocol)."""

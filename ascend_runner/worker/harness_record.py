@@ -1,8 +1,11 @@
 """Record every Triton launch at the launch seam, under the runner environment's own Python.
 
 Triton 3.6's `knobs.runtime.launch_enter_hook` is called without the arguments, so the recorder wraps
-`JITFunction.run` (and the interpreter's `InterpretedFunction.run`) instead: every `kernel[grid](...)`, every
-autotuner trial and every launch from a library goes through it. Stdlib + triton + torch only (no tritonlens).
+`JITFunction.run` (and the interpreter's `InterpretedFunction.run`) instead: every `kernel[grid](...)` and every
+launch from a library goes through it. `@triton.autotune` benchmarks each config through the same seam; those
+trial launches are counted, not recorded (`Autotuner._bench` is wrapped to tell them apart): the launch the
+program really runs is the one with the chosen config, and it carries how many trials preceded it.
+Stdlib + triton + torch only (no tritonlens).
 """
 
 from __future__ import annotations
@@ -178,6 +181,10 @@ class LaunchRecorder:
         self.dropped = 0
         self.errors: list[str] = []
         self._info: dict[int, KernelInfo] = {}
+        self.autotuning = 0  # > 0 while an autotuner benchmarks its configs
+        self.autotune_trials = 0
+        self._pending_trials: dict[int, int] = {}  # per kernel object: trials not yet followed by a real launch
+        self._snapshots_full = False
 
     def info(self, fn_obj: Any) -> KernelInfo:
         key = id(fn_obj)
@@ -218,6 +225,7 @@ class LaunchRecorder:
         return {
             "kernel": info.name,
             "file": info.file,
+            "module": getattr(info.fn, "__module__", None),
             "line": info.line,
             "grid": grid_of(grid, bound),
             "signature": signature,
@@ -245,6 +253,11 @@ class LaunchRecorder:
         def run(fn_self: Any, *args: Any, grid: Any, warmup: bool, **kwargs: Any) -> Any:
             if warmup:
                 return original(fn_self, *args, grid=grid, warmup=warmup, **kwargs)
+            if recorder.autotuning:
+                recorder.autotune_trials += 1
+                recorder._pending_trials[id(fn_self)] = recorder._pending_trials.get(id(fn_self), 0) + 1
+                return original(fn_self, *args, grid=grid, warmup=warmup, **kwargs)
+            trials = recorder._pending_trials.pop(id(fn_self), 0)
             try:
                 info = recorder.info(fn_self)
                 bound, options = recorder.bind(info, args, kwargs)
@@ -261,6 +274,8 @@ class LaunchRecorder:
                 return original(fn_self, *args, grid=grid, warmup=warmup, **kwargs)
             rec["index"] = len(recorder.launches)
             rec["count"] = 1
+            if trials:
+                rec["autotune_trials"] = trials  # configs benchmarked before this (chosen) one ran
             value_ranges(rec, bound)
             before = recorder._snapshot_before(args, kwargs)
             kernel = original(fn_self, *args, grid=grid, warmup=warmup, **kwargs)
@@ -285,7 +300,9 @@ class LaunchRecorder:
         tensors = [a for a in list(args) + list(kwargs.values()) if _is_tensor(a)]
         size = sum(int(t.numel() * t.element_size()) for t in tensors)
         if self.snapshot_bytes + 2 * size > self.max_snapshot_bytes:
-            self.errors.append("snapshot budget reached: later launches are recorded without snapshots")
+            if not self._snapshots_full:  # said once, not once per launch
+                self._snapshots_full = True
+                self.errors.append("snapshot budget reached: later launches are recorded without snapshots")
             return None
         self.snapshot_bytes += 2 * size
         _synchronize()
@@ -429,15 +446,39 @@ def _run_classes() -> list[type]:
 @contextmanager
 def recording(recorder: LaunchRecorder) -> Iterator[LaunchRecorder]:
     """Install the recorder on every kernel class for the duration of the block."""
-    patched: list[tuple[type, Any]] = []
+    patched: list[tuple[type, str, Any]] = []
     try:
         for cls in _run_classes():
             original = cls.__dict__.get("run")
             if original is None:
                 continue
-            patched.append((cls, original))
+            patched.append((cls, "run", original))
             cls.run = recorder.wrap(original)  # type: ignore[method-assign]
+        tuner = _autotuner_class()
+        bench = tuner.__dict__.get("_bench") if tuner is not None else None
+        if bench is not None:
+            patched.append((tuner, "_bench", bench))
+            tuner._bench = _marking_trials(recorder, bench)  # type: ignore[union-attr]
         yield recorder
     finally:
-        for cls, original in patched:
-            cls.run = original  # type: ignore[method-assign]
+        for cls, name, original in patched:
+            setattr(cls, name, original)
+
+
+def _autotuner_class() -> type | None:
+    try:
+        from triton.runtime.autotuner import Autotuner
+    except ImportError:
+        return None
+    return Autotuner
+
+
+def _marking_trials(recorder: LaunchRecorder, bench: Callable[..., Any]) -> Callable[..., Any]:
+    def _bench(self: Any, *args: Any, **kwargs: Any) -> Any:
+        recorder.autotuning += 1
+        try:
+            return bench(self, *args, **kwargs)
+        finally:
+            recorder.autotuning -= 1
+
+    return _bench

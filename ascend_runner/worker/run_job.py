@@ -26,8 +26,8 @@ from harness_backend import Backend, BackendUnavailable, interpret_mode, make_ba
 from harness_load import (  # noqa: E402
     HarnessError,
     captured_output,
-    find_kernel,
     job_imports,
+    kernel_of_launch,
     load_module,
     resolve_entry,
     run_script,
@@ -225,8 +225,7 @@ def replay_launch(
     except Exception as exc:
         raise HarnessError(f"cannot read snapshot {replay['snapshot']}: {exc}") from None
     rec = snap["record"]
-    module = load_module(harness["path"], harness.get("source"))
-    kernel = find_kernel(module, rec["kernel"])
+    kernel = kernel_of_launch(harness["path"], harness.get("source"), rec)
     grid = tuple(snap["grid"])
 
     def fresh() -> tuple[list[Any], dict[str, Any]]:

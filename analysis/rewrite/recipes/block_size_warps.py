@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 
+from ...targets import is_ascend_target
 from ..recipe_kit import Decline, KernelSource, SourceRecipe, append_argument, finish, grid_node
 from ..source_edit import Edit
 
@@ -47,7 +48,7 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
     sites = ks.launches()
     if not sites:
         raise Decline("no launch of the kernel in this file")
-    ascend = ks.ctx.target.startswith("ascend")
+    ascend = is_ascend_target(ks.ctx.target)
     plans = []  # per site: (literal node, old value, grid literals, warps keyword, call)
     for site in sites:
         arg = site.bind(ks.info).get(block)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 
 from ...devices import DEVICES
+from ...targets import is_ascend_target
 from ..recipe_kit import (
     Decline,
     KernelSource,
@@ -35,7 +36,7 @@ def _cores(ks: KernelSource) -> tuple[int, str]:
 
 
 def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
-    if not ks.ctx.target.startswith("ascend"):
+    if not is_ascend_target(ks.ctx.target):
         raise Decline("a persistent grid targets Ascend's few large cores; on NVIDIA the hardware scheduler does this")
     fn = ks.fn
     program_ids = [n for n in ast.walk(fn) if ks.is_tl(n, "program_id")]
