@@ -24,22 +24,9 @@ from __future__ import annotations
 
 import ast
 
-from ..recipe_kit import (
-    REDUCTIONS,
-    Decline,
-    KernelSource,
-    SourceRecipe,
-    and_mask,
-    append_argument,
-    axis_zero,
-    finish,
-    grid_node,
-    imported_as,
-    launches_for_new_parameter,
-    literal_init,
-    loaded_names,
-    walk_statements,
-)
+from ..kernel_patterns import REDUCTIONS, axis_zero, grid_node, literal_init, loaded_names, walk_statements
+from ..recipe_edits import and_mask, append_argument, imported_as, launches_for_new_parameter
+from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from ..source_edit import Edit
 
 ROWS_CHOICES = (64, 16)  # per-row vectors: 64 is a warp group's wgmma tile on sm_90, 16 the smallest tl.dot tile

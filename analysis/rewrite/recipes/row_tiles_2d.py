@@ -15,24 +15,18 @@ from __future__ import annotations
 
 import ast
 
-from ..recipe_kit import (
+from ..kernel_patterns import (
     REDUCTIONS,
-    Decline,
-    KernelSource,
-    SourceRecipe,
-    and_mask,
-    append_argument,
     assigned_names,
     count_name,
-    finish,
     grid_node,
-    imported_as,
-    launches_for_new_parameter,
     literal_init,
     loaded_names,
     previous_assignment,
     walk_statements,
 )
+from ..recipe_edits import and_mask, append_argument, imported_as, launches_for_new_parameter
+from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from ..source_edit import Edit
 
 ROWS_CHOICES = (16, 64)
