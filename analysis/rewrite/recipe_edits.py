@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 
 from ..kernels import LaunchSite
+from .kernel_patterns import grid_node
 from .recipe_kit import Decline, KernelSource
 from .source_edit import Edit
 
@@ -81,3 +82,9 @@ def launches_for_new_parameter(ks: KernelSource) -> list[LaunchSite]:
     if not sites:
         raise Decline("no launch of the kernel in this file")
     return sites
+
+
+def launch_grids(ks: KernelSource) -> list[tuple[ast.Call, ast.AST]]:
+    """(launch call, its grid expression) at every launch of the kernel, when a parameter can be appended to it
+    (`launches_for_new_parameter`): what a recipe that launches more work per program rewrites."""
+    return [(call, grid_node(ks, call)) for call in (ks.node_at(site) for site in launches_for_new_parameter(ks))]
