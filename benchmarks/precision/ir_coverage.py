@@ -8,7 +8,8 @@ Each file is analyzed inside a checkout of its repository's source tree at the m
 the corpus cache, `trees/OWNER+NAME/`, never into this repository), so it imports its package as it does for its
 users. The compile target follows the file's platform as `auto` decides it (sm_90 for CUDA, ascend910b3 for
 Ascend); the decision is compared with the manifest's judgement. Kernels are sampled deterministically: up to
-`--per-group` per (repository, platform), spread over files (`--all`: every kernel).
+`--per-group` per (repository, platform), spread over files (`--all`: every kernel; `--platform ascend`: only
+the groups of files written for that platform).
 
 Every kernel that does not compile is classified: `needs-absent` when the file needs something this machine does
 not have (a device at import, a module that is neither in the repository nor installed and whose names the kernel
@@ -150,7 +151,8 @@ def run(args: argparse.Namespace) -> int:
     from tritonlens.server.engine.diagnose import analyze_kernel
 
     entries = read_manifest(args.manifest)
-    picked = sample(entries, args.cache, None if args.all else args.per_group)
+    chosen = [e for e in entries if args.platform in (None, e.platform)]  # the manifest's platform judgement
+    picked = sample(chosen, args.cache, None if args.all else args.per_group)
     if args.only:  # a re-check of some rows of the same sample (never for the published summary)
         picked = [(e, k) for e, k in picked if any(o in f"{e.repo}:{e.path}:{k}" for o in args.only)]
     cache = tempfile.mkdtemp(
@@ -280,6 +282,9 @@ def main() -> int:
     p.add_argument("--manifest", type=Path, default=MANIFEST, help="held-out: heldout_manifest.csv")
     p.add_argument("--per-group", type=int, default=8)
     p.add_argument("--all", action="store_true")
+    p.add_argument(
+        "--platform", choices=("cuda", "ascend"), help="only the groups of files written for this platform"
+    )
     p.add_argument("--timeout", type=float, default=180.0)
     p.add_argument("--out", type=Path, default=OUT)
     p.add_argument(
