@@ -16,6 +16,7 @@ import ast
 import importlib
 import importlib.abc
 import importlib.machinery
+import importlib.util
 import linecache
 import os
 import sys
@@ -110,12 +111,16 @@ def _inside_handled_try(filename: str, line: int) -> bool:
 # Names a library re-exports from Triton (`from vllm.triton_utils import tl, triton`): a missing re-exporting
 # module still hands out the real Triton, so the kernels written against it compile.
 _TRITON_REEXPORTS = {"triton": "triton", "tl": "triton.language", "tldevice": "triton.language.extra.libdevice"}
+# ...and the flag it sets when Triton imports (`from vllm.triton_utils import HAS_TRITON`): true where it does.
+_TRITON_FLAGS = frozenset({"HAS_TRITON"})
 
 
 class _StandInModule(types.ModuleType):
     def __getattr__(self, attr: str) -> Any:
         if attr.startswith("__") and attr.endswith("__"):
             raise AttributeError(attr)
+        if attr in _TRITON_FLAGS:
+            return importlib.util.find_spec("triton") is not None
         if attr in _TRITON_REEXPORTS:
             try:
                 return importlib.import_module(_TRITON_REEXPORTS[attr])
