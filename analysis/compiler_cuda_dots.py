@@ -8,8 +8,8 @@ import re
 from . import compiler_cuda_rules as R
 from .compiler_cuda_context import DOT_OPS, Context, ptx_lines
 from .compiler_cuda_dataflow import value_type
-from .compiler_cuda_limits import capability
 from .ir.mlir import MlirModule, MlirOp
+from .targets import cuda_capability
 
 _MMA_VERSION_RE = re.compile(r"versionMajor\s*=\s*(\d+)")
 
@@ -18,7 +18,7 @@ def check_dots(ctx: Context) -> None:
     ttgir, ttir = ctx.parsed.ttgir, ctx.parsed.ttir
     if ttgir is None:
         return
-    cap = capability(ctx.target) or 0
+    cap = cuda_capability(ctx.target) or 0
     for op in ttgir.ops:
         if op.name not in ("tt.dot", "ttng.warp_group_dot", "tt.dot_scaled"):
             continue

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .targets import cuda_capability
+
 
 @dataclass(frozen=True)
 class SmLimits:
@@ -32,14 +34,8 @@ SM_LIMITS: dict[int, SmLimits] = {
 }
 
 
-def capability(target: str) -> int | None:
-    """ "sm_90" / "sm_90a" / "cuda:90" -> 90."""
-    digits = "".join(ch for ch in target.split("_")[-1].split(":")[-1] if ch.isdigit())
-    return int(digits) if digits else None
-
-
 def limits_for(target: str) -> SmLimits | None:
-    cap = capability(target)
+    cap = cuda_capability(target)
     if cap is None:
         return None
     if cap in SM_LIMITS:

@@ -10,7 +10,10 @@ line-level findings. A launch "near the roofline" gets TL201, which tells caller
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import posixpath
+import re
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from . import rules
@@ -61,6 +64,20 @@ def _def_line(line: int, source_lines: list[str] | None) -> int:
     return line
 
 
+def _norm(p: str) -> str:
+    return posixpath.normpath(p.replace("\\", "/"))
+
+
+def _launch_in_profiled_file(la: LaunchAnalysis, path: str | None, source: str | None) -> bool:
+    """A remote runner reports its own copy's path, so besides an equal path, the same file name and a `def` of
+    the kernel in the profiled text count as the profiled file."""
+    if not la.file or not path or _norm(la.file) == _norm(path):
+        return True
+    same_name = posixpath.basename(_norm(la.file)) == posixpath.basename(_norm(path))
+    defined = re.compile(rf"^[ \t]*def[ \t]+{re.escape(la.kernel)}[ \t]*\(", re.M)
+    return same_name and source is not None and defined.search(source) is not None
+
+
 def analyze_run(
     result: dict[str, Any],
     device: DeviceSpec | None,
@@ -68,10 +85,14 @@ def analyze_run(
     source: str | None = None,
     path: str | None = None,
     ncu: NcuSourceView | None = None,
+    other_sources: Mapping[str, str] | None = None,
 ) -> ProfileReport:
     """Analyze a runner's run/profile result (RunResult as a dict). `device`: from analysis.devices.from_runner.
 
-    `source`/`path`: the user's text and file name, for spans and to select ncu lines of that file."""
+    `source`/`path`: the user's text and file name, for spans and to select ncu lines of that file.
+    A harness often launches kernels defined elsewhere (a script calling a library's ops): such a launch's lines
+    are its own file's, so its findings carry `data["file"]` and use that file's text from `other_sources`
+    (file -> text, as the caller could read it) for spans, or none."""
     meaningful = bool(result.get("timing_meaningful", True))
     records = [dict(rec) for rec in result.get("launches") or []]
     ncu_raw = result.get("ncu") or {}
@@ -81,11 +102,26 @@ def analyze_run(
             if counted and rec.get("index", 0) == ncu_raw.get("launch", 0):
                 rec["ncu_fp32_flops"] = counted
     launches = [analyze_launch(rec, device, meaningful) for rec in records]
-    source_lines = split_source_lines(source) if source is not None else None
-    persistent = persistent_kernels(source) if source is not None else set()
+    texts: dict[str, str | None] = {}  # per launch file: its text, when known
+    own = {la.index: _launch_in_profiled_file(la, path, source) for la in launches}
+
+    def text_of(la: LaunchAnalysis) -> str | None:
+        if own[la.index]:
+            return source
+        if la.file not in texts:
+            texts[la.file] = (other_sources or {}).get(la.file)
+        return texts[la.file]
+
+    lines_of: dict[str, list[str] | None] = {}
+    persistent: set[tuple[str, str]] = set()
     for la in launches:
-        la.line = _def_line(la.line, source_lines)
-        if la.kernel in persistent:
+        text = text_of(la)
+        key = "" if own[la.index] else la.file
+        if key not in lines_of:
+            lines_of[key] = split_source_lines(text) if text is not None else None
+            persistent |= {(key, name) for name in (persistent_kernels(text) if text is not None else ())}
+        la.line = _def_line(la.line, lines_of[key])
+        if (key, la.kernel) in persistent:
             la.persistent = True
             la.notes.append(
                 "persistent kernel (loops over tiles with a program-count stride): few programs per SM and a "
@@ -99,10 +135,18 @@ def analyze_run(
         notes.append(
             f"unknown device {result.get('device', {}).get('name')!r}: no ceilings to compare against"
         )
+    def lines(la: LaunchAnalysis) -> list[str] | None:
+        return lines_of["" if own[la.index] else la.file]
+
+    def placed(found: list[Finding], la: LaunchAnalysis) -> list[Finding]:
+        if own[la.index]:
+            return found
+        return [replace(f, data={**f.data, "file": la.file}) for f in found]
+
     if device is not None and meaningful:
         for la in launches:
             for check in rules.checks(LAUNCH_FAMILY):
-                findings.extend(check.run(la, device, source_lines))
+                findings.extend(placed(check.run(la, device, lines(la)), la))
     if ncu is not None and device is not None:
         target = (result.get("ncu") or {}).get("launch")
         for la in launches:
@@ -113,8 +157,9 @@ def analyze_run(
                     f"{la.kernel} is near its roofline: Nsight Compute lines not turned into findings"
                 )
             else:
+                where = path if own[la.index] else la.file
                 for check in rules.checks(NCU_FAMILY):
-                    findings.extend(check.run(ncu, la, path, source_lines))
+                    findings.extend(placed(check.run(ncu, la, where, lines(la)), la))
             break
     return ProfileReport(
         device=device, launches=launches, findings=findings, timing_meaningful=meaningful, notes=notes

@@ -22,9 +22,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .kernels import ModuleInfo
+from .specialization_asserts import asserted_elements
+from .specialization_callees import callee_types
 from .specialization_facts import Fact, build_variant, launch_facts, override_facts
 from .specialization_guess import ASSUMED_TYPICAL
-from .specialization_infer import infer_types
+from .specialization_infer import Inferred, infer_types
 from .specialization_kernels import KernelTable, SpecKernel, kernel_table
 from .specialization_scope import find_launches
 from .specialization_variant import ASSUMED_DIVISIBLE, MAX_VARIANTS, Specialization
@@ -44,7 +46,18 @@ def specializations(
     info = parsed.kernels.get(kernel)
     if info is None:
         return []
-    inferred = {n: Fact(t.reason, type=t.type) for n, t in infer_types(info.node, info.param_names).items()}
+    types = infer_types(info.node, info.param_names)
+    helpers = {name: k.node for name, k in parsed.kernels.items()}
+    for name, found in callee_types(info.node, info.param_names, helpers).items():
+        types.setdefault(name, found)  # the kernel's own body first; then what its jit helpers imply
+    for name, (element, line) in asserted_elements(info.node).items():
+        found = types.get(name)
+        if found is None or found.type.startswith("*"):  # what the body asserts beats what it suggests
+            why = f"{found.reason.split(';')[0]}; " if found else ""
+            types[name] = Inferred(
+                f"*{element}", f"{why}element type {element} as tl.static_assert at line {line} requires"
+            )
+    inferred = {n: Fact(t.reason, type=t.type) for n, t in types.items()}
     pragma_facts, pragma_opts, project_facts, project_opts = override_facts(info, overrides)
     out: list[Specialization] = []
     for i, entry in enumerate(e for e in (recorded or ()) if e.get("kernel") == kernel):

@@ -24,7 +24,14 @@ from .specialization_variant import Specialization
 MAX_RETRIES = 3
 RETRIED = "retried"  # provenance marker of an argument a retry changed
 
-_DTYPES = {"fp16": "fp16", "bf16": "bf16", "fp32": "fp32", "fp8e4nv": "fp8e4nv", "fp8e5": "fp8e5"}
+_DTYPES = {
+    "fp16": "fp16",
+    "bf16": "bf16",
+    "fp32": "fp32",
+    "fp8e4nv": "fp8e4nv",
+    "fp8e5": "fp8e5",
+    "int8": "i8",
+}
 _SAME_DTYPE = re.compile(r"[Bb]oth operands must be (?:the )?same dtype\. Got (\w+) and (\w+)")
 _POINTER_INT = re.compile(
     r"pointer<(\w+)>.*\b(?:triton\.language\.)?int(?:32|64)\b|\bint(?:32|64)\b.*pointer<(\w+)>"
@@ -35,6 +42,15 @@ _FLOAT_BITWISE = re.compile(
     r"|unexpected type fp\d+"  # a bitwise operator on floats (triton-ascend's wording)
 )
 _INT_WIDTH = re.compile(r"is of type int32, but .* (?:redefines|as) .*int64|int32.*int64")
+_LOOP_CARRIED = re.compile(
+    r"Loop-carried variable (\w+) has initial type (int\d+) but is re-assigned to fp\d+"
+)
+_TO_POINTER = re.compile(r"cannot cast \w+\[\] to pointer<")
+_ADDRESS_LOAD = re.compile(
+    r"\bload\(\s*([A-Za-z_]\w*)[^()]*(?:\([^()]*\)[^()]*)*\)\s*\.to\(\s*(?:tl\.)?pointer_type"
+)
+_BITCAST = re.compile(r"Cannot bitcast data-type of size (\d+) to data-type of size (\d+)")
+_OF_SIZE = {8: "i8", 16: "fp16", 32: "fp32", 64: "i64"}
 _NUMEL = re.compile(r"numel \((\d+)\) exceeds triton maximum tensor numel \((\d+)\)")
 _QUOTED = re.compile(r"[`'\"]?\b([A-Za-z_]\w*)\b[`'\"]?")
 
@@ -134,7 +150,7 @@ def retry_guess(spec: Specialization, source: str, message: str, line: int | Non
         pointers = [a for a in args if _guessed_pointer(spec, a)]
         chosen = [a for a in pointers if a in near] or pointers
         if other and chosen:
-            sig.update({a: f"*{other}" for a in chosen})
+            sig.update({a: f"*{_DTYPES[other]}" for a in chosen})
             return _changed(spec, sig, consts, f"the {other} operand met a guessed fp32 one")
     if "pointer<" in message and _POINTER_FLOAT.search(message) and not _POINTER_INT.search(message):
         # a value loaded through a guessed fp32 pointer is added to a pointer: that pointer holds indices
@@ -172,6 +188,31 @@ def retry_guess(spec: Specialization, source: str, message: str, line: int | Non
             return _changed(
                 spec, sig, consts, "integer operations on values loaded through guessed fp32 pointers"
             )
+    bitcast = _BITCAST.search(message)
+    if bitcast and int(bitcast.group(2)) in _OF_SIZE:  # a bitcast needs loaded values of the target's width
+        pointers = [a for a in near if _guessed_pointer(spec, a)]
+        if pointers:
+            sig.update({a: f"*{_OF_SIZE[int(bitcast.group(2))]}" for a in pointers})
+            return _changed(
+                spec, sig, consts, f"values loaded through them are bitcast to {bitcast.group(2)} bits"
+            )
+    carried = _LOOP_CARRIED.search(message)
+    if carried:  # an integer accumulator sums values loaded through guessed float pointers: they hold ints
+        reach = implicated(source, None, f"`{carried.group(1)}`", args)
+        pointers = [a for a in reach if _guessed_pointer(spec, a)]
+        if pointers:
+            width = "i64" if carried.group(2) == "int64" else "i32"
+            sig.update({a: f"*{width}" for a in pointers})
+            return _changed(
+                spec, sig, consts, f"an {carried.group(2)} accumulator sums values loaded through them"
+            )
+    if _TO_POINTER.search(message):  # values loaded and cast to pointers: the argument holds addresses
+        holders = [
+            a for a in dict.fromkeys(_ADDRESS_LOAD.findall(source)) if a in args and _guessed_pointer(spec, a)
+        ]
+        if holders:
+            sig.update({a: "*i64" for a in holders})
+            return _changed(spec, sig, consts, "values loaded through them are cast to pointers")
     if _INT_WIDTH.search(message):
         indices = [a for a in near if sig[a] == "*i64" and "used as offsets" in spec.provenance.get(a, "")]
         if indices:  # index tensors were taken as int64; the kernel's own values are int32

@@ -2,8 +2,9 @@
 
 Two vocabularies: the platform setting (`target`: "auto" | "cuda" | "ascend" | "both", which platforms' rules
 apply; "auto" decides per file in analysis.platform) and compile targets (NVIDIA `sm_80` ... `sm_100`, Ascend
-SoC names such as `ascend910b3`) that levels 3-4 compile for. The CLI, the language server, the engines and
-the analyzers ask here; the runner's protocol keeps its own table for validating jobs (a test holds the two
+SoC names such as `ascend910b3`) that levels 3-4 compile for. The CLI, the language server, the engines, the
+analyzers and the rewrite recipes ask here (tests/test_target_checks.py fails on a target name read anywhere
+else); the runner's protocol keeps its own table for validating jobs (a test holds the two
 equal, since workers cannot import this package).
 """
 
@@ -25,11 +26,22 @@ PLATFORM_SETTINGS: dict[str, tuple[str, ...]] = {
 
 
 def is_cuda_target(target: str) -> bool:
-    return target.startswith(("sm_", "cuda"))
+    """An NVIDIA compile target: `sm_90`, `sm_90a`, `cuda:90` (any case)."""
+    return target.lower().startswith(("sm_", "cuda"))
 
 
 def is_ascend_target(target: str) -> bool:
-    return target.startswith("ascend")
+    """An Ascend SoC: `ascend910b3`, `Ascend910B3` (any case)."""
+    return target.lower().startswith("ascend")
+
+
+def cuda_capability(target: str) -> int | None:
+    """The compute capability of an NVIDIA target as one number: "sm_90" / "sm_90a" / "cuda:90" -> 90; None for
+    a target that names none (an Ascend SoC, "auto")."""
+    if not is_cuda_target(target):
+        return None
+    digits = "".join(ch for ch in target.split("_")[-1].split(":")[-1] if ch.isdigit())
+    return int(digits) if digits else None
 
 
 def platform_of(target: str) -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .protocol import ASCEND_TARGETS, CUDA_TARGETS
+from ..analysis.targets import is_ascend_target, is_cuda_target
 
 ENVIRONMENTS = ("cuda", "ascend")
 ENV_VARS = {"cuda": "TRITONLENS_CUDA_PYTHON", "ascend": "TRITONLENS_ASCEND_PYTHON"}
@@ -45,9 +45,9 @@ class Environment:
 
 def environment_for_target(target: str) -> str:
     """sm_* targets compile in the cuda environment, ascend* in the ascend one; "interpret" runs in cuda."""
-    if target in CUDA_TARGETS or target.startswith("sm_") or target == "interpret":
+    if is_cuda_target(target) or target == "interpret":
         return "cuda"
-    if target in ASCEND_TARGETS or target.startswith("ascend"):
+    if is_ascend_target(target):
         return "ascend"
     raise ValueError(f"no runner environment serves target {target!r}")
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..analysis.targets import platform_of
 from .cache import sibling_files
 from .protocol import (
     CompileRequest,
@@ -140,7 +141,7 @@ class RemoteRunner(JobMethods):
     def compile(
         self, req: CompileRequest, *, cancel: threading.Event | None = None, timeout_s: float | None = None
     ) -> CompileResult:
-        backend = "ascend" if req.target.startswith("ascend") else "cuda"
+        backend = platform_of(req.target)  # the runner's backends are named like the platforms
         envelope = self.submit(new_job("compile", backend, req), cancel=cancel, timeout_s=timeout_s)
         if envelope.get("ok") and isinstance(envelope.get("result"), dict):
             return compile_result_from(envelope["result"])

@@ -1,6 +1,6 @@
-"""Levels 3-4 in the language server: the `tritonlens.analyzeKernel` command, the `tritonlens/ir` request and
-a code lens per kernel with the compiler's summary (CompileFeature), over CompileService: the runner the
-settings name, one worker thread, and the last analysis per (uri, kernel).
+"""Levels 3-4 in the language server: the `tritonlens.analyzeKernel` command and a code lens per kernel with
+the compiler's summary (CompileFeature), over CompileService: the runner the settings name, one worker thread,
+and the last analysis per (uri, kernel). The IR view (ir_view_lsp) reads the same service.
 
 Compiles run in the service's thread through the diagnose engine; results are merged per kernel with
 `server.add_findings` (dropped by the server when the document moved on) and kept for the IR view while the
@@ -37,7 +37,6 @@ from .lsp_progress import work_done
 log = logging.getLogger(__name__)
 
 ANALYZE_COMMAND = "tritonlens.analyzeKernel"
-IR_REQUEST = "tritonlens/ir"
 
 
 @dataclass
@@ -222,7 +221,7 @@ def ub_lens_part(s: dict[str, Any]) -> str | None:
 
 
 class CompileFeature(Feature):
-    """`tritonlens.analyzeKernel`, the `tritonlens/ir` request and the compiler's summary lens per kernel."""
+    """`tritonlens.analyzeKernel` and the compiler's summary lens per kernel."""
 
     name = "compile"
 
@@ -234,7 +233,6 @@ class CompileFeature(Feature):
         super().register(server)
         self.service = CompileService(server)
         server.commands.add(ANALYZE_COMMAND, "Compile this kernel and explain the IR", self.analyze_command)
-        self.add_request(IR_REQUEST, self.ir_request)
 
     def on_document_closed(self, uri: str) -> None:
         assert self.service is not None
@@ -270,43 +268,6 @@ class CompileFeature(Feature):
                     ls.show_once(f"tritonlens: IR analysis is off: {analysis.error}")
                     break
         return out
-
-    async def ir_request(self, ls: Any, params: Any) -> dict[str, Any]:
-        service = self.service
-        assert service is not None
-        get = params.get if isinstance(params, dict) else lambda k, d=None: getattr(params, k, d)
-        uri, kernel, stage = get("uri"), get("kernel"), get("stage")
-        if not isinstance(uri, str) or not isinstance(kernel, str):
-            return {"error": "tritonlens/ir needs {uri, kernel, stage}", "stages": []}
-        try:
-            target = service.target_for(uri, get("target"))
-        except CommandError as exc:
-            return {"error": str(exc), "stages": []}
-        analysis = service.stored(uri, kernel, target)
-        if analysis is None:
-            try:
-                analysis = await service.analyze(uri, kernel, target, threading.Event())
-            except CommandError as exc:  # e.g. the document is not open: a sentence, not a traceback
-                return {"error": str(exc), "stages": [], "target": target}
-        if analysis is None:
-            return {"error": "the document changed; ask again", "stages": [], "target": target}
-        primary = analysis.primary
-        if primary is None:
-            return {"error": analysis.error or "the kernel did not compile", "stages": [], "target": target}
-        stages = list(primary.stages)
-        stage = (
-            stage if isinstance(stage, str) and stage in primary.stages else (stages[0] if stages else None)
-        )
-        return {
-            "kernel": kernel,
-            "target": target,
-            "variant": primary.specialization.label,
-            "stage": stage,
-            "stages": stages,
-            "text": primary.stages.get(stage, "") if stage else "",
-            "lineMap": [list(p) for p in primary.line_maps.get(stage, [])] if stage else [],
-            "summary": analysis.summary,
-        }
 
     def lens_kernels(self, doc: Any) -> set[str] | None:
         return None

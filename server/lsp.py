@@ -1,10 +1,12 @@
-"""The tritonlens language server (pygls 2): wiring of LSP methods to the server object, and `serve`.
+"""The tritonlens language server (pygls 2): the core's LSP methods (lifecycle, document sync, configuration),
+the list of features, and `serve`.
 
-Extension point for later levels: a `Feature` class (lsp_feature) listed in `feature_classes`; its
-`register(server)` runs before `initialize` (commands, custom requests), its hooks run on configuration, analysis,
-save, close and shutdown, and it contributes lenses, hover sections, code actions and kernel rows. Findings of
-later levels are merged with `server.add_findings(uri, version, ...)`. Long work uses `lsp_progress.work_done`
-for `$/progress` with cancellation.
+Everything else is a `Feature` class (lsp_feature) listed in `feature_classes`, the editor's method families
+(diagnostics, hover, code actions, code lenses) included: its `register(server)` runs before `initialize`
+(its LSP methods, commands, custom requests), its hooks run on configuration, analysis, findings changes, save,
+close and shutdown, and it contributes lenses, hover sections, code actions and kernel rows. Findings of later
+levels are merged with `server.add_findings(uri, version, ...)`. Long work uses `lsp_progress.work_done` for
+`$/progress` with cancellation.
 """
 
 from __future__ import annotations
@@ -18,18 +20,24 @@ from typing import Any
 
 from lsprotocol import types
 
-from . import lsp_features as features
+from .code_action_lsp import CodeActionFeature
+from .code_lens_lsp import CodeLensFeature
+from .diagnostics_lsp import DiagnosticsFeature
 from .findings_lsp import FindingsFeature
+from .hover_lsp import HoverFeature
 from .lsp_feature import Feature
 from .lsp_server import TritonLensServer
 from .text_sync import install_lsp_text_documents
 
 log = logging.getLogger("tritonlens.lsp")
 
-# The features beside the core's diagnostics, hover and code actions, in the order they are asked.
+# Every feature, in the order its hooks run and its contributions are asked for. The editor's method families
+# come last: they collect the others' contributions, and a closed document's diagnostics are cleared after every
+# feature dropped what it kept for it.
 def feature_classes() -> list[type[Feature]]:
     from .compile_lsp import CompileFeature
     from .escalation_lsp import EscalationFeature
+    from .ir_view_lsp import IrViewFeature
     from .optimize_lsp import OptimizeFeature
     from .profile_lsp import ProfileFeature
     from .record_lsp import RecordFeature
@@ -40,11 +48,16 @@ def feature_classes() -> list[type[Feature]]:
         WorkspaceFeature,
         FindingsFeature,
         CompileFeature,
+        IrViewFeature,
         EscalationFeature,
         RunnerStatusFeature,
         ProfileFeature,
         RecordFeature,
         OptimizeFeature,
+        DiagnosticsFeature,
+        HoverFeature,
+        CodeActionFeature,
+        CodeLensFeature,
     ]
 
 
@@ -67,8 +80,6 @@ def _register_features(server: TritonLensServer) -> None:
     def on_initialize(ls: TritonLensServer, params: types.InitializeParams) -> None:
         ls._init_options = params.initialization_options
         install_lsp_text_documents(ls.workspace)  # before any didOpen: the server's text is the editor's
-        td = params.capabilities.text_document
-        ls.pull_mode = bool(td and td.diagnostic)
 
     @server.feature(types.INITIALIZED)
     async def on_initialized(ls: TritonLensServer, params: types.InitializedParams) -> None:
@@ -97,58 +108,6 @@ def _register_features(server: TritonLensServer) -> None:
     def did_close(ls: TritonLensServer, params: types.DidCloseTextDocumentParams) -> None:
         ls.close(params.text_document.uri)
 
-    @server.feature(
-        types.TEXT_DOCUMENT_DIAGNOSTIC,
-        types.DiagnosticOptions(
-            identifier="tritonlens", inter_file_dependencies=False, workspace_diagnostics=False
-        ),
-    )
-    async def pull_diagnostics(
-        ls: TritonLensServer, params: types.DocumentDiagnosticParams
-    ) -> types.DocumentDiagnosticReport:
-        uri = params.text_document.uri
-        ls.pulls_waiting[uri] = ls.pulls_waiting.get(uri, 0) + 1
-        try:
-            doc = await ls.current(uri)
-        finally:
-            ls.pulls_waiting[uri] -= 1
-        if doc is None:
-            return types.RelatedFullDocumentDiagnosticReport(items=[])
-        result_id = ls.result_id(doc)
-        if params.previous_result_id == result_id:
-            return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
-        return types.RelatedFullDocumentDiagnosticReport(items=ls.diagnostics(doc), result_id=result_id)
-
-    @server.feature(types.TEXT_DOCUMENT_HOVER)
-    async def on_hover(ls: TritonLensServer, params: types.HoverParams) -> types.Hover | None:
-        doc = await ls.current(params.text_document.uri)
-        return None if doc is None else features.hover(ls, doc, params.position)
-
-    @server.feature(
-        types.TEXT_DOCUMENT_CODE_ACTION,
-        types.CodeActionOptions(
-            code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.RefactorRewrite],
-            resolve_provider=True,
-        ),
-    )
-    def on_code_action(ls: TritonLensServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
-        # Listed from the last analysis without waiting: resolve checks the version again.
-        doc = ls.docs.get(params.text_document.uri)
-        return None if doc is None else features.code_actions(ls, doc, params.range)
-
-    @server.feature(types.CODE_ACTION_RESOLVE)
-    async def on_code_action_resolve(ls: TritonLensServer, params: types.CodeAction) -> types.CodeAction:
-        return await features.resolve_code_action(ls, params)
-
-    @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=True))
-    async def on_code_lens(ls: TritonLensServer, params: types.CodeLensParams) -> Any:
-        doc = await ls.current(params.text_document.uri)
-        return None if doc is None else await features.code_lenses(ls, doc)
-
-    @server.feature(types.CODE_LENS_RESOLVE)
-    def on_code_lens_resolve(ls: TritonLensServer, params: types.CodeLens) -> types.CodeLens:
-        return features.resolve_code_lens(ls, params)
-
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def on_config(ls: TritonLensServer, params: types.DidChangeConfigurationParams) -> None:
         await ls.refresh_config(pushed=params.settings)
@@ -158,10 +117,6 @@ def _register_features(server: TritonLensServer) -> None:
         added = [f.uri for f in params.event.added]
         ls.features.each("on_folders_changed", added, [f.uri for f in params.event.removed])
         await ls.refresh_config()
-
-    @server.feature("tritonlens/kernels")
-    def list_kernels(ls: TritonLensServer, params: Any) -> list[dict[str, Any]]:
-        return features.kernels(ls)
 
     @server.feature("tritonlens/commands")
     def list_commands(ls: TritonLensServer, params: Any) -> list[dict[str, str]]:

@@ -1,16 +1,19 @@
 """What a server feature is: a small object with the same lifecycle hooks, plugged into the server core.
 
 The core (lsp_server.TritonLensServer: documents, conversion, progress, configuration) knows features only
-through this interface: it calls every feature's hooks in registration order and asks each for its part of a
-hover, a code lens, the code actions of a range and a kernel's row. A feature registers its own commands and
-requests in `register`, keeps its state on itself, and reaches another feature with `server.features.get(Cls)`.
-Every hook runs on the event loop; long work goes to the feature's own thread and reports `$/progress`.
+through this interface: it calls every feature's hooks in registration order. Every LSP method family is a
+feature too (diagnostics_lsp, hover_lsp, code_action_lsp, code_lens_lsp): it answers its requests and asks every
+feature for its part of them (a hover section, a code lens, the code actions of a range, a kernel's row).
+A feature registers its own commands and requests in `register`, keeps its state on itself, and reaches another
+feature with `server.features.get(Cls)`. Every hook runs on the event loop; long work goes to the feature's own
+thread and reports `$/progress`.
 """
 
 from __future__ import annotations
 
+import inspect
 import logging
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
@@ -18,7 +21,7 @@ from lsprotocol import types
 if TYPE_CHECKING:  # the core imports this module; features receive the server object
     from ..analysis.findings import Finding
     from .documents import DocState
-    from .lsp_lenses import DocVersion
+    from .lsp_views import DocVersion
 
 log = logging.getLogger("tritonlens.lsp")
 
@@ -38,13 +41,20 @@ class Feature:
         """Add commands (`server.commands.add`) and custom requests (`server.feature`); called before initialize."""
         self.server = server
 
-    def add_request(self, method: str, handler: Callable[[Any, Any], Awaitable[Any]]) -> None:
-        """Answer the custom request `method` with `handler(server, params)` (a bound method is fine)."""
+    def add_request(self, method: str, handler: Callable[[Any, Any], Any], options: Any = None) -> None:
+        """Answer the LSP method or custom request `method` with `handler(server, params)`, sync or async (a
+        bound method is fine); `options` are the method's server capability options."""
+        if inspect.iscoroutinefunction(handler):
 
-        async def handle(ls: Any, params: Any) -> Any:
-            return await handler(ls, params)
+            async def handle(ls: Any, params: Any) -> Any:
+                return await handler(ls, params)
 
-        self.server.feature(method)(handle)
+        else:  # answered at once, like a plain pygls handler
+
+            def handle(ls: Any, params: Any) -> Any:  # type: ignore[misc]
+                return handler(ls, params)
+
+        self.server.feature(method, options)(handle)
 
     def on_initialized(self) -> None:
         """The client sent `initialized` (workspace folders are known; before the configuration is read)."""
@@ -58,6 +68,12 @@ class Feature:
     def on_analysis(self, doc: DocState) -> None:
         """A level-1 analysis of `doc`'s newest version was accepted."""
 
+    def on_findings_changed(self, uri: str) -> None:
+        """What the open document `uri` shows changed: a new analysis, later-level findings, or its settings."""
+
+    def on_lenses_changed(self) -> None:
+        """A feature's code lenses changed without a new document version (e.g. launches were recorded)."""
+
     def on_save(self, uri: str) -> None:
         """The editor saved `uri`."""
 
@@ -67,7 +83,7 @@ class Feature:
     def shutdown(self) -> None:
         """Stop threads and runners (the server is shutting down)."""
 
-    # --- contributions to the core's requests ------------------------------------------------------------
+    # --- contributions to the requests of the method-family features ----------------------------------------
     def lens_kernels(self, version: DocVersion) -> set[str] | None:
         """Kernels of an analysed document version that get this feature's code lens: None = every kernel, empty
         = none. Called off the event loop once per version (it may read files); must be thread-safe."""

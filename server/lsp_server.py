@@ -1,4 +1,7 @@
-"""The language server object: open documents, debounced analysis off the event loop, publishing, settings.
+"""The language server core: open documents, debounced analysis off the event loop, settings, the features.
+
+What the editor sees is answered by features (lsp_feature): diagnostics, hover, code actions and code lenses are
+features like the later levels' ones; the core tells them when a document's findings change.
 
 All state is touched on the event loop thread only; triage runs in a thread pool and its result is accepted only
 if the document is still at the version it was computed from. Each document has one analysis lane: at most one
@@ -30,9 +33,8 @@ from .documents import DocState
 from .lsp_analysis import analyze_text_quickly
 from .lsp_commands import CommandRegistry
 from .lsp_config import SECTION, ConfigStore, ServerConfig, parse_config
-from .lsp_convert import LineText, plain_text, to_diagnostic
+from .lsp_convert import Prebuilt, plain_text
 from .lsp_feature import Features
-from .lsp_lenses import LensCache, Prebuilt
 
 log = logging.getLogger("tritonlens.lsp")
 
@@ -94,19 +96,14 @@ class TritonLensServer(LanguageServer):
         # Set while no open document is being analysed: background work (the workspace scan) waits for it.
         self.editor_idle = threading.Event()
         self.editor_idle.set()
-        # Diagnostics' companions and later levels (code lens, IR view, escalation, profiling, ...): lsp_feature.
+        # Everything the editor is shown (diagnostics, hover, code actions, lenses, IR view, ...): lsp_feature.
         self.features = Features()
-        self.lens_epoch = 0  # bumped when a feature's lenses change without a new document version
-        self.lens_cache = LensCache()
-        self.pull_mode = False
         self._pool = ThreadPoolExecutor(max_workers=ANALYSIS_LANES, thread_name_prefix="tritonlens-triage")
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._inflight: dict[str, asyncio.Task[None]] = {}  # uri -> its analysis lane, while it runs
         # uri -> ((doc, generation), settings, findings): visible_findings of what it read
         self._visible: dict[str, tuple[tuple[int, int], Any, list[Finding]]] = {}
         self._busy = 0  # analyses in flight for open documents
-        self.pulls_waiting: dict[str, int] = {}  # uri -> pull requests waiting for an analysis
-        self._revision: dict[str, int] = {}  # bumps whenever what a doc would show changes (pull resultId)
         self._init_options: Any = None
         self._shown_problems: set[str] = set()
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -140,23 +137,6 @@ class TritonLensServer(LanguageServer):
         ws = self._caps().workspace
         return bool(ws and ws.configuration)
 
-    def supports_version(self) -> bool:
-        td = self._caps().text_document
-        return bool(td and td.publish_diagnostics and td.publish_diagnostics.version_support)
-
-    def supports_resolve_edit(self) -> bool:
-        td = self._caps().text_document
-        support = td.code_action.resolve_support if td and td.code_action else None
-        return bool(support and "edit" in (support.properties or []))
-
-    def supports_diagnostic_refresh(self) -> bool:
-        ws = self._caps().workspace
-        return bool(ws and ws.diagnostics and ws.diagnostics.refresh_support)
-
-    def supports_lens_refresh(self) -> bool:
-        ws = self._caps().workspace
-        return bool(ws and ws.code_lens and ws.code_lens.refresh_support)
-
     def show_once(self, message: str, kind: types.MessageType = types.MessageType.Warning) -> None:
         """A pop-up the first time `message` comes up in this session, the log every time (no storms)."""
         message = plain_text(message)  # pop-ups and logs are plain text: no literal Markdown backticks
@@ -167,10 +147,8 @@ class TritonLensServer(LanguageServer):
         self.window_show_message(types.ShowMessageParams(type=kind, message=message))
 
     def lenses_changed(self) -> None:
-        """A feature's lenses changed (e.g. launches were recorded): recompute them, and tell the client."""
-        self.lens_epoch += 1
-        if self.supports_lens_refresh():
-            self.workspace_code_lens_refresh(None)
+        """A feature's lenses changed (e.g. launches were recorded): the code lens feature recomputes them."""
+        self.features.each("on_lenses_changed")
 
     # --- documents ----------------------------------------------------------------------------------------
     def save(self, uri: str) -> None:
@@ -200,12 +178,8 @@ class TritonLensServer(LanguageServer):
             timer.cancel()
         self.docs.pop(uri, None)
         self._inflight.pop(uri, None)
-        self._revision.pop(uri, None)
         self._visible.pop(uri, None)
-        self.lens_cache.forget(uri)
         self.features.each("on_document_closed", uri)
-        if not self.pull_mode:
-            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     def _event_loop(self) -> asyncio.AbstractEventLoop:
         if self.loop is None:
@@ -280,20 +254,8 @@ class TritonLensServer(LanguageServer):
         return self.docs.get(uri)
 
     def _changed(self, uri: str) -> None:
-        """What the doc shows changed: push it, or ask a pulling client to pull again."""
-        self._revision[uri] = self._revision.get(uri, 0) + 1
-        if self.pull_mode:
-            # A pull waiting for this result gets it directly; otherwise the client must be told to pull.
-            if not self.pulls_waiting.get(uri) and self.supports_diagnostic_refresh():
-                self.workspace_diagnostic_refresh(None)
-        else:
-            self.publish(uri)
-        if self.supports_lens_refresh():
-            self.workspace_code_lens_refresh(None)
-
-    def result_id(self, doc: DocState) -> str:
-        version = doc.analysis.version if doc.analysis else -1
-        return f"{version}.{self._revision.get(doc.uri, 0)}"
+        """What the doc shows changed: the diagnostics feature pushes it (or asks the client to pull), ..."""
+        self.features.each("on_findings_changed", uri)
 
     # --- findings -----------------------------------------------------------------------------------------
     def visible_findings(self, doc: DocState) -> list[Finding]:
@@ -312,26 +274,6 @@ class TritonLensServer(LanguageServer):
         found = apply_and_merge(settings, doc.findings())
         self._visible[doc.uri] = ((id(doc), doc.generation), configured, found)
         return found
-
-    def diagnostics(self, doc: DocState) -> list[types.Diagnostic]:
-        if doc.analysis is None:
-            return []
-        lines = LineText(doc.text, self.workspace.position_encoding or types.PositionEncodingKind.Utf16)
-        version = doc.analysis.version
-        return [to_diagnostic(f, lines, doc.uri, version) for f in self.visible_findings(doc)]
-
-    def publish(self, uri: str) -> None:
-        doc = self.docs.get(uri)
-        if doc is None or doc.analysis is None or self.pull_mode:
-            return
-        if not doc.current:
-            # The editor has a newer version: these positions are for text it no longer shows. The analysis
-            # of the newest version (debounced or running) publishes when it lands.
-            log.debug("not publishing %s v%s: the editor is at v%s", uri, doc.analysis.version, doc.version)
-            return
-        version = doc.analysis.version if self.supports_version() else None
-        params = types.PublishDiagnosticsParams(uri=uri, diagnostics=self.diagnostics(doc), version=version)
-        self.text_document_publish_diagnostics(params)
 
     def add_findings(
         self, uri: str, version: int, kernel: str, level: Level, findings: list[Finding]

@@ -175,7 +175,7 @@ def _shape(stored: Stored) -> str:
 
 def code_actions(service: OptimizeService, ls: Any, doc: Any, rng: types.Range) -> list[types.CodeAction]:
     from .lsp_convert import plain_text, to_diagnostic
-    from .lsp_features import lines_for
+    from .lsp_views import lines_for
 
     stored = service.stored(doc)
     if stored is None or doc.analysis is None:
@@ -208,7 +208,7 @@ def code_actions(service: OptimizeService, ls: Any, doc: Any, rng: types.Range) 
 
 async def resolve(service: OptimizeService, ls: Any, action: types.CodeAction) -> types.CodeAction:
     """The edit, for the version that was verified; none when the buffer changed since (the action is dropped)."""
-    from .lsp_features import lines_for
+    from .lsp_views import lines_for
 
     data = action.data if isinstance(action.data, dict) else {}
     doc = await ls.current(str(data.get("uri")))

@@ -135,4 +135,29 @@ def analyze_result(
             ncu_view = parse_source_csv(ncu_raw["source_csv"])
         except NcuParseError as exc:
             result.setdefault("errors", []).append(f"ncu source view unreadable: {exc}")
-    return profiling.analyze_run(result, device, source=source, path=os.path.abspath(path), ncu=ncu_view)
+    return profiling.analyze_run(
+        result,
+        device,
+        source=source,
+        path=os.path.abspath(path),
+        ncu=ncu_view,
+        other_sources=launch_sources(result, path),
+    )
+
+
+def launch_sources(result: Mapping[str, Any], path: str, limit_bytes: int = 2_000_000) -> dict[str, str]:
+    """The text of each other file whose kernels the harness launched (a script calling a library's ops), where
+    this machine can read it: their findings' lines are in those files."""
+    out: dict[str, str] = {}
+    mine = os.path.abspath(path)
+    for rec in result.get("launches") or []:
+        file = rec.get("file") if isinstance(rec, Mapping) else None
+        if not isinstance(file, str) or file in out or os.path.abspath(file) == mine:
+            continue
+        try:
+            if os.path.getsize(file) <= limit_bytes:
+                with open(file, encoding="utf-8") as fh:
+                    out[file] = fh.read()
+        except (OSError, UnicodeDecodeError):
+            continue  # a remote runner's path, or unreadable: the findings keep their file and line, no span text
+    return out

@@ -261,7 +261,7 @@ class ProfileService:
             by_kernel.setdefault(la.kernel, []).append(la)
         findings: dict[str, list[Finding]] = {}
         for f in report.findings:
-            if f.kernel:
+            if f.kernel and not f.data.get("file"):  # data["file"]: a launch of a kernel defined in another file
                 findings.setdefault(f.kernel, []).append(f)
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime())
         errors = [str(e) for e in result.get("errors") or []]

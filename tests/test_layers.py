@@ -47,7 +47,7 @@ def test_no_absolute_imports_of_the_distribution_inside_it():
 
 def test_relative_imports_resolve_to_the_layers():
     server = _imports("server")
-    assert "tritonlens.server.lsp_features" in server["server/lsp.py"]
+    assert "tritonlens.server.lsp_feature" in server["server/lsp.py"]
     assert any(n.startswith("tritonlens.analysis") for names in server.values() for n in names)
 
 

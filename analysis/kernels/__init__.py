@@ -22,17 +22,16 @@ reaches, transitively. Helpers imported from other files are not followed.
 
 Modules: `model` (the dataclasses), `parse` (the memoised entry point `parse_module` and the parse itself),
 `collection` (which defs are jit functions, kernels vs helpers), `decorators` (jit/autotune/heuristics and call
-forms), `launch_sites`, `positions` (line table, character columns, syntax errors), `names` (canonical names and
-import aliases), `literals`, `nodes` (cheap tree walks).
+forms), `launch_sites`, `expressions` (canonical names through import aliases, literal values), `nodes` (cheap
+tree walks), `dependencies`; line table, character columns and syntax errors come from `analysis/source_lines.py`.
 """
 
+from ..source_lines import SyntaxErrorInfo
 from .decorators import call_form_wrappers
-from .literals import literal
+from .expressions import AUTOTUNE, CONFIG, CONSTEXPR, HEURISTICS, JIT, literal
 from .model import AutotuneInfo, KernelInfo, LaunchArg, LaunchSite, ModuleInfo, Param
-from .names import AUTOTUNE, CONFIG, CONSTEXPR, HEURISTICS, JIT
 from .nodes import FunctionTree, walk_nodes, walk_statements
 from .parse import build_module, clear_memo, parse_module
-from .positions import SyntaxErrorInfo
 
 __all__ = [
     "AUTOTUNE",

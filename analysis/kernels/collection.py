@@ -13,13 +13,12 @@ import re
 
 from ..findings import Span
 from ..source_chunks import Chunk
+from ..source_lines import SourceText
 from .decorators import DecoratorReader, Decorators
+from .expressions import CONSTEXPR, add_import, literal, resolve_dotted
 from .launch_sites import LaunchFinder
-from .literals import literal
 from .model import KernelInfo, ModuleInfo, Param
-from .names import CONSTEXPR, add_import, resolve_dotted
 from .nodes import Entry, FunctionTree, top_entry, walk_statements
-from .positions import SourceText
 
 _CALLED_NAME = re.compile(r"(\w+) ?\(")
 _DEF_NAME = re.compile(r"(?:async\s+)?def\s+")

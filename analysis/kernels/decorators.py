@@ -12,10 +12,9 @@ from typing import Any
 
 from ..findings import Span
 from ..source_chunks import Chunk
-from .literals import literal
+from ..source_lines import SourceText
+from .expressions import AUTOTUNE, CONFIG, HEURISTICS, JIT, literal
 from .model import AutotuneInfo
-from .names import AUTOTUNE, CONFIG, HEURISTICS, JIT
-from .positions import SourceText
 
 # Positional order of triton.Config(kwargs, num_warps, num_stages, num_ctas, maxnreg, pre_hook).
 _CONFIG_POSITIONAL = ("kwargs", "num_warps", "num_stages", "num_ctas", "maxnreg", "pre_hook")

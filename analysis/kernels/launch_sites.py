@@ -13,10 +13,10 @@ from collections.abc import Callable
 from typing import Any
 
 from ..source_chunks import Chunk
-from .literals import grid_literal, literal
+from ..source_lines import SourceText
+from .expressions import grid_literal, literal
 from .model import LaunchArg, LaunchSite
 from .nodes import Entry, header_nodes, single_assignments
-from .positions import SourceText
 
 
 class LaunchFinder:

@@ -11,9 +11,9 @@ from typing import Any
 
 from ..findings import Span
 from ..source_chunks import Chunk
-from .names import resolve_dotted
+from ..source_lines import SourceText, SyntaxErrorInfo
+from .expressions import resolve_dotted
 from .nodes import FunctionTree
-from .positions import SourceText, SyntaxErrorInfo
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,9 @@ import functools
 import logging
 
 from ..source_chunks import parse_chunked
+from ..source_lines import SourceText, SyntaxErrorInfo, syntax_error_info
 from .collection import Collector
 from .model import ModuleInfo
-from .positions import SourceText, SyntaxErrorInfo, syntax_error_info
 
 log = logging.getLogger(__name__)
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..findings import Finding
 from ..source_lines import source_lines
+from ..targets import is_ascend_target
 
 MARK_TITLE, MARK_EVIDENCE, MARK_REASONING, MARK_FILE, MARK_END = (
     "<<<TITLE>>>", "<<<EVIDENCE>>>", "<<<REASONING>>>", "<<<FILE>>>", "<<<END>>>"
@@ -111,7 +112,7 @@ def target_section(target: str) -> str:
     from ..compiler_ascend_devices import device_for
     from ..compiler_cuda_limits import limits_for
 
-    if target.lower().startswith("ascend"):
+    if is_ascend_target(target):
         dev = device_for(target)
         if dev is None:
             return f"Target {target} (Ascend NPU; no table entry)."

@@ -78,8 +78,10 @@ def _scalar(ctx: KernelContext, node: ast.AST) -> bool:
 
 def _reduced(ctx: KernelContext, node: ast.AST) -> bool:
     """The numerator is a reduction's result (`tl.sum(acc, axis=1) / n`): one value per row, not per element."""
-    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "to":
-        node = node.func.value
+    while (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "to") or (
+        isinstance(node, ast.Subscript) and rank(ctx, node) > rank(ctx, node.value)
+    ):  # `.to(...)`, or `tl.sum(x, 1)[:, None]` (the per-row sum kept 2-D for broadcasting)
+        node = node.func.value if isinstance(node, ast.Call) else node.value
     if isinstance(node, ast.Name):
         values = ctx.reaching(node.id, statement(ctx, node))
         # `acc += tl.sum(tile, axis=0)` makes `acc` an accumulator of reductions, not one reduction
@@ -93,6 +95,9 @@ def _size_or_scale(ctx: KernelContext, divisor: ast.AST) -> bool:
         return False
     if divisor.id in ctx.params and SIZE_NAME.search(divisor.id):
         return True
+    values = ctx.assigns.get(divisor.id, ())
+    if len(values) == 1 and isinstance(values[0], ast.Name) and values[0].id != divisor.id:
+        return _size_or_scale(ctx, values[0])  # `tmp14 = rnumel` (generated code names every value)
     return "scale" in divisor.id.lower()
 
 

@@ -11,6 +11,7 @@ from . import references as ref
 from .base import finding, kernel_check, short
 from .context import KernelContext
 from .context_names import TL
+from .shapes import rank
 
 FP64 = register(
     Rule(
@@ -59,7 +60,39 @@ def fp64_in_kernel(ctx: KernelContext) -> Iterator[Finding]:
         if isinstance(node, ast.Attribute) and node.attr == "float64" and ctx.resolve(node) == TL + "float64":
             if _opt_in(ctx, node):
                 continue  # `if internal_dtype == "f64":` / `if USE_FP64:`: float64 chosen per launch by the caller
+            if _scalar_cast(ctx, node):
+                continue  # `tl.max(x).to(tl.float64)`: one float64 value per program (a scale), not a block
             yield finding(FP64, ctx, node, f"`{short(ctx, node)}` computes in float64: use tl.float32")
+
+
+def _scalar_cast(ctx: KernelContext, node: ast.AST) -> bool:
+    """`name = value.to(tl.float64)` on a scalar (a full reduction's result) whose every use is cast back
+    (`(FP8_MAX / name).to(tl.float32)`): one float64 operation per program, and no block becomes float64."""
+    call = ctx.parent(node)
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "to"):
+        return False
+    if not (call.args and call.args[0] is node and rank(ctx, call.func.value) == 0):
+        return False
+    stmt = ctx.parent(call)
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+        return False
+    name = stmt.targets[0].id
+    uses = [n for n in ctx.nodes if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+    return bool(uses) and all(_cast_back(ctx, use) for use in uses)
+
+
+def _cast_back(ctx: KernelContext, use: ast.AST) -> bool:
+    """An enclosing `.to(dtype)` of the same statement casts the value to a type other than float64."""
+    node, parent = use, ctx.parent(use)
+    while parent is not None and not isinstance(parent, ast.stmt):
+        if (
+            isinstance(parent, ast.Attribute) and parent.attr == "to" and parent.value is node
+        ):
+            outer = ctx.parent(parent)
+            if isinstance(outer, ast.Call) and outer.args and ctx.resolve(outer.args[0]) != TL + "float64":
+                return True
+        node, parent = parent, ctx.parent(parent)
+    return False
 
 
 def _opt_in(ctx: KernelContext, node: ast.AST) -> bool:

@@ -9,6 +9,7 @@ default, a constant expression). A size it cannot resolve is not guessed.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from math import prod
@@ -181,7 +182,7 @@ def _launch_values(
             if expr is None:
                 continue
             fact = resolve(expr, launch.scope)
-            if fact.kind == "value" and _is_int(fact.value):
+            if fact.kind == "value" and _is_int(fact.value) and not _from_tests(ctx, fact.reason):
                 values[name] = int(fact.value)
                 span = span or ctx.span(expr)
         warps_expr = passed.get("num_warps")
@@ -200,6 +201,28 @@ def _launch_values(
                     sizes.append(_dtype_bytes(fact.dtype))
         element_bytes = max((s for s in sizes if s), default=None)
         yield values, warps, element_bytes, span or ctx.span(call), _small_grid(launch.grid)
+
+
+_PASSED_AT = re.compile(r"passed as \w+ at line (\d+)")
+_TEST_FUNCTION = re.compile(r"^_*(test|bench|benchmark|profile|demo|check)(_|$)", re.IGNORECASE)
+
+
+def _from_tests(ctx: KernelContext, reason: str) -> bool:
+    """Whether a launch value reaches the wrapper only from the file's own tests or benchmarks (`chunk_size = 16`
+    in `test_...()`, or under `if __name__ == "__main__":`): a test size, not what production launches use."""
+    lines = [int(m) for m in _PASSED_AT.findall(reason)]
+    tree = ctx.module.tree
+    if not lines or tree is None:
+        return False
+    for stmt in tree.body:
+        start, end = stmt.lineno, getattr(stmt, "end_lineno", stmt.lineno) or stmt.lineno
+        if not any(start <= line <= end for line in lines):
+            continue
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and _TEST_FUNCTION.search(stmt.name):
+            return True
+        if isinstance(stmt, ast.If) and "__name__" in ast.unparse(stmt.test):
+            return True
+    return False
 
 
 def _small_grid(grid: ast.expr | None) -> bool:

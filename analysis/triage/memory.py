@@ -141,6 +141,8 @@ def index_divmod(ctx: KernelContext) -> Iterator[Finding]:
             continue  # once per program is cheap; in a loop it is paid on every iteration
         if _heavy_body(ctx, loops[0]):
             continue  # once per tile next to a tl.dot or an inner loop: amortised over the tile's work
+        if not ctx.names_of(node) & ctx.assigned_in(loops[0]):
+            continue  # nothing in it changes in the loop (`row % n` of the program's rows): hoisted by the compiler
         key = (id(loops[0]), ast.unparse(node.left), ast.unparse(node.right))
         groups.setdefault(key, []).append(node)
     for nodes in groups.values():

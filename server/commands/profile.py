@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from ...analysis import devices, profiling
+from ...analysis import profiling
 from ...analysis.findings import Finding
 from ...analysis.profiling_launch import LaunchAnalysis
-from ...analysis.profiling_ncu import NcuParseError, parse_source_csv
 from ..launch_store import keep_profiled_launches
-from ..profile_jobs import BACKEND_CHOICES, harness_spec, load_measured, save_measured
+from ..profile_jobs import BACKEND_CHOICES, analyze_result, harness_spec
 from ..source_files import read_python_source
 
 
@@ -180,21 +178,8 @@ def _attach_saved_ncu(result: dict[str, Any], folder: Path) -> None:
 
 
 def report(args: argparse.Namespace, path: str, source: str, result: dict[str, Any]) -> int:
-    device_info = result.get("device") or {}
-    measured = result.get("ceilings") or None
-    if measured and device_info.get("name"):
-        save_measured(device_info["name"], measured, getattr(args, "runner", None), result.get("backend"))
-    else:
-        measured = load_measured(device_info.get("name"))
-    device = devices.from_runner(device_info, measured) if device_info else None
+    rep = analyze_result(result, path, source, getattr(args, "runner", None))
     ncu_raw = result.get("ncu") or {}
-    ncu_view = None
-    if ncu_raw.get("source_csv"):
-        try:
-            ncu_view = parse_source_csv(ncu_raw["source_csv"])
-        except NcuParseError as exc:
-            result.setdefault("errors", []).append(f"ncu source view unreadable: {exc}")
-    rep = profiling.analyze_run(result, device, source=source, path=os.path.abspath(path), ncu=ncu_view)
     if args.format == "json":
         slim = {**result, "ncu": {k: v for k, v in ncu_raw.items() if k not in ("source_csv", "details")}}
         print(json.dumps({"path": path, "result": slim, "report": rep.to_dict()}, indent=2, default=str))
@@ -261,7 +246,8 @@ def print_text(path: str, result: dict[str, Any], rep: profiling.ProfileReport) 
 
 def format_finding(path: str, f: Finding) -> str:
     gain = f" [gain: {f.estimated_gain}]" if f.estimated_gain else ""
-    text = f"{path}:{f.span.line}:{f.span.col + 1}: {f.code} {f.message}{gain}"
+    where = f.data.get("file") or path  # a kernel the harness launched from another file (a library's op)
+    text = f"{where}:{f.span.line}:{f.span.col + 1}: {f.code} {f.message}{gain}"
     for ev in f.evidence:
         text += f"\n    evidence ({ev.stage or ev.kind}): {ev.summary}"
     return text

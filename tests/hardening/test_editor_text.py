@@ -16,7 +16,7 @@ from raw_lsp import RawServer
 
 from tritonlens.analysis import rules
 from tritonlens.analysis.findings import Evidence, Finding, Severity, Span
-from tritonlens.server.lsp_hover import finding_markdown
+from tritonlens.server.hover_markdown import finding_markdown
 
 KERNEL = """import triton
 import triton.language as tl

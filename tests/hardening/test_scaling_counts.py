@@ -14,7 +14,8 @@ from lsprotocol import types
 from tritonlens.analysis.kernels import ModuleInfo, clear_memo, parse_module
 from tritonlens.analysis.kernels import model as kernel_model
 from tritonlens.analysis.triage import _FunctionCache, triage
-from tritonlens.server import lsp_features, lsp_lenses
+from tritonlens.server import code_lens_lsp, findings_lsp, lsp_views
+from tritonlens.server.code_lens_lsp import CodeLensFeature
 
 
 def _triage_counting(monkeypatch: pytest.MonkeyPatch, source: str) -> tuple[int, int]:
@@ -82,7 +83,7 @@ async def _lenses_counting(monkeypatch: pytest.MonkeyPatch, k: int) -> tuple[int
     doc = await asyncio.wait_for(server.current(uri), 60)
     assert doc is not None and doc.current
     tables = merges = 0
-    real_lines = lsp_features.LineText
+    real_lines = lsp_views.LineText
 
     class CountingLines(real_lines):
         def __init__(self, *args, **kwargs):
@@ -99,22 +100,22 @@ async def _lenses_counting(monkeypatch: pytest.MonkeyPatch, k: int) -> tuple[int
         merges += 1
         return real_apply(*args, **kwargs)
 
-    monkeypatch.setattr(lsp_features, "LineText", CountingLines)
-    monkeypatch.setattr(lsp_lenses, "LineText", CountingLines)
+    monkeypatch.setattr(lsp_views, "LineText", CountingLines)
+    monkeypatch.setattr(code_lens_lsp, "LineText", CountingLines)
     monkeypatch.setattr(lsp_server, "apply_and_merge", counting_merge)
-    rows = await lsp_features.code_lenses(server, doc)
-    again = await lsp_features.code_lenses(server, doc)
+    rows = await code_lens_lsp.code_lenses(server, doc)
+    again = await code_lens_lsp.code_lenses(server, doc)
     assert again is rows  # the rows of a version are built once
     anywhere = types.Range(types.Position(0, 0), types.Position(0, 0))
     resolved = [
-        lsp_features.resolve_code_lens(server, types.CodeLens(range=anywhere, data=row["data"])) for row in rows
+        code_lens_lsp.resolve_code_lens(server, types.CodeLens(range=anywhere, data=row["data"])) for row in rows
     ]
-    kernel_rows = lsp_features.kernels(server)
+    kernel_rows = findings_lsp.kernels(server)
     monkeypatch.undo()
     server.shutdown_resources()
     assert len(kernel_rows) == k
     assert all(lens.command is not None and lens.command.title for lens in resolved)
-    assert server.lens_cache.builds == 1
+    assert server.features.get(CodeLensFeature).cache.builds == 1
     return len(rows), tables, merges
 
 
@@ -135,19 +136,19 @@ async def test_one_kernels_findings_do_not_build_the_workspace_list(monkeypatch:
     open_text(server, uri, kernels_source(40))
     doc = await asyncio.wait_for(server.current(uri), 60)
     assert doc is not None
-    expected = {r["name"]: r["findings"] for r in lsp_features.kernels(server)}
+    expected = {r["name"]: r["findings"] for r in findings_lsp.kernels(server)}
     listed = 0
-    real = lsp_features.kernels
+    real = findings_lsp.kernels
 
     def counting(*args, **kwargs):
         nonlocal listed
         listed += 1
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(lsp_features, "kernels", counting)
+    monkeypatch.setattr(findings_lsp, "kernels", counting)
     for name in ("k_0", "k_39"):
-        assert lsp_features.kernel_finding_rows(server, uri, name) == expected[name] != []
-    assert lsp_features.kernel_finding_rows(server, uri, "missing") == []
+        assert findings_lsp.kernel_finding_rows(server, uri, name) == expected[name] != []
+    assert findings_lsp.kernel_finding_rows(server, uri, "missing") == []
     # ... and the command the lens runs goes through it.
     (spec,) = [s for s in server.commands.specs() if s.name == "tritonlens.kernelFindings"]
     server.window_show_message = lambda params: None  # type: ignore[method-assign]

@@ -207,3 +207,26 @@ def test_persistent_kernel_gets_no_wave_tail_or_occupancy_verdict():
         "for tile in tl.range(tl.program_id(0), n_tiles, tl.num_programs(0)):", "for tile in range(1):"
     ).replace("tile * BLOCK", "tl.program_id(0) * BLOCK")
     assert "TL204" in codes(profiling.analyze_run(run, H100, source=plain, path="k.py"))
+
+
+def test_launch_of_a_kernel_defined_in_another_file(h200):
+    # A script calling a library's op: the launch's lines are the library file's, not the script's, so its
+    # findings name that file and take their columns (and ncu lines) from it.
+    result = load("profile_transpose.json")
+    view = parse_source_csv((RUN1 / "ncu_transpose_source.csv").read_text())
+    library = "/site/mylib/kb_copy.py"
+    for rec in result["launches"]:
+        rec["file"] = library
+    script = "import torch\nfrom mylib.kb_copy import transpose\n\ntranspose(torch.randn(8192, 8192))\n"
+    report = profiling.analyze_run(
+        result, h200, source=script, path="/ws/bench.py", ncu=view, other_sources={library: KB_COPY.read_text()}
+    )
+    assert codes(report) == ["TL202", "TL207", "TL208"]
+    assert {f.data.get("file") for f in report.findings} == {library}
+    tl207 = report.findings[1]
+    assert tl207.span.line == 31 and tl207.span.col == 8 and tl207.evidence[0].stage == "ncu"
+    # The library's text unknown (a remote runner's path): same findings on the recorded lines (24: the
+    # decorator's, as that older runner recorded it; only the text could move it to the def), no columns.
+    bare = profiling.analyze_run(result, h200, source=script, path="/ws/bench.py", ncu=view)
+    assert codes(bare) == codes(report) and [f.span.line for f in bare.findings] == [24, 31, 31]
+    assert {f.data.get("file") for f in bare.findings} == {library}

@@ -1,5 +1,5 @@
 """Hover text of a merged finding (no runner needed): real triage on the corpus plus the compiler analysis of
-its committed sm_90 output, merged by analysis.escalation, rendered by server.lsp_hover."""
+its committed sm_90 output, merged by analysis.escalation, rendered by server.hover_markdown."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tritonlens.analysis.escalation import merge
 from tritonlens.analysis.triage import triage
-from tritonlens.server.lsp_hover import finding_markdown
+from tritonlens.server.hover_markdown import finding_markdown
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "ir"))  # cuda_cases

@@ -13,9 +13,9 @@ from lsprotocol import types
 
 from tritonlens.analysis.findings import Finding, Fix, Level, Severity, Span, TextEdit
 from tritonlens.server.documents import Analysis, DocState, finding_key, kernel_hashes
+from tritonlens.server.hover_markdown import finding_markdown
 from tritonlens.server.lsp_config import DEFAULT_DEBOUNCE_MS, ConfigStore, parse_config
 from tritonlens.server.lsp_convert import LineText, plain_text, to_diagnostic
-from tritonlens.server.lsp_hover import finding_markdown
 from tritonlens.server.workspace_index import IndexedFile, IndexedKernel, WorkspaceIndex
 
 

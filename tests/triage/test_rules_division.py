@@ -68,3 +68,24 @@ def test_tl135_silent_for_a_vector_beside_tile_work_and_clamp_cast_quantizers() 
     # a 1-D kernel dividing its whole row by the row's sum is still reported
     row = quant.replace("tl.clamp(y / y_s, fp8_min, fp8_max).to(q_ptr.dtype.element_ty)", "y / y_s")
     assert len(of(row, "TL135")) == 1
+
+
+def test_tl135_silent_for_a_mean_of_per_row_sums_kept_2d() -> None:
+    # fresh held-out (tritonbench welford, Inductor-style code): `tl.sum(x, 1)[:, None] / rnumel` through an alias
+    src = """
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def row_mean(in_ptr, out_ptr, rnumel, XBLOCK: tl.constexpr, RBLOCK: tl.constexpr):
+        x0 = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)[:, None]
+        acc = tl.zeros([XBLOCK, RBLOCK], dtype=tl.float32)
+        for roffset in range(0, rnumel, RBLOCK):
+            r1 = roffset + tl.arange(0, RBLOCK)[None, :]
+            acc += tl.load(in_ptr + r1 + rnumel * x0, r1 < rnumel)
+        tmp3 = tl.sum(acc, 1)[:, None]
+        tmp5 = rnumel
+        tmp6 = tmp3 / tmp5
+        tl.store(out_ptr + x0, tmp6)
+    """
+    assert not of(src, "TL135")

@@ -91,3 +91,23 @@ def test_tl122_silent_in_a_float64_mode_the_caller_selects() -> None:
     # the same cast outside the constexpr branch is reported
     unguarded = src.replace('        elif internal_dtype == "f64":\n            theta', "        theta")
     assert len(of(unguarded, "TL122")) == 1
+
+
+def test_tl122_silent_for_one_float64_scalar_per_program() -> None:
+    src = """
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def quant(x_ptr, q_ptr, s_ptr, FP8_MAX: tl.constexpr, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + offs).to(tl.float32)
+        amax = tl.max(tl.abs(x)).to(tl.float64)
+        scale = (FP8_MAX / amax).to(tl.float32)
+        tl.store(q_ptr + offs, x * scale)
+        tl.store(s_ptr, scale)
+    """
+    assert not of(src, "TL122")
+    # the whole block in float64 is reported
+    block = src.replace("tl.load(x_ptr + offs).to(tl.float32)", "tl.load(x_ptr + offs).to(tl.float64)")
+    assert len(of(block, "TL122")) == 1

@@ -84,3 +84,20 @@ def test_2d_tiles_multiply_their_axes() -> None:
     (f,) = of(src, "TL126")
     assert f.data["elements"] == 64
     assert not of(src.replace("= 8", "= 32"), "TL126")
+
+
+def test_sizes_that_come_only_from_the_files_tests_are_not_launch_evidence() -> None:
+    # held-out (mamba3): CHUNK_SIZE reached the launch only from `test_...(): chunk_size = 16`
+    wrapper = KERNEL + """
+def run(x, y, block):
+    out = torch.empty_like(x)
+    n = x.numel()
+    add[(triton.cdiv(n, block),)](x, y, out, n, BLOCK=block)
+    return out
+"""
+    from_test = wrapper + "\ndef test_run():\n    block = 256\n    run(x, y, block)\n"
+    assert not of(from_test, "TL127")
+    from_main = wrapper + "\nif __name__ == '__main__':\n    run(x, y, 256)\n"
+    assert not of(from_main, "TL127")
+    from_code = wrapper + "\ndef forward(x, y):\n    return run(x, y, 256)\n"
+    assert len(of(from_code, "TL127")) == 1

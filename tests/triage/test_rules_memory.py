@@ -178,3 +178,23 @@ def test_tl124_one_finding_for_a_quotient_and_remainder_pair() -> None:
     (f,) = of(src, "TL124")
     assert f.span == locate(src, "offs // D")
     assert "`offs % D`" in f.message and "(%, //)" in f.message
+
+
+def test_tl124_silent_for_a_loop_invariant_division() -> None:
+    # fresh held-out (tritonbench gather_gemv): `x0 % rnumel` of the program's rows inside the reduction loop
+    src = """
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def gemv(w_ptr, x_ptr, out_ptr, rnumel, XBLOCK: tl.constexpr, RBLOCK: tl.constexpr):
+        x0 = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)[:, None]
+        acc = tl.zeros([XBLOCK, RBLOCK], dtype=tl.float32)
+        for roffset in range(0, rnumel, RBLOCK):
+            r1 = roffset + tl.arange(0, RBLOCK)[None, :]
+            w = tl.load(w_ptr + r1 + rnumel * (x0 % rnumel))
+            acc += w * tl.load(x_ptr + r1)
+        tl.store(out_ptr + x0, tl.sum(acc, 1)[:, None])
+    """
+    assert not of(src, "TL124")
+    assert len(of(src.replace("(x0 % rnumel)", "((x0 + roffset) % rnumel)"), "TL124")) == 1

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import ast
 
-from ..recipe_kit import Decline, KernelSource, SourceRecipe, append_argument, finish, grid_node
+from ...targets import is_ascend_target
+from ..kernel_patterns import grid_node
+from ..recipe_edits import append_argument
+from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from ..source_edit import Edit
 
 # block size -> num_warps: about 8-16 elements per thread for a 1D block
@@ -47,7 +50,7 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
     sites = ks.launches()
     if not sites:
         raise Decline("no launch of the kernel in this file")
-    ascend = ks.ctx.target.startswith("ascend")
+    ascend = is_ascend_target(ks.ctx.target)
     plans = []  # per site: (literal node, old value, grid literals, warps keyword, call)
     for site in sites:
         arg = site.bind(ks.info).get(block)

@@ -14,15 +14,10 @@ from __future__ import annotations
 import ast
 
 from ...devices import DEVICES
-from ..recipe_kit import (
-    Decline,
-    KernelSource,
-    SourceRecipe,
-    append_argument,
-    finish,
-    grid_node,
-    launches_for_new_parameter,
-)
+from ...targets import is_ascend_target
+from ..kernel_patterns import grid_node
+from ..recipe_edits import append_argument, launches_for_new_parameter
+from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from ..source_edit import Edit, reindent
 
 
@@ -35,7 +30,7 @@ def _cores(ks: KernelSource) -> tuple[int, str]:
 
 
 def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
-    if not ks.ctx.target.startswith("ascend"):
+    if not is_ascend_target(ks.ctx.target):
         raise Decline("a persistent grid targets Ascend's few large cores; on NVIDIA the hardware scheduler does this")
     fn = ks.fn
     program_ids = [n for n in ast.walk(fn) if ks.is_tl(n, "program_id")]

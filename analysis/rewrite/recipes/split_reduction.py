@@ -21,23 +21,20 @@ import ast
 import math
 
 from ...devices import DEVICES
-from ..model import RecipeContext
-from ..recipe_kit import (
-    Decline,
-    KernelSource,
-    SourceRecipe,
+from ...targets import cuda_capability
+from ..kernel_patterns import (
     add_terms,
     additive_update,
     assigned_names,
-    finish,
     grid_node,
-    imported_as,
     is_zero,
     literal_init,
     loaded_names,
-    paren,
     simple_range,
 )
+from ..model import RecipeContext
+from ..recipe_edits import imported_as, paren
+from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from ..source_edit import Edit
 
 PROGRAMS_PER_SM = 4  # enough resident programs per SM to hide memory latency on a streaming reduction
@@ -62,8 +59,9 @@ def _sm_count(ctx: RecipeContext) -> tuple[int, str]:
     if measured:
         return measured, f"{measured} SMs of the profiled device"
     target = ctx.target
-    spec = DEVICES.get("h100") if target.startswith("sm_9") else None
-    if target.startswith("sm_") and spec is not None and spec.compute_units:
+    cap = cuda_capability(target)
+    spec = DEVICES.get("h100") if cap is not None and cap // 10 == 9 else None  # the table's sm_9x device
+    if spec is not None and spec.compute_units:
         return int(spec.compute_units), f"**guess:** {spec.compute_units} SMs of the {spec.name} (device table for {target})"
     return 108, f"**guess:** 108 SMs (an A100-class default for {target}: the device table has no entry)"
 

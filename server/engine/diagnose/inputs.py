@@ -154,7 +154,10 @@ class CompileInputs:
 def read_compile_inputs(text: str, path: str | None, kernel: str) -> CompileInputs:
     """The pyproject table and stored launches that apply to `path`, and the digest of them with the text: the
     language server takes the digest before a compile and hands the same values to `analyze_kernel`, so one
-    escalation reads each file once."""
+    escalation reads each file once. No file is read for a kernel that cannot compile (digest None)."""
+    base = text_digest(text, kernel)
+    if base is None:
+        return CompileInputs(None, {}, [])
     overrides: dict[str, Any] = {}
     recorded: list[dict[str, Any]] = []
     if path:
@@ -163,9 +166,6 @@ def read_compile_inputs(text: str, path: str | None, kernel: str) -> CompileInpu
             recorded = recorded_for(path, text, kernel)
         except Exception:  # an unreadable store counts as "no recorded launches", as the compile reads it
             recorded = []
-    base = text_digest(text, kernel)
-    if base is None:
-        return CompileInputs(None, overrides, recorded)
     extra = json.dumps([overrides, recorded], sort_keys=True, default=str)
     digest = hashlib.blake2b(f"{base}\0{extra}".encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
     return CompileInputs(digest, overrides, recorded)
@@ -173,6 +173,4 @@ def read_compile_inputs(text: str, path: str | None, kernel: str) -> CompileInpu
 
 def compile_inputs_digest(text: str, path: str | None, kernel: str) -> str | None:
     """`text_digest` plus the pyproject overrides and recorded launches that apply to `path`."""
-    if text_digest(text, kernel) is None:  # no files read for a kernel that cannot compile
-        return None
     return read_compile_inputs(text, path, kernel).digest

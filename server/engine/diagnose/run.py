@@ -177,7 +177,8 @@ def _retry_guesses(
 ) -> VariantResult:
     """The front end rejected a guessed specialization: compile the next most likely guess the error points
     to (analysis.specialization_retry, at most MAX_RETRIES times). The variant that compiled names the guesses
-    it used and those that failed; when none compiles, the first failure stands (the kernel as guessed)."""
+    it used and those that failed; when none compiles, the first failure stands (the kernel as guessed), with the
+    last retry's errors in its metadata."""
     failed: list[dict[str, str]] = []
     variant = first
     for _ in range(MAX_RETRIES):
@@ -192,6 +193,8 @@ def _retry_guesses(
         if variant.ok:
             variant.metadata["failed_guesses"] = failed
             return variant
+    if variant is not first:  # what the last retry hit (an API this Triton lacks, past the guesses) is kept
+        first.metadata["retried_errors"] = [e.message.splitlines()[0][:300] for e in variant.errors]
     return first
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from ....analysis.findings import Severity
 from ....analysis.rewrite.model import Candidate, RecipeContext, Verdict
+from ....analysis.targets import platform_of
 from .knobs import Knob, apply_edits, find_knobs
 from .proposers import Declined
 
@@ -39,10 +40,6 @@ def _ub_overflow(facts: dict[str, Any], config: dict[str, Any], target: str) -> 
 
 
 FEASIBILITY: dict[str, Feasibility] = {"ascend": _ub_overflow}  # platform -> check; see the module docstring
-
-
-def _platform(target: str) -> str:
-    return "ascend" if target.startswith("ascend") else "cuda"
 
 
 @dataclass(frozen=True)
@@ -159,7 +156,7 @@ class ConfigSearch:
         """Every one-step move of ctx.kernel's launches, compiled; (survivors as candidates, pruned moves)."""
         params = {k.name: [(p.name, p.is_constexpr) for p in k.params] for k in ctx.module.kernels}
         try:
-            knobs = [k for k in find_knobs(ctx.source, params, _platform(self.target)) if ctx.kernel in k.kernels]
+            knobs = [k for k in find_knobs(ctx.source, params, platform_of(self.target)) if ctx.kernel in k.kernels]
         except SyntaxError:
             return [], []
         if not knobs:
@@ -174,7 +171,7 @@ class ConfigSearch:
             self.declined.append(Declined(self.name, ctx.kernel, f"the current text does not compile: {base['error']}"))
             return [], []
         candidates: list[tuple[Move, str]] = []
-        for move in _unique(moves(knobs, _platform(self.target))):
+        for move in _unique(moves(knobs, platform_of(self.target))):
             edits = [e for knob, value in move.changes for e in knob.edits(value, ctx.source)]
             if edits:
                 candidates.append((move, apply_edits(ctx.source, edits)))
@@ -206,7 +203,7 @@ class ConfigSearch:
         for analysis in analyze_document(source, ctx.path, self.target, self.runner, kernels=kernels,
                                          cancel=self.cancel, max_variants=1):
             facts = compile_facts(analysis)
-            if _platform(self.target) == "ascend" and analysis.primary is not None:
+            if platform_of(self.target) == "ascend" and analysis.primary is not None:
                 from ....analysis.ub_feasibility import ub_feasibility
 
                 verdict = ub_feasibility(analysis.primary)
@@ -227,7 +224,7 @@ class ConfigSearch:
 
         if fact.get("error"):
             return f"does not compile: {fact['error']}"
-        limits = limits_for(self.target) if _platform(self.target) == "cuda" else None
+        limits = limits_for(self.target) if platform_of(self.target) == "cuda" else None
         for kernel, facts in fact["kernels"].items():
             before = base["kernels"].get(kernel, {})
             spills = int(facts.get("spill_stores") or 0)
@@ -239,7 +236,7 @@ class ConfigSearch:
             new_errors = set(facts.get("errors") or []) - set(before.get("errors") or [])
             if new_errors:
                 return f"{kernel}: new compiler error finding(s) {', '.join(sorted(new_errors))}"
-            check = FEASIBILITY.get(_platform(self.target))
+            check = FEASIBILITY.get(platform_of(self.target))
             if check is not None:
                 why = check(facts, move.config(), self.target)
                 if why:

@@ -5,6 +5,8 @@ naming the feature, document version and kernel. The rows of an analysed version
 loop (the kernel positions, in the negotiated encoding, and each feature's `lens_kernels`), and sent as
 JSON-ready rows (`Prebuilt`: no per-lens object conversion on the loop). `codeLens/resolve` then fills one
 lens's command from that feature (`Feature.lens_command`): O(1) in the document, for the lenses the editor shows.
+The rows are built again when the document's analysis changes or a feature says its lenses did
+(`server.lenses_changed()`), and the client is asked to refresh them.
 """
 
 from __future__ import annotations
@@ -12,19 +14,16 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from lsprotocol import types
 
 from .documents import DocState
-from .lsp_convert import LineText
+from .lsp_convert import LineText, Prebuilt
+from .lsp_feature import Feature
+from .lsp_views import DocVersion, kernel_findings_of
 
 log = logging.getLogger("tritonlens.lsp")
-
-
-class Prebuilt(list):  # type: ignore[type-arg]
-    """A request result already in JSON form: the protocol sends it without converting it (lsp_server)."""
 
 
 # A lens whose kernel is gone by the time it is resolved: the editor asks for lenses again after a change.
@@ -34,16 +33,6 @@ STALE_TITLE = "tritonlens: changed, updating..."
 def _position(lines: LineText, line: int, col: int) -> dict[str, int]:
     p = lines.to_lsp(line, col)
     return {"line": p.line, "character": p.character}
-
-
-@dataclass(frozen=True)
-class DocVersion:
-    """One analysed version of a document, as the lens builder's thread sees it (the DocState moves on)."""
-
-    uri: str
-    path: str
-    analysis: Any
-    text: str
 
 
 def build_rows(version: DocVersion, encoding: str, features: list[Any]) -> Prebuilt:
@@ -81,12 +70,12 @@ class LensCache:
         self._building: dict[str, tuple[tuple[int, int, str], asyncio.Future[Prebuilt]]] = {}
         self.builds = 0  # for tests: how often rows were built
 
-    async def rows(self, server: Any, doc: DocState) -> Prebuilt:
+    async def rows(self, server: Any, doc: DocState, epoch: int) -> Prebuilt:
         analysis = doc.analysis
         if analysis is None or analysis.syntax_error:
             return Prebuilt()
         encoding = str(server.workspace.position_encoding or types.PositionEncodingKind.Utf16)
-        key = (id(analysis), server.lens_epoch, encoding)
+        key = (id(analysis), epoch, encoding)
         hit = self._rows.get(doc.uri)
         if hit is not None and hit[0] == key:
             return hit[1]
@@ -112,7 +101,7 @@ class LensCache:
         self._building.pop(uri, None)
 
 
-def resolve(server: Any, lens: types.CodeLens, kernel_findings: Any) -> types.CodeLens:
+def resolve_code_lens(server: Any, lens: types.CodeLens) -> types.CodeLens:
     """Fill `lens`'s command from the feature its data names, against the document's analysed version."""
     data = lens.data if isinstance(lens.data, dict) else {}
     feature = server.features.named(str(data.get("feature")))
@@ -123,8 +112,50 @@ def resolve(server: Any, lens: types.CodeLens, kernel_findings: Any) -> types.Co
     command = None
     if kernel is not None:
         try:
-            command = feature.lens_command(doc, kernel, kernel_findings(server, doc, kernel))
+            command = feature.lens_command(doc, kernel, kernel_findings_of(server, doc, kernel))
         except Exception:
             log.exception("%s.lens_command failed", type(feature).__name__)
     lens.command = command or types.Command(title=STALE_TITLE, command="")
     return lens
+
+
+async def code_lenses(server: Any, doc: DocState) -> Prebuilt:
+    """Ranges only: commands come with codeLens/resolve."""
+    feature = server.features.get(CodeLensFeature)
+    return await feature.cache.rows(server, doc, feature.epoch)
+
+
+class CodeLensFeature(Feature):
+    name = "code-lens"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cache = LensCache()
+        self.epoch = 0  # bumped when a feature's lenses change without a new document version
+
+    def register(self, server: Any) -> None:
+        super().register(server)
+        self.add_request(types.TEXT_DOCUMENT_CODE_LENS, self.on_lens, types.CodeLensOptions(resolve_provider=True))
+        self.add_request(types.CODE_LENS_RESOLVE, self.on_resolve)
+
+    def _refresh(self) -> None:
+        ws = self.server.client_capabilities.workspace
+        if ws and ws.code_lens and ws.code_lens.refresh_support:
+            self.server.workspace_code_lens_refresh(None)
+
+    def on_findings_changed(self, uri: str) -> None:
+        self._refresh()
+
+    def on_lenses_changed(self) -> None:
+        self.epoch += 1
+        self._refresh()
+
+    def on_document_closed(self, uri: str) -> None:
+        self.cache.forget(uri)
+
+    async def on_lens(self, ls: Any, params: types.CodeLensParams) -> Any:
+        doc = await ls.current(params.text_document.uri)
+        return None if doc is None else await code_lenses(ls, doc)
+
+    def on_resolve(self, ls: Any, params: types.CodeLens) -> types.CodeLens:
+        return resolve_code_lens(ls, params)
