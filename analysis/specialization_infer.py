@@ -188,8 +188,14 @@ def integer_loads(facts: _BodyFacts, width: str = "i32") -> dict[str, tuple[str,
     """Pointer params whose loaded values meet an integer-only operator (`//`, `&`, `<<`, `~`) or bound a
     `range`: their elements are integers of `width` (int32, what lengths, counts and flags are stored as,
     unless the kernel's index loads are guessed int64), int64 where a constant needs more than 32 bits
-    (`x >> 32`, `& 0xFFFFFFFF00`)."""
+    (`x >> 32`, `& 0xFFFFFFFF00`). Values summed in a loop into a variable that starts as an int literal
+    (`total = 0` ... `total += tl.sum(counts)`) are int32 whatever `width` says: a loop-carried value keeps
+    its type."""
     out: dict[str, tuple[str, str]] = {}
+    for name, node in _int_accumulations(facts):
+        for p in _value_loads(facts, node.value):
+            why = f"inferred: values loaded from it are summed into `{name}`, an int at first, at line {node.lineno}"
+            out.setdefault(p, ("i32", f"{why} (integers; element type assumed i32)"))
     for node in facts.nodes:
         operands: list[ast.expr] = []
         if isinstance(node, ast.BinOp) and isinstance(node.op, _INT_OPS):
@@ -214,6 +220,22 @@ def integer_loads(facts: _BodyFacts, width: str = "i32") -> dict[str, tuple[str,
     return out
 
 
+def _int_accumulations(facts: _BodyFacts) -> list[tuple[str, ast.AugAssign]]:
+    """`x += v` inside a loop where `x` starts as an int literal (`x = 0`)."""
+    starts = {
+        n
+        for n, v in facts.locals.items()
+        if isinstance(v, ast.Constant) and isinstance(v.value, int) and not isinstance(v.value, bool)
+    }
+    found: list[tuple[str, ast.AugAssign]] = []
+    for loop in facts.nodes:
+        if isinstance(loop, (ast.For, ast.While)):
+            for sub in ast.walk(loop):
+                if isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name) and sub.target.id in starts:
+                    found.append((sub.target.id, sub))
+    return found
+
+
 _OP_TEXT = {
     ast.FloorDiv: "`//`",
     ast.BitAnd: "`&`",
@@ -222,6 +244,11 @@ _OP_TEXT = {
     ast.LShift: "`<<`",
     ast.RShift: "`>>`",
 }
+
+
+def pointer_arg(call: ast.Call, name: str) -> ast.expr | None:
+    """The address argument of a tl.load/tl.store/atomic/make_block_ptr call."""
+    return _pointer_arg(call, name)
 
 
 def _pointer_arg(call: ast.Call, name: str) -> ast.expr | None:

@@ -8,7 +8,8 @@ Each file is analyzed inside a checkout of its repository's source tree at the m
 the corpus cache, `trees/OWNER+NAME/`, never into this repository), so it imports its package as it does for its
 users. The compile target follows the file's platform as `auto` decides it (sm_90 for CUDA, ascend910b3 for
 Ascend); the decision is compared with the manifest's judgement. Kernels are sampled deterministically: up to
-`--per-group` per (repository, platform), spread over files (`--all`: every kernel).
+`--per-group` per (repository, platform), spread over files (`--all`: every kernel; `--platform ascend`: only
+the groups of files written for that platform).
 
 Every kernel that does not compile is classified: `needs-absent` when the file needs something this machine does
 not have (a device at import, a module that is neither in the repository nor installed and whose names the kernel
@@ -38,7 +39,10 @@ from corpus import DEFAULT_CACHE, DEFAULT_MIRROR, MANIFEST, Entry, git_dir, read
 OUT = ROOT / "benchmarks" / "results" / "ir_coverage.json"
 _ALONE_NOTE = re.compile(r" \[analyzed from the file's source alone: .*?\)\](?= \[compiled with|$)", re.S)
 _UNDEFINED = re.compile(r"NameError|is not defined|no @triton.jit function named")
-_OLD_API = re.compile(r"unexpected keyword argument 'trans_[ab]'|Cannot access global variable")
+# `tl.float32(x)`: no Triton here calls dtypes (a kernel of our own with no guessed value fails the same way)
+_OLD_API = re.compile(
+    r"unexpected keyword argument 'trans_[ab]'|Cannot access global variable|'dtype' object is not callable"
+)
 _DEVICE = re.compile(r"[Nn]o device were detected|no (NVIDIA|CUDA|NPU) (GPU|device)|Found no NVIDIA driver")
 _TRITON_SUBMODULE = re.compile(r"No module named '(triton\.[\w.]+)'")
 _MISSING_MODULE = re.compile(r"No module named '([A-Za-z0-9_.]+)'")
