@@ -196,3 +196,24 @@ def test_helpers_imported_from_another_workspace_module_give_types(tmp_path: Pat
     assert spec.signature["Scale"] == "*fp32" and "in helper load_scale" in spec.provenance["Scale"]
     alone = next(s for s in specializations(table, "scaled") if s.complete)
     assert alone.signature["Scale"] == "fp32"  # without the imported helper: a scalar, guessed from its name
+
+
+SELECTOR = (
+    HEADER
+    + """
+@triton.jit
+def loss(x_ptr, out_ptr, LOSS_TYPE: tl.constexpr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    if LOSS_TYPE == 2:
+        value = x * 2
+    elif LOSS_TYPE == 1:
+        value = x + 1
+    tl.store(out_ptr + tl.arange(0, BLOCK), value)
+"""
+)
+
+
+def test_a_constexpr_compared_with_int_cases_is_guessed_as_one_of_them() -> None:
+    spec = first_spec(SELECTOR, "loss")
+    assert spec.constants["LOSS_TYPE"] == 1  # a branch that defines `value` (1024 would define none)
+    assert spec.provenance["LOSS_TYPE"].startswith("assumed")
