@@ -5,13 +5,14 @@ For each call of a jit function of the same module, the kernel arguments passed 
 keyword, possibly offset in place first: `Q += off_b * stride_qb`) take the type the helper's body implies for
 the matching parameter (`specialization_infer`, through nested helpers up to MAX_DEPTH), with the helper and the
 call line in the reason. Only arguments the kernel's own body gives no evidence about are answered here.
+Helpers imported from other modules of the workspace count too (`imported_helpers`, given a reader).
 Pure: AST in, types out.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from .safe_eval import call_name
 from .specialization_infer import Inferred, infer_types
@@ -50,4 +51,32 @@ def callee_types(
             if found is not None:
                 why = f"{found.reason} in helper {helper.name} (passed as {param} at line {node.lineno})"
                 out[arg] = Inferred(found.type, why)
+    return out
+
+
+def imported_helpers(
+    tree: ast.Module | None, read: Callable[[str, int], str | None]
+) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The functions a module imports by name from other modules (`from pkg.numerics import load_scale`), as
+    `read(module, level)` finds their source (None: not found); a helper the kernel calls is one of them."""
+    out: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+    if tree is None:
+        return out
+    for node in tree.body:
+        if not isinstance(node, ast.ImportFrom) or not node.module and not node.level:
+            continue
+        text = read(node.module or "", node.level)
+        if not text:
+            continue
+        try:
+            defs = {
+                f.name: f
+                for f in ast.parse(text).body
+                if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+            }
+        except SyntaxError:
+            continue
+        for alias in node.names:
+            if alias.name in defs:
+                out[alias.asname or alias.name] = defs[alias.name]
     return out

@@ -91,6 +91,7 @@ class _BodyFacts:
         self.params = set(params)
         self.nodes = list(ast.walk(fn))
         self.locals: dict[str, ast.expr] = {}
+        self.assigned: dict[str, list[ast.expr]] = {}  # every assignment, in line order
         self._loaded: dict[str, list[str]] = {}
         for node in self.nodes:
             if (
@@ -99,12 +100,14 @@ class _BodyFacts:
                 and isinstance(node.targets[0], ast.Name)
             ):
                 self.locals.setdefault(node.targets[0].id, node.value)
+                self.assigned.setdefault(node.targets[0].id, []).append(node.value)
             elif (
                 isinstance(node, ast.AnnAssign)
                 and isinstance(node.target, ast.Name)
                 and node.value is not None
             ):
                 self.locals.setdefault(node.target.id, node.value)
+                self.assigned.setdefault(node.target.id, []).append(node.value)
         self.pointer: dict[str, str] = {}  # param -> reason
         self.element: dict[str, tuple[str, str]] = {}  # pointer param -> (element type, reason)
         self.integer: dict[str, str] = {}
@@ -116,7 +119,7 @@ class _BodyFacts:
             if expr.id in self.params:
                 return [expr.id]
             if expr.id in self.locals and expr.id not in seen:
-                return self.base_params(self.locals[expr.id], seen | {expr.id})
+                return self.base_params(self.value_at(expr), seen | {expr.id})
             return []
         if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub)):
             left = self.base_params(expr.left, seen)
@@ -132,6 +135,13 @@ class _BodyFacts:
             arg = _pointer_arg(expr, "make_block_ptr")
             return self.base_params(arg, seen) if arg is not None else []
         return []
+
+    def value_at(self, use: ast.Name) -> ast.expr:
+        """The assignment of a reused local (`ptr = a_ptrs + i` ... `ptr = b_ptrs + i`) that a use reads: the
+        latest one above it (the first one for uses before any, such as loop-carried reads)."""
+        values = sorted(self.assigned.get(use.id) or [self.locals[use.id]], key=lambda v: v.lineno)
+        above = [v for v in values if v.lineno < getattr(use, "lineno", 0)]
+        return above[-1] if above else values[0]
 
     def loaded_from(self, expr: ast.AST, seen: frozenset[str] = frozenset()) -> list[str]:
         """Pointer params whose loaded values flow into `expr` (e.g. gather indices)."""
