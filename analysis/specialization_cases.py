@@ -17,6 +17,8 @@ from typing import Any
 CASES_NOTE = "one of the values the kernel compares it with"
 _CONSTEXPR_CALLS = frozenset({"constexpr"})  # tl.constexpr(0), triton.language.constexpr(0), constexpr(0)
 _NO_VALUE = object()
+_HELPER_DEPTH = 3  # selectors passed down through helpers: kernel -> helper -> helper's helper
+Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 def visible_constant(expr: ast.expr | None) -> Any:
@@ -33,7 +35,7 @@ def visible_constant(expr: ast.expr | None) -> Any:
     return _NO_VALUE
 
 
-def _locals(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+def _locals(function: Function) -> set[str]:
     names = {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
     return names | {
         n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
@@ -53,13 +55,35 @@ def _flag_tests(function: ast.AST) -> set[int]:
     return out
 
 
-def compared_cases(
-    function: ast.FunctionDef | ast.AsyncFunctionDef, name: str, module_env: Mapping[str, ast.expr]
-) -> list[tuple[Any, str]]:
-    """(value, text) for each constant `name` is compared with by `==`/`!=` in `function`, in source order,
-    each value once: literals, and module-level names whose value the module shows (not the function's own
-    locals). Empty unless every use of `name` is such a comparison or a truth test (`if NAME:`): an ordering,
-    arithmetic, a shape or a call argument makes it no selector, as does a compared value the module hides."""
+def _passed_to_helpers(
+    function: Function, name: str, functions: Mapping[str, Function], local: set[str]
+) -> list[tuple[ast.Name, Function, str]]:
+    """(the use, the module-level helper, its parameter) for each `helper(..., name, ...)` / `helper(p=name)`."""
+    out: list[tuple[ast.Name, Function, str]] = []
+    for call in ast.walk(function):
+        if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name) or call.func.id in local:
+            continue
+        helper = functions.get(call.func.id)
+        if helper is None or helper is function:
+            continue
+        params = [a.arg for a in (*helper.args.posonlyargs, *helper.args.args)]
+        for i, arg in enumerate(call.args):
+            if isinstance(arg, ast.Name) and arg.id == name and i < len(params):
+                out.append((arg, helper, params[i]))
+        for kw in call.keywords:
+            if isinstance(kw.value, ast.Name) and kw.value.id == name and kw.arg:
+                out.append((kw.value, helper, kw.arg))
+    return out
+
+
+def _cases(
+    function: Function,
+    name: str,
+    module_env: Mapping[str, ast.expr],
+    functions: Mapping[str, Function],
+    depth: int,
+) -> dict[Any, str] | None:
+    """value -> text of the constants `name` is compared with; None when `name` is no selector."""
     local = _locals(function)
     flags = _flag_tests(function)
     allowed: set[int] = set()
@@ -79,12 +103,35 @@ def compared_cases(
             else:
                 value, text = visible_constant(side), ast.unparse(side)
             if value is _NO_VALUE:
-                return []  # compared with something not visible: no selector this module can read
+                return None  # compared with something not visible: no selector this module can read
             out.setdefault(value, text)
+    if depth < _HELPER_DEPTH:
+        for use, helper, param in _passed_to_helpers(function, name, functions, local):
+            inner = _cases(helper, param, module_env, functions, depth + 1)
+            if inner is None:
+                return None
+            allowed.add(id(use))
+            for value, text in inner.items():
+                out.setdefault(value, text)
     uses = [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == name]
     if any(id(n) not in allowed and id(n) not in flags for n in uses):
-        return []
-    return [(value, text) for value, text in out.items()]
+        return None
+    return out
+
+
+def compared_cases(
+    function: Function,
+    name: str,
+    module_env: Mapping[str, ast.expr],
+    functions: Mapping[str, Function] | None = None,
+) -> list[tuple[Any, str]]:
+    """(value, text) for each constant `name` is compared with by `==`/`!=` in `function` (or in the module-level
+    helpers `functions` it is passed to), in source order, each value once: literals, and module-level names
+    whose value the module shows (not the function's own locals). Empty unless every use of `name` is such a
+    comparison, a truth test (`if NAME:`) or such a helper argument: an ordering, arithmetic, a shape or another
+    call makes it no selector, as does a compared value the module hides."""
+    found = _cases(function, name, module_env, functions or {}, 0)
+    return list(found.items()) if found else []
 
 
 def selector_guess(cases: list[tuple[Any, str]]) -> tuple[Any, str] | None:
@@ -100,12 +147,15 @@ def selector_guess(cases: list[tuple[Any, str]]) -> tuple[Any, str] | None:
 
 
 def selectors(
-    function: ast.FunctionDef | ast.AsyncFunctionDef, names: list[str], module_env: Mapping[str, ast.expr]
+    function: Function,
+    names: list[str],
+    module_env: Mapping[str, ast.expr],
+    functions: Mapping[str, Function] | None = None,
 ) -> dict[str, tuple[Any, str]]:
     """name -> (value, provenance note) for each of `names` that is a selector (see compared_cases)."""
     out: dict[str, tuple[Any, str]] = {}
     for name in names:
-        guess = selector_guess(compared_cases(function, name, module_env))
+        guess = selector_guess(compared_cases(function, name, module_env, functions))
         if guess is not None:
             out[name] = guess
     return out

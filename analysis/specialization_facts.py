@@ -168,7 +168,9 @@ def build_variant(
     if guess:  # nothing shows a value: compile the most likely one, labeled so no finding passes it as fact
         typical = typical_values(kernel.node, guessed)
         chosen.update({n: Fact(ASSUMED_TYPICAL, value=v) for n, v in typical.items()})
-        for n, (v, note) in selectors(kernel.node, guessed, kernel.module_env).items():
+        for n, (v, note) in selectors(
+            kernel.node, guessed, kernel.module_env, kernel.module_functions
+        ).items():
             chosen[n] = Fact(f"{ASSUMED_TYPICAL}; {note}", value=v)  # enum-like: a case, never a size
     pointers = {n: f.type for n, f in inferred.items() if f.type and f.type.startswith("*")}
     if reconcile(kernel.node, frozenset(kernel.constexpr), chosen, pointers):

@@ -36,6 +36,7 @@ class SpecKernel:
     do_not_specialize: set[str]
     pragma: Pragma
     module_env: Mapping[str, ast.expr] = field(default_factory=dict)  # module-level bindings it can read
+    module_functions: Mapping[str, ast.FunctionDef] = field(default_factory=dict)  # module-level defs
 
     @property
     def name(self) -> str:
@@ -144,6 +145,7 @@ def _kernel(
         do_not_specialize=dns,
         pragma=pragma,
         module_env=module_env,
+        module_functions=functions,
     )
 
 

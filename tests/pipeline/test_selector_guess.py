@@ -79,3 +79,40 @@ def test_a_size_or_hidden_value_is_no_selector() -> None:
     assert compared_cases(_kernel(literal), "mode", {}) == [(3, "3"), (2, "2")]
     assert specializations(literal, "norm_kernel")[0].constants["mode"] == 2
     assert visible_constant(ast.parse("tl.constexpr(-2)", mode="eval").body) == -2
+
+
+HELPER = textwrap.dedent(
+    """
+    import triton
+    import triton.language as tl
+
+
+    @triton.jit
+    def _activate(x, ACTIVATION: tl.constexpr):
+        if ACTIVATION == "gelu":
+            x = x * 0.5
+        elif ACTIVATION == "relu":
+            x = tl.maximum(x, 0.0)
+        return x
+
+
+    @triton.jit
+    def _scaled(x, WIDTH: tl.constexpr):
+        return x * WIDTH
+
+
+    @triton.jit
+    def act_kernel(x_ptr, ACTIVATION: tl.constexpr, WIDTH: tl.constexpr, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        x = _activate(tl.load(x_ptr + offs), ACTIVATION=ACTIVATION)
+        tl.store(x_ptr + offs, _scaled(x, WIDTH))
+    """
+)
+
+
+def test_selector_passed_to_a_helper_takes_the_helpers_cases() -> None:
+    spec = specializations(HELPER, "act_kernel")[0]
+    assert spec.constants["ACTIVATION"] == "gelu"  # the helper's first case, not a number
+    assert "'gelu', 'relu'" in spec.provenance["ACTIVATION"]
+    assert spec.constants["WIDTH"] == 64  # the helper multiplies by it: a size, guessed as before
+    assert spec.provenance["WIDTH"] == ASSUMED_TYPICAL
