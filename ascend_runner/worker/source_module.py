@@ -371,10 +371,12 @@ def find_jit(namespace: dict[str, Any], name: str, jit_class: type) -> Any:
 def needs_alone(loaded: LoadedSource, errors: list[dict[str, Any]]) -> bool:
     """The front end failed after a top-level statement of the file failed (an import that probes a device or
     a vendor backend, a vendor decorator): the kernel is worth building from the file's source alone."""
-    if not loaded.warnings or not errors or any(e.get("stage") != "frontend" for e in errors):
+    if not errors or any(e.get("stage") != "frontend" for e in errors):
         return False
+    if kernel_missing(errors):
+        return True  # a failed import, or a def under a module-level `if` that is false here (`if has_triton():`)
     text = "\n".join(str(e.get("message", "")) for e in errors)
-    return kernel_missing(errors) or bool(_UNBOUND.search(text))
+    return bool(loaded.warnings) and bool(_UNBOUND.search(text))
 
 
 def load_alone(
@@ -392,8 +394,21 @@ def load_alone(
     )
     reason = str(why.get("message", "")).replace("top-level statement skipped: ", "")
     reason = f"line {why.get('line')}: {reason}" if why.get("line") else reason
+    if not first.warnings:
+        reason = _guard_reason(first.tree or parse_source(source, first.path), kernel) or reason
     alone = load_source(source, first.path, job_folder, alone=plan)
     return alone, describe(plan, reason[:300])
+
+
+def _guard_reason(tree: ast.Module, kernel: str) -> str | None:
+    """Why the import left `kernel` undefined without an error: its def sits under a module-level `if` whose
+    test was false in this environment (`if has_triton():`, `if torch.cuda.is_available():`)."""
+    for stmt in tree.body:
+        if isinstance(stmt, ast.If) and any(
+            isinstance(n, ast.FunctionDef) and n.name == kernel for n in ast.walk(stmt)
+        ):
+            return f"its definition is under `if {ast.unparse(stmt.test)[:120]}:` (line {stmt.lineno}), false here"
+    return None
 
 
 def merged_warnings(first: LoadedSource, alone: LoadedSource) -> list[dict[str, Any]]:
