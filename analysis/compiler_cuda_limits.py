@@ -55,17 +55,21 @@ class Occupancy:
 
 
 def occupancy(limits: SmLimits, num_warps: int, registers: int, shared: int) -> Occupancy:
+    """Programs resident per SM as CUDA's occupancy calculator reasons (the one calculator: the compiler's
+    resource check and profiling's launch analysis both call it). `registers` 0 = unknown (not limiting)."""
     num_warps = max(num_warps, 1)
     regs_per_warp = -(-max(registers, 1) * 32 // limits.register_unit) * limits.register_unit
     by_regs = limits.registers_per_sm // (regs_per_warp * num_warps)
     per_block_smem = shared + limits.reserved_shared_per_block
     by_smem = limits.shared_per_sm // per_block_smem if shared > 0 else limits.max_blocks_per_sm
     by_warps = limits.max_warps_per_sm // num_warps
+    # On a tie the structural limits win: when warps or block slots cap the SM as tightly as registers do,
+    # fewer registers would not fit one more program, so "limited by registers" would be wrong advice.
     candidates = [
-        (by_regs, "registers"),
-        (by_smem, "shared memory"),
         (by_warps, "warps"),
         (limits.max_blocks_per_sm, "blocks"),
+        (by_regs, "registers"),
+        (by_smem, "shared memory"),
     ]
     blocks, limiter = min(candidates, key=lambda c: c[0])
     warps = blocks * num_warps

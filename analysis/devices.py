@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .compiler_cuda_limits import SM_LIMITS
+
 
 @dataclass(frozen=True)
 class Ceiling:
@@ -75,12 +77,13 @@ _HOPPER_RATES = {  # SXM, dense (no sparsity), NVIDIA H100/H200 datasheets
     "tf32": _tf(495),
     "fp32": _tf(67),
 }
+_HOPPER = SM_LIMITS[90]  # one table of per-SM limits: the compiler's resource checks read the same numbers
 _HOPPER_SM = {
-    "regs_per_sm": 65536,
-    "smem_per_sm": 233472,  # 228 KiB per SM
-    "smem_reserved_per_block": 1024,
-    "max_threads_per_sm": 2048,
-    "max_blocks_per_sm": 32,
+    "regs_per_sm": _HOPPER.registers_per_sm,
+    "smem_per_sm": _HOPPER.shared_per_sm,  # 228 KiB per SM
+    "smem_reserved_per_block": _HOPPER.reserved_shared_per_block,
+    "max_threads_per_sm": _HOPPER.max_warps_per_sm * 32,
+    "max_blocks_per_sm": _HOPPER.max_blocks_per_sm,
 }
 
 DEVICES: dict[str, DeviceSpec] = {

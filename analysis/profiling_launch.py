@@ -8,6 +8,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from .compiler_cuda_limits import SmLimits
+from .compiler_cuda_limits import occupancy as sm_occupancy
 from .devices import DeviceSpec
 from .profiling_roofline import compute_ceiling, ir_flops
 
@@ -40,7 +42,7 @@ class LaunchAnalysis:
     waves: float | None = None
     programs_per_sm: int | None = None
     occupancy: float | None = None  # resident warps / max warps per SM
-    occupancy_limiter: str | None = None  # "registers" | "shared memory" | "threads" | "blocks"
+    occupancy_limiter: str | None = None  # "registers" | "shared memory" | "warps" | "blocks"
     near_roofline: bool = False
     persistent: bool = False  # the kernel loops over tiles with a program-count stride (analysis.persistent)
     notes: list[str] = field(default_factory=list)
@@ -92,26 +94,24 @@ def dot_flops(args: list[dict[str, Any]]) -> tuple[float, str] | None:
 
 
 def occupancy(resources: dict[str, Any], device: DeviceSpec) -> tuple[int | None, float | None, str | None]:
-    """(programs resident per SM, resident warps / max warps, the limiting resource) as CUDA's occupancy
-    calculator reasons: threads, registers (allocated per warp in units of 256), shared memory, block slots."""
+    """(programs resident per SM, resident warps / max warps, the limiting resource) of a launch on `device`,
+    from the compiler's resource usage; None when the device or the launch does not say enough."""
     warps = resources.get("num_warps")
     if not warps or not device.max_threads_per_sm:
         return None, None, None
-    threads = warps * device.warp_size
-    limits: dict[str, int] = {"threads": device.max_threads_per_sm // threads}
-    if device.max_blocks_per_sm:
-        limits["blocks"] = device.max_blocks_per_sm
-    regs = resources.get("n_regs")
-    if regs and device.regs_per_sm:
-        per_warp = math.ceil(regs * device.warp_size / 256) * 256
-        limits["registers"] = (device.regs_per_sm // per_warp) // warps
-    shared = resources.get("shared")
-    if shared and device.smem_per_sm:
-        limits["shared memory"] = device.smem_per_sm // (shared + device.smem_reserved_per_block)
-    limiter = min(limits, key=lambda k: limits[k])
-    blocks = limits[limiter]
-    max_warps = device.max_threads_per_sm // device.warp_size
-    return blocks, min(1.0, blocks * warps / max_warps), limiter
+    unknown = 1 << 30  # a limit the device table does not give never binds
+    limits = SmLimits(
+        device.name,
+        registers_per_sm=device.regs_per_sm or unknown,
+        max_registers_per_thread=255,
+        max_warps_per_sm=device.max_threads_per_sm // device.warp_size,
+        max_blocks_per_sm=device.max_blocks_per_sm or unknown,
+        shared_per_sm=device.smem_per_sm or unknown,
+        shared_per_block=device.smem_per_sm or unknown,
+        reserved_shared_per_block=device.smem_reserved_per_block or 0,
+    )
+    occ = sm_occupancy(limits, int(warps), int(resources.get("n_regs") or 0), int(resources.get("shared") or 0))
+    return occ.blocks_per_sm, min(1.0, occ.fraction), occ.limiter
 
 
 def analyze_launch(rec: dict[str, Any], device: DeviceSpec | None, timing_meaningful: bool) -> LaunchAnalysis:

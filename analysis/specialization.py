@@ -18,11 +18,12 @@ sources into a variant), `specialization_findings` (TL002/TL003), `specializatio
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .kernels import ModuleInfo
-from .specialization_asserts import asserted_elements
+from .specialization_asserts import asserted_elements, element_type_reads
 from .specialization_callees import callee_types
 from .specialization_facts import Fact, build_variant, launch_facts, override_facts
 from .specialization_guess import ASSUMED_TYPICAL
@@ -39,17 +40,25 @@ def specializations(
     recorded: Sequence[Mapping[str, Any]] | None = None,
     *,
     limit: int = MAX_VARIANTS,
+    imported: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef] | None = None,
 ) -> list[Specialization]:
     """Variants to compile `kernel` with, best first. `module` is the source text, the kernel model
-    (kernels.ModuleInfo) or its KernelTable. `overrides` is the kernel's pyproject table."""
+    (kernels.ModuleInfo) or its KernelTable. `overrides` is the kernel's pyproject table; `imported` the
+    functions the module imports from other workspace modules (specialization_callees.imported_helpers)."""
     parsed = as_table(module)
     info = parsed.kernels.get(kernel)
     if info is None:
         return []
     types = infer_types(info.node, info.param_names)
-    helpers = {name: k.node for name, k in parsed.kernels.items()}
+    helpers = {**(imported or {}), **{name: k.node for name, k in parsed.kernels.items()}}
     for name, found in callee_types(info.node, info.param_names, helpers).items():
-        types.setdefault(name, found)  # the kernel's own body first; then what its jit helpers imply
+        if name not in types or types[name].reason.startswith("assumed"):  # the body's evidence first, then
+            types[name] = found  # what its jit helpers imply (over a guess from the name)
+    for name, line in element_type_reads(info.node).items():
+        if name in info.param_names and (name not in types or not types[name].type.startswith("*")):
+            types[name] = Inferred(
+                "*fp32", f"its .dtype.element_ty read at line {line}; element type assumed fp32"
+            )
     for name, (element, line) in asserted_elements(info.node).items():
         found = types.get(name)
         if found is None or found.type.startswith("*"):  # what the body asserts beats what it suggests
@@ -133,4 +142,4 @@ def as_table(module: KernelTable | ModuleInfo | str) -> KernelTable:
 
 def assumed_constexprs(spec: Specialization) -> dict[str, Any]:
     """Constexprs of `spec` whose value is a labeled guess (specialization_guess), in parameter order."""
-    return {k: spec.constants.get(k) for k, why in spec.provenance.items() if why == ASSUMED_TYPICAL}
+    return {k: spec.constants.get(k) for k, why in spec.provenance.items() if why.startswith(ASSUMED_TYPICAL)}

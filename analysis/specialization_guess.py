@@ -5,6 +5,7 @@ marker `ASSUMED_TYPICAL`, and the pipeline names the guess in every finding of t
 warning (server/pipeline.py). How the kernel body uses the name decides the kind of value:
 - tested as a flag (`if HAS_BIAS:`, `not EVEN_K`) or named like one (`HAS_`, `IS_`, `USE_`, `EVEN_`): False;
 - compared with strings (`ACTIVATION == "leaky_relu"`): the first string it is compared with;
+- compared for equality with ints (`LOSS_TYPE == 1`, a selector): the smallest such case, so a branch runs;
 - used as a dtype (`x.to(OUT_DTYPE)`, `dtype=ACC_TYPE`) or named like one (`DTYPE`, `_TYPE`): tl.float32;
 - an int otherwise: the group size of grouped orderings is 8, stage counts 2, warps 4; a block dimension
   (a `tl.arange`/`tl.zeros`/`reshape` shape, or named BLOCK/TILE/SIZE/DIM) 64, a power of two every tutorial
@@ -27,7 +28,14 @@ _DTYPE_NAME = re.compile(r"(^|_)(DTYPE|TYPE|DT)$", re.I)
 
 def _uses(node: ast.AST, name: str) -> dict[str, Any]:
     """How the function body uses `name`: flags, compared strings, dtype positions."""
-    found: dict[str, Any] = {"flag": False, "strings": [], "dtype": False, "shape": False, "unrolled": False}
+    found: dict[str, Any] = {
+        "flag": False,
+        "strings": [],
+        "cases": [],
+        "dtype": False,
+        "shape": False,
+        "unrolled": False,
+    }
 
     def is_name(x: ast.AST) -> bool:
         return isinstance(x, ast.Name) and x.id == name
@@ -45,6 +53,10 @@ def _uses(node: ast.AST, name: str) -> dict[str, Any]:
                 found["strings"] += [
                     x.value for x in sides if isinstance(x, ast.Constant) and isinstance(x.value, str)
                 ]
+                if all(isinstance(op, (ast.Eq, ast.NotEq)) for op in sub.ops):  # a selector: `MODE == 2`
+                    found["cases"] += [
+                        x.value for x in sides if isinstance(x, ast.Constant) and type(x.value) is int
+                    ]
         elif isinstance(sub, ast.Call):
             func = sub.func
             name_of = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
@@ -68,6 +80,8 @@ def typical_value(function: ast.FunctionDef, name: str) -> Any:
     uses = _uses(function, name)
     if uses["strings"]:
         return uses["strings"][0]
+    if uses["cases"] and not uses["shape"]:
+        return min(uses["cases"], key=lambda v: (v < 0, abs(v)))  # a branch the kernel has (0 before 3)
     if uses["dtype"] or _DTYPE_NAME.search(name):
         return "tl.float32"
     if uses["flag"] or _FLAG_NAME.search(name):

@@ -91,6 +91,7 @@ class _BodyFacts:
         self.params = set(params)
         self.nodes = list(ast.walk(fn))
         self.locals: dict[str, ast.expr] = {}
+        self.assigned: dict[str, list[ast.expr]] = {}  # every assignment, in line order
         self._loaded: dict[str, list[str]] = {}
         for node in self.nodes:
             if (
@@ -99,12 +100,14 @@ class _BodyFacts:
                 and isinstance(node.targets[0], ast.Name)
             ):
                 self.locals.setdefault(node.targets[0].id, node.value)
+                self.assigned.setdefault(node.targets[0].id, []).append(node.value)
             elif (
                 isinstance(node, ast.AnnAssign)
                 and isinstance(node.target, ast.Name)
                 and node.value is not None
             ):
                 self.locals.setdefault(node.target.id, node.value)
+                self.assigned.setdefault(node.target.id, []).append(node.value)
         self.pointer: dict[str, str] = {}  # param -> reason
         self.element: dict[str, tuple[str, str]] = {}  # pointer param -> (element type, reason)
         self.integer: dict[str, str] = {}
@@ -116,7 +119,7 @@ class _BodyFacts:
             if expr.id in self.params:
                 return [expr.id]
             if expr.id in self.locals and expr.id not in seen:
-                return self.base_params(self.locals[expr.id], seen | {expr.id})
+                return self.base_params(self.value_at(expr), seen | {expr.id})
             return []
         if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub)):
             left = self.base_params(expr.left, seen)
@@ -132,6 +135,13 @@ class _BodyFacts:
             arg = _pointer_arg(expr, "make_block_ptr")
             return self.base_params(arg, seen) if arg is not None else []
         return []
+
+    def value_at(self, use: ast.Name) -> ast.expr:
+        """The assignment of a reused local (`ptr = a_ptrs + i` ... `ptr = b_ptrs + i`) that a use reads: the
+        latest one above it (the first one for uses before any, such as loop-carried reads)."""
+        values = sorted(self.assigned.get(use.id) or [self.locals[use.id]], key=lambda v: v.lineno)
+        above = [v for v in values if v.lineno < getattr(use, "lineno", 0)]
+        return above[-1] if above else values[0]
 
     def loaded_from(self, expr: ast.AST, seen: frozenset[str] = frozenset()) -> list[str]:
         """Pointer params whose loaded values flow into `expr` (e.g. gather indices)."""
@@ -188,8 +198,14 @@ def integer_loads(facts: _BodyFacts, width: str = "i32") -> dict[str, tuple[str,
     """Pointer params whose loaded values meet an integer-only operator (`//`, `&`, `<<`, `~`) or bound a
     `range`: their elements are integers of `width` (int32, what lengths, counts and flags are stored as,
     unless the kernel's index loads are guessed int64), int64 where a constant needs more than 32 bits
-    (`x >> 32`, `& 0xFFFFFFFF00`)."""
+    (`x >> 32`, `& 0xFFFFFFFF00`). Values summed in a loop into a variable that starts as an int literal
+    (`total = 0` ... `total += tl.sum(counts)`) are int32 whatever `width` says: a loop-carried value keeps
+    its type."""
     out: dict[str, tuple[str, str]] = {}
+    for name, node in _int_accumulations(facts):
+        for p in _value_loads(facts, node.value):
+            why = f"inferred: values loaded from it are summed into `{name}`, an int at first, at line {node.lineno}"
+            out.setdefault(p, ("i32", f"{why} (integers; element type assumed i32)"))
     for node in facts.nodes:
         operands: list[ast.expr] = []
         if isinstance(node, ast.BinOp) and isinstance(node.op, _INT_OPS):
@@ -214,6 +230,22 @@ def integer_loads(facts: _BodyFacts, width: str = "i32") -> dict[str, tuple[str,
     return out
 
 
+def _int_accumulations(facts: _BodyFacts) -> list[tuple[str, ast.AugAssign]]:
+    """`x += v` inside a loop where `x` starts as an int literal (`x = 0`)."""
+    starts = {
+        n
+        for n, v in facts.locals.items()
+        if isinstance(v, ast.Constant) and isinstance(v.value, int) and not isinstance(v.value, bool)
+    }
+    found: list[tuple[str, ast.AugAssign]] = []
+    for loop in facts.nodes:
+        if isinstance(loop, (ast.For, ast.While)):
+            for sub in ast.walk(loop):
+                if isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name) and sub.target.id in starts:
+                    found.append((sub.target.id, sub))
+    return found
+
+
 _OP_TEXT = {
     ast.FloorDiv: "`//`",
     ast.BitAnd: "`&`",
@@ -222,6 +254,14 @@ _OP_TEXT = {
     ast.LShift: "`<<`",
     ast.RShift: "`>>`",
 }
+
+
+def pointer_arg(call: ast.Call, name: str) -> ast.expr | None:
+    """The address argument of a tl.load/tl.store/atomic/make_block_ptr call."""
+    return _pointer_arg(call, name)
+
+
+BodyFacts = _BodyFacts  # how other specialization modules read a body (specialization_callees)
 
 
 def _pointer_arg(call: ast.Call, name: str) -> ast.expr | None:
@@ -318,6 +358,15 @@ def infer_types(fn: ast.FunctionDef, params: list[str]) -> dict[str, Inferred]:
     for param, (element, why) in integer_loads(facts, offsets_width).items():
         facts.element.setdefault(param, (element, why))
     for node in facts.nodes:
+        if (  # `x.dtype.element_ty` / `x.type.element_ty`: only a pointer (or block pointer) has one
+            isinstance(node, ast.Attribute)
+            and node.attr == "element_ty"
+            and isinstance(node.value, ast.Attribute)
+            and node.value.attr in ("dtype", "type")
+            and isinstance(node.value.value, ast.Name)
+            and node.value.value.id in facts.params
+        ):
+            facts.pointer.setdefault(node.value.value.id, f"inferred from .element_ty at line {node.lineno}")
         if isinstance(node, ast.Compare):
             for leaf in [node.left, *node.comparators]:
                 if isinstance(leaf, ast.Name) and leaf.id in facts.params:

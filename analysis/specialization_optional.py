@@ -9,6 +9,9 @@ no real launch; `reconcile` makes it consistent, labeled:
 - the None is what the launch shows and the guarding flag is weak (a typical guess, a heuristic, a default):
   the flag is set False;
 - both are what the launch shows (the tool's reading of it cannot be right): a tensor is passed.
+A tensor argument whose every address use sits under flags that typical guesses turned off, and that the
+compiled code reads as a value instead (`if IS_PTR: v = tl.load(value_or_ptr) else: v = value_or_ptr`), gets
+those guesses turned on.
 Pure: AST in, facts out.
 """
 
@@ -21,7 +24,7 @@ from typing import Any
 
 from .safe_eval import UNKNOWN, call_name
 from .specialization_guess import ASSUMED_TYPICAL
-from .specialization_infer import POINTER_CALLS
+from .specialization_infer import POINTER_CALLS, pointer_arg
 
 # (kind, name, wanted): ("flag", "HAS_BIAS", True) holds when HAS_BIAS is truthy; ("set", "b", True) when b is
 # not None.
@@ -53,10 +56,14 @@ def _guards(test: ast.expr, constexprs: frozenset[str], params: frozenset[str]) 
     return None
 
 
-def reads(fn: ast.FunctionDef, constexprs: frozenset[str]) -> dict[str, list[tuple[int, tuple[Guard, ...]]]]:
-    """param -> every line that reads it (not an `is None` test), with the guards around that line."""
+Read = tuple[int, tuple[Guard, ...], bool]  # line, guards around it, whether it is a load/store address
+
+
+def reads(fn: ast.FunctionDef, constexprs: frozenset[str]) -> dict[str, list[Read]]:
+    """param -> every read of it (not an `is None` test): line, the guards around it, whether it is (part of)
+    the address of a tl.load/tl.store."""
     params = frozenset(a.arg for a in fn.args.args)
-    out: dict[str, list[tuple[int, tuple[Guard, ...]]]] = {}
+    out: dict[str, list[Read]] = {}
 
     def visit(stmts: list[ast.stmt], guards: tuple[Guard, ...]) -> None:
         for stmt in stmts:
@@ -77,6 +84,12 @@ def reads(fn: ast.FunctionDef, constexprs: frozenset[str]) -> dict[str, list[tup
 
     def record(node: ast.AST, guards: tuple[Guard, ...], skip_blocks: bool = False) -> None:
         skipped: set[int] = set()
+        addresses: set[int] = set()
+        for sub in _walk(node, skip_blocks):
+            if isinstance(sub, ast.Call) and call_name(sub.func) in POINTER_CALLS:
+                address = pointer_arg(sub, call_name(sub.func))
+                if address is not None:
+                    addresses.update(id(n) for n in ast.walk(address) if isinstance(n, ast.Name))
         for sub in _walk(node, skip_blocks):
             if id(sub) in skipped:
                 continue
@@ -85,7 +98,7 @@ def reads(fn: ast.FunctionDef, constexprs: frozenset[str]) -> dict[str, list[tup
             ):
                 continue
             if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and sub.id in params:
-                out.setdefault(sub.id, []).append((sub.lineno, guards))
+                out.setdefault(sub.id, []).append((sub.lineno, guards, id(sub) in addresses))
             elif isinstance(sub, ast.Call) and call_name(sub.func) not in POINTER_CALLS:
                 # passed as is to a helper: the helper may test it for None itself
                 passed = {
@@ -138,11 +151,12 @@ def reconcile(
         for n, f in chosen.items()
     }
     changed: list[str] = []
-    for name, lines in reads(fn, constexprs).items():
+    found = reads(fn, constexprs)
+    for name, lines in found.items():
         fact = chosen.get(name)
         if fact is None or fact.value is not None or name in constexprs:
             continue
-        live = sorted((line, guards) for line, guards in lines if all(_holds(g, values) for g in guards))
+        live = sorted((line, guards) for line, guards, _ in lines if all(_holds(g, values) for g in guards))
         if not live:
             continue
         line, guards = live[0]
@@ -173,4 +187,27 @@ def reconcile(
         )
         values[name] = "tensor"
         changed.append(name)
+    return changed + _address_guards_on(found, chosen, values)
+
+
+def _address_guards_on(found: dict[str, list[Read]], chosen: dict[str, Any], values: dict[str, Any]) -> list[str]:
+    """A tensor argument used as an address only under guards that typical guesses turned off, and read as a
+    value where they are off (`if IS_PTR: v = tl.load(value_or_ptr) else: v = value_or_ptr`, IS_PTR guessed
+    False: a pointer stored as a value does not compile): those guesses are turned on."""
+    changed: list[str] = []
+    for name, lines in found.items():
+        fact = chosen.get(name)
+        guard_sets = [guards for _, guards, address in lines if address]
+        if fact is None or not (fact.type or "").startswith("*") or not guard_sets:
+            continue
+        if any(all(_holds(g, values) for g in guards) for guards in guard_sets):
+            continue  # some address use is compiled already
+        if not any(all(_holds(g, values) for g in guards) for _, guards, _ in lines):
+            continue  # not read at all in this variant: nothing contradicts its type
+        off = [g for g in guard_sets[0] if not _holds(g, values)]
+        if all(k == "flag" and n in chosen and chosen[n].source == ASSUMED_TYPICAL for k, n, _ in off):
+            for _, flag, wanted in off:
+                chosen[flag] = replace(chosen[flag], value=wanted)  # still labeled a typical guess
+                values[flag] = wanted
+                changed.append(flag)
     return changed

@@ -27,6 +27,7 @@ from .specialization_variant import Specialization
 
 _CANDIDATES = tuple(2**i for i in range(11))  # 1 .. 1024
 _MAX_ROUNDS = 24
+_RESTARTS = (16, 64, 1)
 # Bounds on the search (a generated kernel with hundreds of shapes must not stall levels 3-4): past these, the
 # guesses stay as they were.
 MAX_RELATIONS = 160
@@ -34,6 +35,7 @@ MAX_MOVABLE = 16
 # Tiles of guesses stay well under Triton's element limit (2**20): a tile near it compiles for minutes.
 TILE_BUDGET = 2**14
 MAX_BLOCK_DIM = 256  # a tensor descriptor's block dimension (TMA's limit)
+MIN_DOT_DIM = 16  # tl.dot's smallest tile dimension
 
 
 def _value(dim: Dim, env: Mapping[str, Any]) -> Any:
@@ -113,9 +115,10 @@ def score(rel: Relations, env: Mapping[str, Any]) -> float:
         if live(guard, env):
             sizes = (_product(left, env), _product(right, env))
             total += _gap(*sizes) + sum(_over_budget(n) for n in sizes)
-    for dim, _, guard in rel.positive:
-        v = _value(dim, env)
-        total += 12.0 if v is not UNKNOWN and v < 1 and live(guard, env) else 0.0
+    for dims, least in ((rel.positive, 1), (rel.dot_dims, MIN_DOT_DIM)):
+        for dim, _, guard in dims:
+            v = _value(dim, env)
+            total += 12.0 if v is not UNKNOWN and v < least and live(guard, env) else 0.0
     for cond, _, guard in rel.true:
         v = evaluate(cond, env)
         total += 12.0 if v is not UNKNOWN and not v and live(guard, env) else 0.0
@@ -172,29 +175,33 @@ def consistent_guesses(
             blocks += _over_budget(math.prod(env[desc_dim(d, i)] for i in range(ranks[d])))
         return score(rel, env) + blocks, env
 
-    current = dict(constants)
-    best, env = settle(current)
-    for _ in range(_MAX_ROUNDS):
-        if best == 0:
-            break
-        moves = []
-        for name in movable:
-            for value in _CANDIDATES:
-                if value == current[name]:
-                    continue
-                trial = {**current, name: value}
-                s, _ = settle(trial)
-                change = (
-                    abs(math.log2(value) - math.log2(max(constants[name], 1))) if constants[name] > 0 else 1
-                )
-                moves.append((s, change, name, value))
-        if not moves:
-            break
-        s, _, name, value = min(moves)
-        if s >= best:
-            break
-        current[name] = value
+    def change(name: str, value: int) -> float:
+        return abs(math.log2(value) - math.log2(constants[name])) if constants[name] > 0 else 1.0
+
+    def descend(current: dict[str, Any]) -> tuple[float, dict[str, Any], dict[str, Any]]:
         best, env = settle(current)
+        for _ in range(_MAX_ROUNDS):
+            if best == 0:
+                break
+            moves = []
+            for name in movable:
+                for value in _CANDIDATES:
+                    if value != current[name]:
+                        moves.append((settle({**current, name: value})[0], change(name, value), name, value))
+            if not moves or min(moves)[0] >= best:
+                break
+            _, _, name, value = min(moves)
+            current[name] = value
+            best, env = settle(current)
+        return best, env, current
+
+    # from the guesses first; when that descent sticks, from uniform starting points (a relation such as
+    # `rep * 512 == BLOCK_M * (BLOCK_K // VEC)` can need two names to move at once from the guesses)
+    best, env, current = descend(dict(constants))
+    for start in _RESTARTS if best > 0 and movable else ():
+        tried = descend({**constants, **{n: start for n in movable}})
+        if tried[0] == 0 and (best > 0 or _distance(tried[2], constants) < _distance(current, constants)):
+            best, env, current = tried
     dtypes: dict[str, str] = {}
     for desc, dtype, guard in rel.operand_dtypes:
         if desc in guessed_descriptors and live(guard, env):
@@ -207,6 +214,14 @@ def consistent_guesses(
     }
     lines = sorted({r[2] for r in rel.equal if live(r[3], env)} | {r[1] for r in rel.true if live(r[2], env)})
     return current, blocks, dtypes, lines
+
+
+def _distance(values: Mapping[str, Any], constants: Mapping[str, Any]) -> float:
+    return sum(
+        abs(math.log2(v) - math.log2(constants[n]))
+        for n, v in values.items()
+        if v != constants[n] and isinstance(v, int) and v > 0 and constants[n] > 0
+    )
 
 
 def _locals(fn: ast.FunctionDef, values: Mapping[str, Any]) -> dict[str, Any]:

@@ -176,6 +176,8 @@ def retry_guess(spec: Specialization, source: str, message: str, line: int | Non
     if "Unsupported ptr type" in message or (not line and not near and "def " in message):
         # an integer guess reached a load/store address (in a helper whose error the front end nests)
         ints = [a for a in _address_args(source) if _guessed_int(spec, a) and (a in near or not near)]
+        if not ints and "called here" in message:  # the helper is in another file: what the call passes
+            ints = [a for a in _call_args(lines[line - 1] if line else "") if a in args and _guessed_int(spec, a)]
         if ints:
             sig.update({a: "*fp32" for a in ints})
             return _changed(spec, sig, consts, "a guessed integer is a load/store address")
@@ -302,3 +304,18 @@ def _index_pointers(source: str, spec: Specialization) -> list[str]:
             p for p in spec.signature if p != q and p in seen and _guessed_pointer(spec, p) and p not in out
         ]
     return out
+
+
+def _call_args(text: str) -> list[str]:
+    """Names passed directly (positionally or by keyword) to the calls on one source line."""
+    try:
+        tree = ast.parse(text.strip())
+    except SyntaxError:
+        return re.findall(r"[(,]\s*([A-Za-z_]\w*)\s*(?=[,)])", text)  # a line of a longer statement
+    return [
+        v.id
+        for call in ast.walk(tree)
+        if isinstance(call, ast.Call)
+        for v in [*call.args, *(k.value for k in call.keywords)]
+        if isinstance(v, ast.Name)
+    ]

@@ -5,7 +5,8 @@ blocks: the ones Triton's front end checks.
   operands hold two values per element, a scale covers 32 values), the outer sizes are those of `acc`; the
   operands of `dot_scaled` have the element type of their format (scales: uint8);
 - `desc.store(offsets, value)`: the descriptor's block is the value's shape;
-- every dimension of a `reshape`/`zeros`/`full`/`arange` shape is at least 1; `tl.static_assert(cond)` holds.
+- every dimension of a `reshape`/`zeros`/`full`/`arange` shape is at least 1, of a dot operand at least 16;
+  `tl.static_assert(cond)` holds.
 Shapes are followed through the body's assignments (the latest one above the use), `.trans`/`.permute`/`.T`/
 `.to`, elementwise operators, `tl.load` of a tile of pointers, and loads through descriptor arguments (whose
 block dims are the unknowns `desc[i]`). Each relation keeps the `if` tests it runs under, so a branch the
@@ -41,6 +42,7 @@ class Relations:
     equal: list[tuple[list[Dim], list[Dim], int, Guard]] = field(default_factory=list)  # equal products
     true: list[tuple[ast.expr, int, Guard]] = field(default_factory=list)  # static_assert conditions
     positive: list[tuple[Dim, int, Guard]] = field(default_factory=list)  # shape dims >= 1
+    dot_dims: list[tuple[Dim, int, Guard]] = field(default_factory=list)  # tl.dot tile dims >= 16
     operand_dtypes: list[tuple[str, str, Guard]] = field(
         default_factory=list
     )  # descriptor, dtype dot_scaled needs
@@ -265,6 +267,7 @@ def _dot_relations(call: ast.Call, shapes: _Shapes, out: Relations, at: tuple[in
     pack_a = ast.Constant(value=2 if scaled and _format(call, 2) == "e2m1" else 1)
     pack_b = ast.Constant(value=2 if scaled and _format(call, 5) == "e2m1" else 1)
     if sa and sb and len(sa) == len(sb) == 2:
+        out.dot_dims += [(d, *at) for d in (*sa, *sb) if not isinstance(d, ast.Constant)]
         out.equal.append(([sa[1], pack_a], [sb[0], pack_b], *at))  # the reduction sizes agree
         if s_acc and len(s_acc) == 2:
             out.equal += [([sa[0]], [s_acc[0]], *at), ([sb[1]], [s_acc[1]], *at)]

@@ -69,13 +69,14 @@ def _version() -> str:
 
 def create_server() -> TritonLensServer:
     server = TritonLensServer(_version())
-    _register_features(server)
+    register_core_methods(server)
     for cls in feature_classes():
         server.features.add(cls(), server)
     return server
 
 
-def _register_features(server: TritonLensServer) -> None:
+def register_core_methods(server: TritonLensServer) -> None:
+    """The LSP methods the core answers itself: lifecycle, document sync, configuration, the commands list."""
     @server.feature(types.INITIALIZE)
     def on_initialize(ls: TritonLensServer, params: types.InitializeParams) -> None:
         ls._init_options = params.initialization_options

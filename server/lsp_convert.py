@@ -23,7 +23,7 @@ _UTF8 = types.PositionEncodingKind.Utf8.value
 
 class Prebuilt(list):  # type: ignore[type-arg]
     """A request result already in JSON form (e.g. thousands of code lens rows): the protocol sends it as it is,
-    without converting it object by object on the event loop (lsp_server.TritonLensProtocol)."""
+    without converting it object by object on the event loop (lsp_protocol.TritonLensProtocol)."""
 
 
 class LineText:

@@ -38,7 +38,8 @@ class Feature:
 
     # --- lifecycle -------------------------------------------------------------------------------------------
     def register(self, server: Any) -> None:
-        """Add commands (`server.commands.add`) and custom requests (`server.feature`); called before initialize."""
+        """Add commands (`server.commands.add`) and LSP methods or custom requests (`add_request`); called before
+        initialize, so that the capabilities the server announces include them."""
         self.server = server
 
     def add_request(self, method: str, handler: Callable[[Any, Any], Any], options: Any = None) -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -21,9 +20,7 @@ from dataclasses import replace
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path
 
 from ..analysis.escalation import apply_and_merge
@@ -33,53 +30,15 @@ from .documents import DocState
 from .lsp_analysis import analyze_text_quickly
 from .lsp_commands import CommandRegistry
 from .lsp_config import SECTION, ConfigStore, ServerConfig, parse_config
-from .lsp_convert import Prebuilt, plain_text
+from .lsp_convert import plain_text
 from .lsp_feature import Features
+from .lsp_protocol import TritonLensProtocol
 
 log = logging.getLogger("tritonlens.lsp")
 
 CONFIG_TIMEOUT_S = 5.0
 # Documents analysed side by side: a document waits for a thread only when this many are busy at once.
 ANALYSIS_LANES = 16
-_MALFORMED = object()  # marks a request already answered with InvalidParams
-
-
-class TritonLensProtocol(LanguageServerProtocol):
-    """Answers requests whose params do not match the LSP schema, instead of leaving the client waiting."""
-
-    def structure_message(self, data: dict[str, Any]) -> Any:
-        try:
-            return super().structure_message(data)
-        except JsonRpcException as exc:
-            if isinstance(data, dict) and "id" in data and "method" in data:
-                cause = exc.__cause__ or exc
-                message = f"invalid params for {data.get('method')}: {str(cause).splitlines()[0] if str(cause) else ''}"
-                self._send_response(data["id"], error=JsonRpcInvalidParams(message).to_response_error())
-                return _MALFORMED
-            raise
-
-    def handle_message(self, message: Any) -> None:
-        if message is _MALFORMED:
-            return
-        super().handle_message(message)
-
-    def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
-        """Errors reach the client as one plain sentence: pygls attaches the Python traceback of a failed handler
-        (and names the exception's module); the traceback goes to the log only."""
-        if error is None and isinstance(result, Prebuilt):
-            # Already JSON (e.g. thousands of code lenses): converting it object by object would block the loop.
-            self._result_types.pop(msg_id, None)
-            self._send_data({"jsonrpc": "2.0", "id": msg_id, "result": list(result)})
-            return
-        if error is not None and isinstance(error.data, dict) and "traceback" in error.data:
-            log.error("request %s failed: %s\n%s", msg_id, error.message, "".join(error.data["traceback"]))
-            message = _EXCEPTION_PREFIX.sub("", error.message or "internal error")
-            error = type(error)(code=error.code, message=message, data=None)
-        super()._send_response(msg_id, result=result, error=error)
-
-
-# "tritonlens.server.lsp_commands.CommandError: x is not open" -> "x is not open"
-_EXCEPTION_PREFIX = re.compile(r"^(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)?: ")
 
 
 class TritonLensServer(LanguageServer):

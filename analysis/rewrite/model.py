@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 from ..findings import Finding
 from ..kernels import ModuleInfo
+from ..targets import DEFAULT_CUDA_TARGET
 
 ORIGINS = ("recipe", "config", "llm")
 
@@ -22,7 +23,7 @@ class RecipeContext:
     kernel: str  # the jit function to rewrite
     module: ModuleInfo  # parse_module(source), parsed once by the caller
     findings: tuple[Finding, ...] = ()  # every level's findings for this file (levels 1-4, profiling)
-    target: str = "sm_90"  # the compile target, e.g. "sm_90", "ascend910b3"
+    target: str = DEFAULT_CUDA_TARGET  # the compile target, e.g. "sm_90", "ascend910b3"
     profile: dict[str, Any] | None = None  # the runner's RunResult dict for this file, when profiled
 
     def findings_with(self, *codes: str) -> list[Finding]:

@@ -259,7 +259,7 @@ def _compile_into(req: dict[str, Any], result: dict[str, Any]) -> None:
         _compile_loaded(req, result, loaded.module.__dict__, loaded.warnings, (soc, on_910_95))
     finally:
         loaded.close()
-    if result["errors"] and source_module.needs_alone(loaded, result["errors"]):
+    if result["errors"] and source_module.needs_alone(loaded, result["errors"], req["kernel"]):
         _compile_alone(req, result, loaded, (soc, on_910_95))
         return
     if result["errors"]:  # a failed import may be why the compile failed: the caller puts it on its line

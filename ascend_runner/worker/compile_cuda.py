@@ -343,7 +343,7 @@ def compile_kernel(req: dict[str, Any]) -> dict[str, Any]:
             result = _compile_loaded(req, loaded, target, triton, knobs, GPUTarget, started)
         finally:
             loaded.close()
-        if not result["ok"] and needs_alone(loaded, result["errors"]):
+        if not result["ok"] and needs_alone(loaded, result["errors"], str(req.get("kernel", ""))):
             result = _compile_alone(req, loaded, result, (triton, knobs, GPUTarget), started)
     if standing_in:
         result["metadata"]["device"] = f"compile-only stand-in (no GPU here): {DEVICES[target].name}"

@@ -1,5 +1,6 @@
 """Compare a candidate's outputs with a reference's: tolerances from harness_tolerance (dtype, longest sum, TF32),
-NaN/unwritten detection, poisoning.
+NaN/unwritten detection, poisoning; and the per-seed checks a verification records (`check_seeds`, shared by the
+KernelBench-form verify job and the replay of recorded launches).
 
 Poisoning: while the candidate runs, fresh `torch.empty*` allocations are filled with NaN (floats) or an
 extreme sentinel (integers), so an output element the kernel never writes shows up as a mismatch instead of
@@ -9,9 +10,10 @@ happening to hold the right value. Stdlib + torch only (no tritonlens).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
+from harness_models import describe_exception
 from harness_tolerance import Accumulation, DotPrecision, bound
 
 
@@ -146,3 +148,30 @@ def poisoned_allocations() -> Iterator[None]:
         for name, fn in originals.items():
             setattr(torch, name, fn)
         torch.Tensor.new_empty = new_empty  # type: ignore[method-assign]
+
+
+def check_seeds(
+    payload: dict[str, Any],
+    result: dict[str, Any],
+    shape: str,
+    held_out: bool,
+    check_one: Callable[[int], dict[str, Any]],
+    failed: str,
+) -> bool:
+    """`check_one(seed)` (a `compare` outcome) for every seed of the payload, each recorded in `result["checks"]`
+    and and-ed into `result["passed"]`; False when one raised (stop: the rest would repeat it), recorded with
+    `failed` as the reason's start."""
+    for seed in payload.get("seeds") or [0]:
+        check: dict[str, Any] = {"seed": int(seed), "shape": shape, "held_out": held_out}
+        try:
+            outcome = check_one(int(seed))
+            result["tolerance"] = outcome.get("tolerance") or {}
+            check.update(outcome)
+        except Exception as exc:
+            check.update(passed=False, reason=f"{failed}: {describe_exception(exc)}")
+            result["checks"].append(check)
+            result["passed"] = False
+            return False
+        result["checks"].append(check)
+        result["passed"] = result["passed"] and bool(check["passed"])
+    return True

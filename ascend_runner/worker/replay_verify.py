@@ -23,7 +23,7 @@ from harness_load import HarnessError, captured_output, find_kernel, load_module
 from harness_models import describe_exception
 from harness_record import LaunchRecorder, recording
 from harness_tolerance import Accumulation, dot_precision
-from harness_verify import compare
+from harness_verify import check_seeds, compare
 from source_module import decode_constants
 
 REPLAY_K = Accumulation(note="K unknown in a replay, bound widened by the original's own float64 error")
@@ -161,34 +161,26 @@ def _replay_one(
         result["checks"].append({"seed": -1, "shape": label, "held_out": False, "passed": False, "reason": str(exc)})
         result["passed"] = False
         return False
-    for seed in payload.get("seeds") or [0]:
-        check: dict[str, Any] = {"seed": int(seed), "shape": label, "held_out": False}
+
+    def check_one(seed: int) -> dict[str, Any]:
+        values = make_arguments(be, launch, seed)
+        expected = _copy(values)
+        _launch(be, reference, launch, expected)
+        exact, note = _copy(values, float64=True), ""
         try:
-            values = make_arguments(be, launch, int(seed))
-            expected = _copy(values)
-            _launch(be, reference, launch, expected)
-            exact, note = _copy(values, float64=True), ""
-            try:
-                _launch(be, reference, launch, exact)
-            except Exception as exc:  # a kernel that cannot take float64 pointers: the native result only
-                exact, note = None, f"the original kernel did not run in float64: {describe_exception(exc)[:160]}"
-            got = _copy(values)
-            with recording(recorder):
-                _launch(be, candidate, _side(launch, "candidate"), got)
-            outcome = compare(_tensors(got), _tensors(expected), _tensors(exact) if exact else None, REPLAY_K,
-                              dot_precision(recorder.launches, be.name), payload.get("atol"), payload.get("rtol"),
-                              widen_by_reference_error=True)
-            outcome["reference"] = "original kernel, float64 and as written" if exact else f"original kernel ({note})"
-            result["tolerance"] = outcome.get("tolerance") or {}
-            check.update(outcome)
-        except Exception as exc:
-            check.update(passed=False, reason=f"replaying the launch failed: {describe_exception(exc)}")
-            result["checks"].append(check)
-            result["passed"] = False
-            return False
-        result["checks"].append(check)
-        result["passed"] = result["passed"] and bool(check["passed"])
-    return True
+            _launch(be, reference, launch, exact)
+        except Exception as exc:  # a kernel that cannot take float64 pointers: the native result only
+            exact, note = None, f"the original kernel did not run in float64: {describe_exception(exc)[:160]}"
+        got = _copy(values)
+        with recording(recorder):
+            _launch(be, candidate, _side(launch, "candidate"), got)
+        outcome = compare(_tensors(got), _tensors(expected), _tensors(exact) if exact else None, REPLAY_K,
+                          dot_precision(recorder.launches, be.name), payload.get("atol"), payload.get("rtol"),
+                          widen_by_reference_error=True)
+        outcome["reference"] = "original kernel, float64 and as written" if exact else f"original kernel ({note})"
+        return outcome
+
+    return check_seeds(payload, result, label, False, check_one, "replaying the launch failed")
 
 
 def _interleaved(

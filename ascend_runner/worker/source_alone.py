@@ -93,9 +93,63 @@ def _is_jit(expr: ast.expr) -> bool:
     )
 
 
+def _has_jit_def(stmts: list[ast.stmt], kernel: str | None = None) -> bool:
+    """Whether these statements define a jit function (`kernel` itself when given), at any depth."""
+    return any(
+        isinstance(n, ast.FunctionDef)
+        and (n.name == kernel if kernel else any(_is_jit(d) for d in n.decorator_list))
+        for s in stmts
+        for n in ast.walk(s)
+    )
+
+
+def _kernel_side(stmt: ast.stmt, kernel: str) -> list[ast.stmt] | None:
+    """For a module-level `if`/`try` that defines jit functions: the statements of its Triton side (the branch
+    that defines `kernel`, else the first branch that defines a jit function; a `try` body with its `else` and
+    `finally`); None for any other statement, which runs as written."""
+    if isinstance(stmt, ast.If):
+        branches = [stmt.body, stmt.orelse]
+    elif isinstance(stmt, ast.Try):
+        branches = [[*stmt.body, *stmt.orelse, *stmt.finalbody], *(h.body for h in stmt.handlers)]
+    else:
+        return None
+    for wanted in (kernel, None):
+        chosen = next((b for b in branches if _has_jit_def(b, wanted)), None)
+        if chosen is not None:
+            return chosen
+    return None
+
+
+def flatten_guards(body: list[ast.stmt], kernel: str) -> list[ast.stmt]:
+    """Module-level `if has_triton():` / `try:` blocks that define kernels, replaced by their Triton side, so
+    those kernels and the helpers beside them are defined whatever the guard says on this runner."""
+    out: list[ast.stmt] = []
+    for stmt in body:
+        side = _kernel_side(stmt, kernel)
+        if side is None:
+            out.append(stmt)
+        else:
+            out.extend(flatten_guards(side, kernel))
+    return out
+
+
+def guard_of(tree: ast.Module, kernel: str) -> ast.stmt | None:
+    """The module-level `if`/`try` statement under which `kernel` is defined; None for a top-level def."""
+    return next(
+        (s for s in tree.body if isinstance(s, (ast.If, ast.Try)) and _has_jit_def([s], kernel)), None
+    )
+
+
+def guard_text(stmt: ast.stmt) -> str:
+    """`if has_triton():` / `try:` with its line, for the label of a compile built past the guard."""
+    head = f"if {ast.unparse(stmt.test)}:" if isinstance(stmt, ast.If) else "try:"
+    return f"`{head}` (line {stmt.lineno})"
+
+
 def plan_alone(tree: ast.Module, kernel: str) -> AlonePlan | None:
-    """The statements that define `kernel` from the file's own source; None when it is no top-level def."""
-    body = list(tree.body)
+    """The statements that define `kernel` from the file's own source; None when it is no top-level def (or
+    one under a module-level `if`/`try`, whose Triton side is then taken)."""
+    body = flatten_guards(list(tree.body), kernel)
     defs = {s.name: s for s in body if isinstance(s, ast.FunctionDef)}
     if kernel not in defs:  # a kernel defined inside a function (a test): defined again at module level
         nested = next(

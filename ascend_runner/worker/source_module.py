@@ -368,15 +368,17 @@ def find_jit(namespace: dict[str, Any], name: str, jit_class: type) -> Any:
     return None
 
 
-def needs_alone(loaded: LoadedSource, errors: list[dict[str, Any]]) -> bool:
+def needs_alone(loaded: LoadedSource, errors: list[dict[str, Any]], kernel: str = "") -> bool:
     """The front end failed after a top-level statement of the file failed (an import that probes a device or
-    a vendor backend, a vendor decorator): the kernel is worth building from the file's source alone."""
+    a vendor backend, a vendor decorator), or the kernel is missing because a module-level guard
+    (`if has_triton():`, `try:`) hid it on this runner: the kernel is worth building from the file's source
+    alone."""
     if not errors or any(e.get("stage") != "frontend" for e in errors):
         return False
-    if kernel_missing(errors):
-        return True  # a failed import, or a def under a module-level `if` that is false here (`if has_triton():`)
+    if not loaded.warnings:
+        return bool(kernel) and kernel_missing(errors) and _hidden_by_guard(loaded, kernel) is not None
     text = "\n".join(str(e.get("message", "")) for e in errors)
-    return bool(loaded.warnings) and bool(_UNBOUND.search(text))
+    return kernel_missing(errors) or bool(_UNBOUND.search(text))
 
 
 def load_alone(
@@ -384,7 +386,7 @@ def load_alone(
 ) -> tuple[LoadedSource, dict[str, Any]] | None:
     """(the kernel's statements loaded from the file's source alone, the label every finding carries);
     None when the kernel is no top-level def of the file."""
-    from source_alone import describe, plan_alone
+    from source_alone import describe, guard_text, plan_alone
 
     plan = plan_alone(first.tree or parse_source(source, first.path), kernel)
     if plan is None:
@@ -394,21 +396,28 @@ def load_alone(
     )
     reason = str(why.get("message", "")).replace("top-level statement skipped: ", "")
     reason = f"line {why.get('line')}: {reason}" if why.get("line") else reason
-    if not first.warnings:
-        reason = _guard_reason(first.tree or parse_source(source, first.path), kernel) or reason
+    guard = _hidden_by_guard(first, kernel)
+    if guard is not None:  # said even when an import failed too: the guard is why the def did not run
+        hidden = f"the kernel is defined under {guard_text(guard)}, which did not define it in this runner"
+        reason = f"{hidden}; {reason}" if reason else hidden
     alone = load_source(source, first.path, job_folder, alone=plan)
     return alone, describe(plan, reason[:300])
 
 
-def _guard_reason(tree: ast.Module, kernel: str) -> str | None:
-    """Why the import left `kernel` undefined without an error: its def sits under a module-level `if` whose
-    test was false in this environment (`if has_triton():`, `if torch.cuda.is_available():`)."""
-    for stmt in tree.body:
-        if isinstance(stmt, ast.If) and any(
-            isinstance(n, ast.FunctionDef) and n.name == kernel for n in ast.walk(stmt)
-        ):
-            return f"its definition is under `if {ast.unparse(stmt.test)[:120]}:` (line {stmt.lineno}), false here"
-    return None
+def _hidden_by_guard(loaded: LoadedSource, kernel: str) -> ast.stmt | None:
+    """The module-level `if`/`try` that defines `kernel`, when the load left the kernel undefined."""
+    from source_alone import guard_of
+
+    if loaded.tree is None or not kernel:
+        return None
+    try:
+        from triton.runtime.jit import JITFunction
+
+        if find_jit(loaded.module.__dict__, kernel, JITFunction) is not None:
+            return None  # the guard let it through: something else failed
+    except ImportError:
+        pass
+    return guard_of(loaded.tree, kernel)
 
 
 def merged_warnings(first: LoadedSource, alone: LoadedSource) -> list[dict[str, Any]]:

@@ -16,6 +16,7 @@ import ast
 import importlib
 import importlib.abc
 import importlib.machinery
+import importlib.util
 import linecache
 import os
 import sys
@@ -110,18 +111,37 @@ def _inside_handled_try(filename: str, line: int) -> bool:
 # Names a library re-exports from Triton (`from vllm.triton_utils import tl, triton`): a missing re-exporting
 # module still hands out the real Triton, so the kernels written against it compile.
 _TRITON_REEXPORTS = {"triton": "triton", "tl": "triton.language", "tldevice": "triton.language.extra.libdevice"}
+# ...and the flag it sets when Triton imports (`from vllm.triton_utils import HAS_TRITON`): true where it does.
+_TRITON_FLAGS = frozenset({"HAS_TRITON"})
 
 
-class _StandInModule(types.ModuleType):
-    def __getattr__(self, attr: str) -> Any:
+_MARK = "__tritonlens_stand_in__"
+
+
+def _stand_in_module(name: str) -> types.ModuleType:
+    """A plain module (Triton accepts a global only when `type(val) is ModuleType`, as a real `torch` is) whose
+    missing attributes are stand-ins, through a module-level __getattr__ (PEP 562)."""
+    module = types.ModuleType(name)
+
+    def __getattr__(attr: str) -> Any:
         if attr.startswith("__") and attr.endswith("__"):
             raise AttributeError(attr)
+        if attr in _TRITON_FLAGS:
+            return importlib.util.find_spec("triton") is not None
         if attr in _TRITON_REEXPORTS:
             try:
                 return importlib.import_module(_TRITON_REEXPORTS[attr])
             except ImportError:
                 pass
-        return StandIn(f"{self.__name__}.{attr}")
+        return StandIn(f"{name}.{attr}")
+
+    module.__getattr__ = __getattr__  # type: ignore[method-assign]
+    setattr(module, _MARK, True)
+    return module
+
+
+def _is_stand_in(module: Any) -> bool:
+    return isinstance(module, types.ModuleType) and module.__dict__.get(_MARK) is True
 
 
 class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -131,7 +151,7 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
         top = fullname.split(".")[0]
         parent = sys.modules.get(fullname.rpartition(".")[0]) if "." in fullname else None
-        if "." in fullname and not isinstance(parent, _StandInModule):
+        if "." in fullname and not _is_stand_in(parent):
             return None  # a missing submodule of a real package is a real error
         if top in ("triton", "tritonlens") or top.startswith("tritonlens_"):
             return None
@@ -140,7 +160,7 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
 
     def create_module(self, spec: Any) -> types.ModuleType:
-        module = _StandInModule(spec.name)
+        module = _stand_in_module(spec.name)
         module.__path__ = []
         if "." not in spec.name:
             self.stood_in.append(spec.name)
@@ -160,5 +180,5 @@ def standing_in() -> Iterator[list[str]]:
     finally:
         sys.meta_path.remove(finder)
         _trees.clear()
-        for name in [n for n, m in sys.modules.items() if isinstance(m, _StandInModule)]:
+        for name in [n for n, m in sys.modules.items() if _is_stand_in(m)]:
             sys.modules.pop(name, None)  # the next job looks again (the environment may have changed)

@@ -24,7 +24,7 @@ from harness_models import apply_overrides, clone, describe_exception, inputs, k
 from harness_record import LaunchRecorder, recording
 from harness_reference import Float64Reference
 from harness_tolerance import dot_precision
-from harness_verify import compare, poisoned_allocations
+from harness_verify import check_seeds, compare, poisoned_allocations
 from replay_verify import replay_verify
 
 _DEFAULT_SHAPE = {"label": "as written", "overrides": {}, "held_out": False}
@@ -155,21 +155,10 @@ def _check_shape(
         )
         result["passed"] = False
         return False
-    for seed in payload.get("seeds") or [0]:
-        check: dict[str, Any] = {"seed": int(seed), "shape": label, "held_out": held_out}
-        try:
-            args = inputs(be, ref_mod, int(seed))  # fresh random inputs for every seed
-            outcome = _check(be, reference, candidate, args, payload, recorder, exact)
-            result["tolerance"] = outcome.get("tolerance") or {}
-            check.update(outcome)
-        except Exception as exc:
-            check.update(passed=False, reason=f"candidate or reference failed: {describe_exception(exc)}")
-            result["checks"].append(check)
-            result["passed"] = False
-            return False
-        result["checks"].append(check)
-        result["passed"] = result["passed"] and bool(check["passed"])
-    return True
+    def check_one(seed: int) -> dict[str, Any]:  # fresh random inputs for every seed
+        return _check(be, reference, candidate, inputs(be, ref_mod, seed), payload, recorder, exact)
+
+    return check_seeds(payload, result, label, held_out, check_one, "candidate or reference failed")
 
 
 def _versus_reference(

@@ -8,11 +8,13 @@ Each file is analyzed inside a checkout of its repository's source tree at the m
 the corpus cache, `trees/OWNER+NAME/`, never into this repository), so it imports its package as it does for its
 users. The compile target follows the file's platform as `auto` decides it (sm_90 for CUDA, ascend910b3 for
 Ascend); the decision is compared with the manifest's judgement. Kernels are sampled deterministically: up to
-`--per-group` per (repository, platform), spread over files (`--all`: every kernel).
+`--per-group` per (repository, platform), spread over files (`--all`: every kernel; `--platform ascend`: only
+the groups of files written for that platform).
 
 Every kernel that does not compile is classified: `needs-absent` when the file needs something this machine does
 not have (a device at import, a module that is neither in the repository nor installed and whose names the kernel
-uses, a Triton API this version lacks), `tool-guess` when the compile of a labeled guess failed (recording real
+uses, a Triton API this version lacks), `kernel-code` when the kernel's own code calls a Python builtin Triton
+does not support (`str(value)` in a debug kernel), `tool-guess` when the compile of a labeled guess failed (recording real
 launches fixes it), `tool` otherwise (a failure of tritonlens itself: its import of the file, the runner).
 Prints the table and saves every row (kernel, provenance, failure class and message) as JSON.
 """
@@ -36,9 +38,13 @@ sys.path.insert(0, str(HERE))
 from corpus import DEFAULT_CACHE, DEFAULT_MIRROR, MANIFEST, Entry, git_dir, read_manifest  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "results" / "ir_coverage.json"
+_BUILTIN = re.compile(r"NameError\('(?:str|repr|format|list|dict|set|tuple) is not defined")
 _ALONE_NOTE = re.compile(r" \[analyzed from the file's source alone: .*?\)\](?= \[compiled with|$)", re.S)
 _UNDEFINED = re.compile(r"NameError|is not defined|no @triton.jit function named")
-_OLD_API = re.compile(r"unexpected keyword argument 'trans_[ab]'|Cannot access global variable")
+# `tl.float32(x)`: no Triton here calls dtypes (a kernel of our own with no guessed value fails the same way)
+_OLD_API = re.compile(
+    r"unexpected keyword argument 'trans_[ab]'|Cannot access global variable|'dtype' object is not callable"
+)
 _DEVICE = re.compile(r"[Nn]o device were detected|no (NVIDIA|CUDA|NPU) (GPU|device)|Found no NVIDIA driver")
 _TRITON_SUBMODULE = re.compile(r"No module named '(triton\.[\w.]+)'")
 _MISSING_MODULE = re.compile(r"No module named '([A-Za-z0-9_.]+)'")
@@ -107,6 +113,7 @@ def sample(entries: list[Entry], cache: Path, per_group: int | None) -> list[tup
 def classify(analysis: Any, tree: Path) -> tuple[str, str]:
     """(class, reason) for a kernel that did not compile, most specific cause first:
     needs-absent (a device at import, an API this Triton lacks, a name that comes from a module absent here),
+    kernel-code (the kernel's own code calls a Python builtin, such as str(), that Triton does not support),
     tool-guess (the compile of a labeled guess failed: recording real launches fixes it), tool (anything else)."""
     compile_errors = [f.message for f in analysis.findings if f.code in ("TL300", "TL400", "TL005")]
     compile_errors += [e.message for v in analysis.variants for e in v.errors]
@@ -136,6 +143,8 @@ def classify(analysis: Any, tree: Path) -> tuple[str, str]:
     undefined = _UNDEFINED.search("\n".join(compile_errors + [analysis.error or ""]))
     if missing and (undefined or not compile_errors or "no @triton.jit function" in blob):
         return "needs-absent", f"needs {', '.join(sorted(set(missing)))} (absent here): {first}"
+    if _BUILTIN.search(blob):
+        return "kernel-code", f"the kernel calls a Python builtin Triton's front end does not support: {first}"
     if "compiled with assumed" in blob:
         return "tool-guess", first
     return "tool", first

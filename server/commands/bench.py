@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ...analysis.targets import DEFAULT_CUDA_TARGET
 from ...ascend_runner.client import in_order, parallelism
 from ..engine.bench import state as bench_state
 from ..engine.bench.measure import BenchOptions, run_task
@@ -36,7 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--token-env", metavar="VAR", help="environment variable holding a remote runner's token")
     p.add_argument("--token-file", metavar="PATH", help="file holding a remote runner's token")
     p.add_argument("--backend", choices=BACKEND_CHOICES, default="cuda")
-    p.add_argument("--target", default="sm_90", help="compile target (sm_90, ascend910b3, ...)")
+    p.add_argument("--target", default=DEFAULT_CUDA_TARGET, help="compile target (sm_90, ascend910b3, ...)")
     p.add_argument("--budget", default="candidates=12,rounds=2,seconds=120", metavar="SPEC",
                    help="per task: candidates=N,rounds=N,seconds=S")
     p.add_argument("--repeats", type=int, default=5, help="interleaved timing repeats per candidate")

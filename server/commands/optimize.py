@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ...analysis.targets import DEFAULT_CUDA_TARGET
 from ...ascend_runner.client import in_order, parallelism
 from ..engine.optimize import report as reporting
 from ..engine.optimize.config_search import ConfigSearch
@@ -31,7 +32,7 @@ WORKERS = max(1, min(8, (os.cpu_count() or 2) // 2))
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("optimize", help="find, verify and report faster versions of KernelBench-form kernels")
     p.add_argument("paths", nargs="+", metavar="FILE|DIR", help="KernelBench-form files, or folders of them")
-    p.add_argument("--target", default="sm_90", help="compile target for the compile check (sm_90, ascend910b3...)")
+    p.add_argument("--target", default=DEFAULT_CUDA_TARGET, help="compile target for the compile check (sm_90, ascend910b3...)")
     p.add_argument("--runner", default="local", help="local, local:ENV or an http(s) URL (as `profile`)")
     p.add_argument("--token-env", metavar="VAR", help="environment variable holding a remote runner's token")
     p.add_argument("--token-file", metavar="PATH", help="file holding a remote runner's token")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tritonlens.server.engine.diagnose.inputs import compile_inputs_digest, text_digest
+from tritonlens.server.engine.diagnose import inputs
+from tritonlens.server.engine.diagnose.inputs import compile_inputs_digest, read_compile_inputs, text_digest
 
 SOURCE = """import triton
 import triton.language as tl
@@ -58,3 +59,20 @@ def test_pyproject_overrides_change_the_digest(tmp_path: Path):
     (tmp_path / "pyproject.toml").write_text("[tool.tritonlens.kernels.k]\nBLOCK_SIZE = 256\n")
     after = compile_inputs_digest(SOURCE, str(path), "k")
     assert before is not None and after is not None and before != after
+
+
+def test_the_digest_and_the_compile_read_the_same_inputs_once(tmp_path: Path, monkeypatch):
+    """The language server hands the values behind the digest to the compile: one read of each file."""
+    path = tmp_path / "kern.py"
+    path.write_text(SOURCE)
+    (tmp_path / "pyproject.toml").write_text("[tool.tritonlens.kernels.k]\nBLOCK_SIZE = 256\n")
+    reads: list[str] = []
+    real_overrides, real_recorded = inputs.find_pyproject_overrides, inputs.recorded_for
+    monkeypatch.setattr(inputs, "find_pyproject_overrides", lambda p: reads.append("pyproject") or real_overrides(p))
+    monkeypatch.setattr(inputs, "recorded_for", lambda *a: reads.append("launches") or real_recorded(*a))
+    read = read_compile_inputs(SOURCE, str(path), "k")
+    assert reads == ["pyproject", "launches"]
+    assert read.overrides == {"kernels": {"k": {"BLOCK_SIZE": 256}}} and read.recorded == []
+    assert read.digest == compile_inputs_digest(SOURCE, str(path), "k")
+    reads.clear()
+    assert read_compile_inputs(SOURCE, str(path), "missing").digest is None and reads == []  # nothing to compile

@@ -130,7 +130,7 @@ def test_wave_tail():
     rec = record([290, 1, 1], 0.5, args, resources={"num_warps": 32, "n_regs": 32, "shared": 0})
     report = analyze(rec)
     la = report.launches[0]
-    assert la.programs_per_sm == 2 and la.occupancy_limiter == "threads"
+    assert la.programs_per_sm == 2 and la.occupancy_limiter == "warps"
     assert la.waves == pytest.approx(290 / 264)
     assert "TL204" in codes(report)
 

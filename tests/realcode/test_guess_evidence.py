@@ -145,3 +145,103 @@ def test_each_compiles_with_its_guesses_named(tmp_path: Path, cuda_runner: Local
         path.write_text(source)
         result = analyze_kernel(source, str(path), kernel, "sm_90", cuda_runner, max_variants=1)
         assert result.primary is not None, (kernel, [e.message[:300] for v in result.variants for e in v.errors])
+
+
+REUSED = (
+    HEADER
+    + """
+@triton.jit
+def dequant_packed(w_ptr, scales_ptr, zeros_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    ptr = scales_ptr + offs
+    scales = tl.load(ptr)
+    ptr = zeros_ptr + offs // 8
+    zeros = (tl.load(ptr) >> ((offs % 8) * 4)) & 0xF
+    w = (tl.load(w_ptr + offs // 8) >> ((offs % 8) * 4)) & 0xF
+    tl.store(out_ptr + offs, (w - zeros) * scales)
+"""
+)
+
+
+def test_a_reused_local_is_read_where_it_is_used() -> None:
+    spec = first_spec(REUSED, "dequant_packed")
+    assert spec.signature["zeros_ptr"] == "*i32" and spec.signature["w_ptr"] == "*i32"
+    assert spec.signature["scales_ptr"] == "*fp32"  # its loads meet no integer operation
+
+
+def test_helpers_imported_from_another_workspace_module_give_types(tmp_path: Path) -> None:
+    from tritonlens.analysis.specialization_callees import imported_helpers
+    from tritonlens.analysis.specialization_kernels import kernel_table
+    from tritonlens.server.engine.diagnose.inputs import module_reader
+
+    package = tmp_path / "mylib"
+    (package / "ops").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "ops" / "__init__.py").write_text("")
+    (package / "scaling.py").write_text(
+        HEADER + "@triton.jit\ndef load_scale(scale_ptr):\n    return tl.load(scale_ptr)\n"
+    )
+    kernel = package / "ops" / "scaled.py"
+    kernel.write_text(
+        "from mylib.scaling import load_scale\nfrom ..scaling import load_scale as again\n"
+        + HEADER
+        + "@triton.jit\ndef scaled(x_ptr, Scale, BLOCK: tl.constexpr):\n"
+        + "    offs = tl.arange(0, BLOCK)\n    s = load_scale(Scale)\n"
+        + "    tl.store(x_ptr + offs, tl.load(x_ptr + offs) * s)\n"
+    )
+    table = kernel_table(kernel.read_text())
+    imported = imported_helpers(table.tree, module_reader(str(kernel)))
+    assert set(imported) == {"load_scale", "again"}
+    spec = next(s for s in specializations(table, "scaled", imported=imported) if s.complete)
+    assert spec.signature["Scale"] == "*fp32" and "in helper load_scale" in spec.provenance["Scale"]
+    alone = next(s for s in specializations(table, "scaled") if s.complete)
+    assert alone.signature["Scale"] == "fp32"  # without the imported helper: a scalar, guessed from its name
+
+
+SELECTOR = (
+    HEADER
+    + """
+@triton.jit
+def loss(x_ptr, out_ptr, LOSS_TYPE: tl.constexpr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    if LOSS_TYPE == 2:
+        value = x * 2
+    elif LOSS_TYPE == 1:
+        value = x + 1
+    tl.store(out_ptr + tl.arange(0, BLOCK), value)
+"""
+)
+
+
+def test_a_constexpr_compared_with_int_cases_is_guessed_as_one_of_them() -> None:
+    spec = first_spec(SELECTOR, "loss")
+    assert spec.constants["LOSS_TYPE"] == 1  # a branch that defines `value` (1024 would define none)
+    assert spec.provenance["LOSS_TYPE"].startswith("assumed")
+
+
+OFFSET_FIRST = (
+    HEADER
+    + """
+@triton.jit
+def _inner(q_ptrs, k_ptrs, BLOCK: tl.constexpr):
+    return tl.sum(tl.load(q_ptrs) * tl.load(k_ptrs), 0)
+
+
+@triton.jit
+def attn_like(Q, K, V, Out, stride, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    k_ptrs = K + offs * stride
+    acc = _inner(Q + offs, k_ptrs, BLOCK)
+    if V.dtype.element_ty == tl.float8e5:
+        acc = acc * 2
+    tl.store(Out, acc)
+"""
+)
+
+
+def test_locals_offset_from_an_argument_and_element_type_reads_make_it_a_pointer() -> None:
+    spec = first_spec(OFFSET_FIRST, "attn_like")
+    assert spec.signature["K"] == "*fp32" and "in helper _inner" in spec.provenance["K"]
+    assert spec.signature["Q"] == "*fp32"
+    assert spec.signature["V"] == "*fp32" and ".dtype.element_ty read at line" in spec.provenance["V"]
+    assert spec.signature["stride"] == "i32"

@@ -89,3 +89,29 @@ def test_the_integer_guess_compiles(tmp_path: Path, cuda_runner: LocalRunner) ->
         result = analyze_kernel(path.read_text(), str(path), kernel, "sm_90", cuda_runner, max_variants=1)
         assert result.primary is not None, [e.message for v in result.variants for e in v.errors]
         assert "failed_guesses" not in result.primary.metadata  # the first guess compiled
+
+
+ACCUMULATED = """
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def running_offsets(counts_ptr, offs_ptr, n, BLOCK: tl.constexpr):
+    total = 0
+    for start in range(0, n, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        counts = tl.load(counts_ptr + offs, mask=offs < n, other=0)
+        tl.store(offs_ptr + offs, tl.cumsum(counts, 0) - counts + total, mask=offs < n)
+        total += tl.sum(counts, 0)
+"""
+
+
+def test_values_summed_into_an_int_started_loop_variable_are_int32(tmp_path: Path, cuda_runner: LocalRunner) -> None:
+    spec = spec_of(ACCUMULATED, "running_offsets")
+    assert spec.signature["counts_ptr"] == "*i32"  # `total = 0` is int32 and keeps its type across the loop
+    assert "summed into `total`" in spec.provenance["counts_ptr"]
+    path = tmp_path / "running_offsets.py"
+    path.write_text(textwrap.dedent(ACCUMULATED))
+    result = analyze_kernel(path.read_text(), str(path), "running_offsets", "sm_90", cuda_runner, max_variants=1)
+    assert result.primary is not None, [e.message for v in result.variants for e in v.errors]

@@ -175,3 +175,75 @@ def test_the_consistent_variants_compile(tmp_path: Path, cuda_runner: LocalRunne
         result = analyze_kernel(path.read_text(), str(path), kernel, "sm_90", cuda_runner, max_variants=1)
         assert result.primary is not None, [e.message for v in result.variants for e in v.errors]
         assert "failed_guesses" not in result.primary.metadata
+
+
+VALUE_OR_POINTER = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def fill(out_ptr, n, value_or_ptr, VALUE_IS_PTR: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    if VALUE_IS_PTR:
+        value = tl.load(value_or_ptr)
+    else:
+        value = value_or_ptr
+    tl.store(out_ptr + offs, value, mask=offs < n)
+
+
+def fill_op(out, value):
+    fill[(1,)](out, out.numel(), value, VALUE_IS_PTR=isinstance(value, torch.Tensor), BLOCK=128)
+"""
+
+
+def test_a_pointer_read_as_an_address_only_under_a_guessed_off_flag_turns_the_flag_on(
+    tmp_path: Path, cuda_runner: LocalRunner
+) -> None:
+    spec = spec_of(VALUE_OR_POINTER, "fill")
+    assert spec.signature["value_or_ptr"].startswith("*") and spec.constants["VALUE_IS_PTR"] is True
+    assert "VALUE_IS_PTR" in variant_guesses(spec)  # still named as a guess
+    path = tmp_path / "fill.py"
+    path.write_text(textwrap.dedent(VALUE_OR_POINTER))
+    result = analyze_kernel(path.read_text(), str(path), "fill", "sm_90", cuda_runner, max_variants=1)
+    assert result.primary is not None, [e.message for v in result.variants for e in v.errors]
+
+
+def test_a_flag_guarding_the_only_use_of_an_unread_pointer_stays_the_typical_guess() -> None:
+    spec = spec_of(KERNEL.replace("bias_arg, out", "x, out").replace(", has_bias, BLOCK", ", BLOCK"), "add_bias")
+    assert spec.constants["HAS_BIAS"] is False  # nothing reads bias_ptr with the flag off: nothing to fix
+
+
+ELEMENT_TY = """
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _inner(acc, v_ptrs, IS_FP8: tl.constexpr):
+    v = tl.load(v_ptrs)
+    if IS_FP8:
+        v = v.to(tl.float16)
+    return acc + v
+
+
+@triton.jit
+def outer(V, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    acc = _inner(acc, V + offs, V.dtype.element_ty == tl.float8e5)
+    tl.store(out_ptr + offs, acc)
+"""
+
+
+def test_a_parameter_whose_element_type_the_kernel_reads_is_a_pointer(
+    tmp_path: Path, cuda_runner: LocalRunner
+) -> None:
+    # FlagGems attention: `V.dtype.element_ty == tl.float8e5`, V otherwise only passed to a helper
+    spec = spec_of(ELEMENT_TY, "outer")
+    assert spec.signature["V"].startswith("*") and "element_ty" in spec.provenance["V"]
+    path = tmp_path / "outer.py"
+    path.write_text(textwrap.dedent(ELEMENT_TY))
+    result = analyze_kernel(path.read_text(), str(path), "outer", "sm_90", cuda_runner, max_variants=1)
+    assert result.primary is not None, [e.message for v in result.variants for e in v.errors]

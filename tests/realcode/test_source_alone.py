@@ -160,36 +160,3 @@ def test_plan_defines_a_kernel_nested_in_a_test_function() -> None:
     assert [ast.unparse(d) for d in last.decorator_list] == ["triton.jit"]
     assert "test_it" not in [getattr(s, "name", "") for s in plan.statements]
 
-
-GUARDED = """
-import triton
-import triton.language as tl
-
-
-def gpu_ready() -> bool:
-    return False  # like torch.utils._triton.has_triton() on a host without a GPU
-
-
-if gpu_ready():
-
-    @triton.jit
-    def guarded_kernel(x_ptr, n, BLOCK: tl.constexpr):
-        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-        tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
-
-    def launch(x):
-        guarded_kernel[(1,)](x, x.numel(), BLOCK=128)
-"""
-
-
-def test_kernel_under_a_module_level_condition_false_here_is_built_from_its_source(
-    tmp_path: Path, cuda_runner: LocalRunner
-) -> None:
-    # held-out pytorch/ao mx_formats: kernels defined under `if has_triton():`, false on a host without a GPU
-    path = tmp_path / "guarded.py"
-    path.write_text(GUARDED)
-    result = analyze_kernel(GUARDED, str(path), "guarded_kernel", "sm_90", cuda_runner, max_variants=1)
-    assert result.primary is not None, (result.error, [v.errors for v in result.variants])
-    alone = result.primary.metadata["source_alone"]
-    assert "if gpu_ready():" in alone["reason"] and "false here" in alone["reason"]
-    assert all("analyzed from the file's source alone" in f.message for f in result.findings if f.level.value >= 3)

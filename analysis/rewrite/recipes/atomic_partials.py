@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import ast
 
-from ..recipe_kit import Decline, KernelSource, SourceRecipe, count_name, finish, grid_node, imported_as
+from ..kernel_patterns import count_name, grid_node
+from ..recipe_edits import imported_as
+from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from ..source_edit import Edit
 
 

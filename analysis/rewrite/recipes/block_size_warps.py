@@ -12,7 +12,9 @@ from __future__ import annotations
 import ast
 
 from ...targets import is_ascend_target
-from ..recipe_kit import Decline, KernelSource, SourceRecipe, append_argument, finish, grid_node
+from ..kernel_patterns import grid_node
+from ..recipe_edits import append_argument
+from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from ..source_edit import Edit
 
 # block size -> num_warps: about 8-16 elements per thread for a 1D block

@@ -15,19 +15,9 @@ from __future__ import annotations
 
 import ast
 
-from ..recipe_kit import (
-    Decline,
-    KernelSource,
-    SourceRecipe,
-    add_terms,
-    additive_update,
-    count_name,
-    finish,
-    is_zero,
-    load_parts,
-    simple_range,
-    substitute,
-)
+from ..kernel_patterns import add_terms, additive_update, count_name, is_zero, load_parts, simple_range
+from ..recipe_edits import substitute
+from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from ..source_edit import Edit
 
 BLOCK_K = 32

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import ast
 
-from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish, paren
+from ..recipe_edits import paren
+from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from ..source_edit import Edit
 
 LOG2_E = "1.4426950408889634"

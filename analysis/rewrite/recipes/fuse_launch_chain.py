@@ -17,7 +17,8 @@ from __future__ import annotations
 import ast
 
 from ...kernels import LaunchSite
-from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish, grid_node, load_parts, loaded_names
+from ..kernel_patterns import grid_node, load_parts, loaded_names
+from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from ..source_edit import Edit
 
 

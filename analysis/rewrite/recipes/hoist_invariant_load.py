@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import ast
 
-from ..recipe_kit import Decline, KernelSource, SourceRecipe, assigned_names, count_name, finish, loaded_names
+from ..kernel_patterns import assigned_names, count_name, loaded_names
+from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from ..source_edit import Edit, reindent
 
 _WRITES = ("store", "atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "atomic_cas", "atomic_and",

@@ -22,21 +22,18 @@ from __future__ import annotations
 
 import ast
 
-from ..recipe_kit import (
-    Decline,
-    KernelSource,
-    SourceRecipe,
+from ..kernel_patterns import (
     additive_update,
     assigned_names,
     count_name,
-    finish,
     first_loop_match,
     is_zero,
     literal_init,
     loaded_names,
     previous_assignment,
-    substitute,
 )
+from ..recipe_edits import substitute
+from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from ..source_edit import Edit
 
 LINEAR_WRAPPERS = ("sum", "trans", "reshape", "expand_dims", "broadcast_to")

@@ -14,22 +14,19 @@ from __future__ import annotations
 
 import ast
 
-from ..recipe_kit import (
-    Decline,
-    KernelSource,
-    SourceRecipe,
+from ..kernel_patterns import (
     additive_update,
     arange_sizes,
     assigned_names,
     axis_zero,
-    block_size_text,
     count_name,
-    finish,
     first_loop_match,
     literal_init,
     one_d_size,
     previous_assignment,
 )
+from ..recipe_edits import block_size_text
+from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from ..source_edit import Edit
 
 

@@ -15,15 +15,9 @@ import ast
 
 from ...devices import DEVICES
 from ...targets import is_ascend_target
-from ..recipe_kit import (
-    Decline,
-    KernelSource,
-    SourceRecipe,
-    append_argument,
-    finish,
-    grid_node,
-    launches_for_new_parameter,
-)
+from ..kernel_patterns import grid_node
+from ..recipe_edits import append_argument, launches_for_new_parameter
+from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from ..source_edit import Edit, reindent
 
 

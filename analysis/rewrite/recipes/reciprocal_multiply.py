@@ -10,16 +10,9 @@ from __future__ import annotations
 
 import ast
 
-from ..recipe_kit import (
-    Decline,
-    KernelSource,
-    SourceRecipe,
-    arange_sizes,
-    assigned_names,
-    finish,
-    paren,
-    walk_statements,
-)
+from ..kernel_patterns import arange_sizes, assigned_names, walk_statements
+from ..recipe_edits import paren
+from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from ..source_edit import Edit
 
 

@@ -24,22 +24,9 @@ from __future__ import annotations
 
 import ast
 
-from ..recipe_kit import (
-    REDUCTIONS,
-    Decline,
-    KernelSource,
-    SourceRecipe,
-    and_mask,
-    append_argument,
-    axis_zero,
-    finish,
-    grid_node,
-    imported_as,
-    launches_for_new_parameter,
-    literal_init,
-    loaded_names,
-    walk_statements,
-)
+from ..kernel_patterns import REDUCTIONS, axis_zero, literal_init, loaded_names, walk_statements
+from ..recipe_edits import and_mask, append_argument, imported_as, launch_grids
+from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from ..source_edit import Edit
 
 ROWS_CHOICES = (64, 16)  # per-row vectors: 64 is a warp group's wgmma tile on sm_90, 16 the smallest tl.dot tile
@@ -274,14 +261,12 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
             inits.append((stmt, "vec"))
         else:
             raise Decline(f"line {stmt.lineno}: `{name}` starts from a value this recipe cannot give one row each")
-    sites = launches_for_new_parameter(ks)
+    launches = launch_grids(ks)
     triton = imported_as(ks, "triton")
     grids = []
-    for site in sites:
-        call = ks.node_at(site)
-        grid = grid_node(ks, call)
+    for call, grid in launches:
         if not isinstance(grid, ast.Tuple) or axis >= len(grid.elts):
-            raise Decline(f"the grid at line {site.span.line} is not a tuple with axis {axis}")
+            raise Decline(f"the grid at line {call.lineno} is not a tuple with axis {axis}")
         grids.append((call, grid.elts[axis]))
     total, ok, rows_name = ks.fresh("n_rows_total"), ks.fresh(f"{row}_ok"), ks.fresh("BLOCK_ROWS")
     candidates = []

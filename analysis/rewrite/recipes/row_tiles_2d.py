@@ -15,24 +15,17 @@ from __future__ import annotations
 
 import ast
 
-from ..recipe_kit import (
+from ..kernel_patterns import (
     REDUCTIONS,
-    Decline,
-    KernelSource,
-    SourceRecipe,
-    and_mask,
-    append_argument,
     assigned_names,
     count_name,
-    finish,
-    grid_node,
-    imported_as,
-    launches_for_new_parameter,
     literal_init,
     loaded_names,
     previous_assignment,
     walk_statements,
 )
+from ..recipe_edits import and_mask, append_argument, imported_as, launch_grids
+from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from ..source_edit import Edit
 
 ROWS_CHOICES = (16, 64)
@@ -80,16 +73,14 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
         if isinstance(ks.parent(node), ast.Subscript):
             raise Decline(f"line {node.lineno}: the kernel already works on 2D tiles")
     args = fn.args
-    sites = launches_for_new_parameter(ks)
+    launches = launch_grids(ks)
     triton = imported_as(ks, "triton")
     grids = []
-    for site in sites:
-        call = ks.node_at(site)
-        grid = grid_node(ks, call)
+    for call, grid in launches:
         if isinstance(grid, ast.Tuple) and len(grid.elts) == 1:
             grids.append((call, ks.segment(grid.elts[0])))
         elif isinstance(grid, ast.Lambda) or isinstance(grid, ast.Tuple):
-            raise Decline(f"the grid at line {site.span.line} is not a single-axis tuple")
+            raise Decline(f"the grid at line {call.lineno} is not a single-axis tuple")
         else:
             grids.append((call, f"{ks.segment(call.func.slice)}[0]"))
     # loop-carried accumulators with a literal start become one value per row

@@ -18,21 +18,18 @@ from __future__ import annotations
 
 import ast
 
-from ..recipe_kit import (
+from ..kernel_patterns import (
     REDUCTIONS,
-    Decline,
-    KernelSource,
-    SourceRecipe,
     add_terms,
     count_name,
-    finish,
     literal_init,
     load_parts,
     previous_assignment,
     simple_range,
-    substitute,
     walk_statements,
 )
+from ..recipe_edits import substitute
+from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from ..source_edit import Edit, SourceText, apply_edits
 
 BLOCK = 1024

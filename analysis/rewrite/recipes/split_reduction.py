@@ -22,23 +22,19 @@ import math
 
 from ...devices import DEVICES
 from ...targets import cuda_capability
-from ..model import RecipeContext
-from ..recipe_kit import (
-    Decline,
-    KernelSource,
-    SourceRecipe,
+from ..kernel_patterns import (
     add_terms,
     additive_update,
     assigned_names,
-    finish,
     grid_node,
-    imported_as,
     is_zero,
     literal_init,
     loaded_names,
-    paren,
     simple_range,
 )
+from ..model import RecipeContext
+from ..recipe_edits import imported_as, paren
+from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from ..source_edit import Edit
 
 PROGRAMS_PER_SM = 4  # enough resident programs per SM to hide memory latency on a streaming reduction

@@ -9,21 +9,17 @@ from __future__ import annotations
 
 import ast
 
-from ..recipe_kit import (
-    Decline,
-    KernelSource,
-    SourceRecipe,
+from ..kernel_patterns import (
     arange_sizes,
     axis_zero,
-    block_size_text,
     count_name,
-    finish,
     literal_init,
     one_d_size,
-    paren,
     previous_assignment,
     walk_statements,
 )
+from ..recipe_edits import block_size_text, paren
+from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from ..source_edit import Edit
 
 # reduction -> the elementwise combine that replaces it inside the loop

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ....analysis.targets import DEFAULT_CUDA_TARGET
 from ..optimize import report as reporting
 from ..optimize.gate import Gate, GateConfig
 from ..optimize.loop import Budget, OptimizeOptions, optimize_source
@@ -27,7 +28,7 @@ Progress = Callable[[str], None]
 @dataclass
 class BenchOptions:
     backend: str = "cuda"
-    target: str = "sm_90"
+    target: str = DEFAULT_CUDA_TARGET
     budget: Budget = field(default_factory=lambda: Budget(candidates=12, rounds=2, seconds=120.0))
     repeats: int = 5
     rep_ms: float = 100.0

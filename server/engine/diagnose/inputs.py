@@ -18,7 +18,7 @@ import ast
 import hashlib
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -174,3 +174,31 @@ def read_compile_inputs(text: str, path: str | None, kernel: str) -> CompileInpu
 def compile_inputs_digest(text: str, path: str | None, kernel: str) -> str | None:
     """`text_digest` plus the pyproject overrides and recorded launches that apply to `path`."""
     return read_compile_inputs(text, path, kernel).digest
+
+
+MAX_HELPER_BYTES = 1_000_000
+_ANCESTORS = 8  # how far up from the file a top-level package of the workspace is looked for
+
+
+def module_reader(path: str) -> Callable[[str, int], str | None]:
+    """`read(module, level)` for specialization_callees.imported_helpers: the source of a module imported by the
+    file at `path`, found as Python would from the file's package (relative imports) or from one of its parent
+    folders (absolute imports of the workspace's own packages); None when it is not a workspace file."""
+    here = Path(path).resolve().parent
+
+    def read(module: str, level: int) -> str | None:
+        parts = [p for p in module.split(".") if p]
+        if level:
+            bases = [here.parents[level - 2] if level > 1 else here] if level - 1 <= len(here.parents) else []
+        else:
+            bases = [here, *list(here.parents)[:_ANCESTORS]]
+        for base in bases:
+            for candidate in (base.joinpath(*parts).with_suffix(".py"), base.joinpath(*parts, "__init__.py")):
+                try:
+                    if candidate.is_file() and candidate.stat().st_size <= MAX_HELPER_BYTES:
+                        return candidate.read_text(encoding="utf-8", errors="replace")
+                except OSError:
+                    continue
+        return None
+
+    return read

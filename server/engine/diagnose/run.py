@@ -18,6 +18,7 @@ from typing import Any
 from ....analysis.compile_outcome import failure_findings, load_findings, worker_error
 from ....analysis.findings import Finding, Span
 from ....analysis.specialization import specializations
+from ....analysis.specialization_callees import imported_helpers
 from ....analysis.specialization_findings import specialization_findings
 from ....analysis.specialization_kernels import KernelTable, kernel_table
 from ....analysis.specialization_retry import MAX_RETRIES, retry_guess
@@ -33,7 +34,14 @@ from .compile import (
     environment_problem,
     runner_unavailable,
 )
-from .inputs import callers_of, kernel_overrides, launchable_kernels, same_file, stored_launches
+from .inputs import (
+    callers_of,
+    kernel_overrides,
+    launchable_kernels,
+    module_reader,
+    same_file,
+    stored_launches,
+)
 from .result import KernelAnalysis, VariantResult
 
 MAX_COMPILED_VARIANTS = 4
@@ -84,7 +92,8 @@ def analyze_kernel(
         recorded = stored_launches(path, source, kernel)
     recorded = [r for r in recorded or () if same_file(r.get("file"), path)]
     try:
-        specs = specializations(parsed, kernel, overrides=table, recorded=recorded)
+        imported = imported_helpers(parsed.tree, module_reader(path)) if path else None
+        specs = specializations(parsed, kernel, overrides=table, recorded=recorded, imported=imported)
     except Exception as exc:  # a specialization bug must come back as a message, not a crash
         result.error = f"specialization failed: {type(exc).__name__}: {exc}"
         return result

@@ -21,6 +21,7 @@ from typing import Any
 
 from ....analysis.findings import Finding
 from ....analysis.rewrite.model import Candidate, Verdict
+from ....analysis.targets import DEFAULT_CUDA_TARGET
 from .replay import first_changed_line
 from .replay_overrides import candidate_launches
 from .shapes import ShapePlan
@@ -32,7 +33,7 @@ WORKER_STAGES = ("worker", "unavailable", "closed", "timeout", "cancelled")
 @dataclass
 class GateConfig:
     backend: str = "interpret"  # runner backend that executes: cuda | npu | interpret
-    target: str = "sm_90"  # compile target for the compile check
+    target: str = DEFAULT_CUDA_TARGET  # compile target for the compile check
     seeds: tuple[int, ...] = (0, 1)
     repeats: int = 5  # interleaved timing repeats
     min_gain: float = MIN_GAIN

@@ -19,6 +19,7 @@ from typing import Any
 
 from ....analysis.kernels import parse_module
 from ....analysis.rewrite.model import Candidate, RecipeContext, Verdict
+from ....analysis.targets import DEFAULT_CUDA_TARGET
 from ...launch_store import recorded_for
 from .evidence import Evidence, collect
 from .gate import Gate, GateConfig
@@ -93,7 +94,7 @@ class OptimizeResult:
 
 @dataclass
 class OptimizeOptions:
-    target: str = "sm_90"
+    target: str = DEFAULT_CUDA_TARGET
     backend: str = "interpret"
     budget: Budget = field(default_factory=Budget)
     gate: GateConfig | None = None  # default: GateConfig(backend, target)
