@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .kernels import ModuleInfo
-from .specialization_asserts import asserted_elements
+from .specialization_asserts import asserted_elements, element_type_reads
 from .specialization_callees import callee_types
 from .specialization_facts import Fact, build_variant, launch_facts, override_facts
 from .specialization_guess import ASSUMED_TYPICAL
@@ -54,6 +54,11 @@ def specializations(
     for name, found in callee_types(info.node, info.param_names, helpers).items():
         if name not in types or types[name].reason.startswith("assumed"):  # the body's evidence first, then
             types[name] = found  # what its jit helpers imply (over a guess from the name)
+    for name, line in element_type_reads(info.node).items():
+        if name in info.param_names and (name not in types or not types[name].type.startswith("*")):
+            types[name] = Inferred(
+                "*fp32", f"its .dtype.element_ty read at line {line}; element type assumed fp32"
+            )
     for name, (element, line) in asserted_elements(info.node).items():
         found = types.get(name)
         if found is None or found.type.startswith("*"):  # what the body asserts beats what it suggests
@@ -137,4 +142,4 @@ def as_table(module: KernelTable | ModuleInfo | str) -> KernelTable:
 
 def assumed_constexprs(spec: Specialization) -> dict[str, Any]:
     """Constexprs of `spec` whose value is a labeled guess (specialization_guess), in parameter order."""
-    return {k: spec.constants.get(k) for k, why in spec.provenance.items() if why == ASSUMED_TYPICAL}
+    return {k: spec.constants.get(k) for k, why in spec.provenance.items() if why.startswith(ASSUMED_TYPICAL)}

@@ -29,6 +29,16 @@ def _element_of(expr: ast.expr, aliases: dict[str, str]) -> str | None:
     return None
 
 
+def element_type_reads(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, int]:
+    """Arguments whose `.dtype.element_ty` the body reads (only pointers have one) -> the first line."""
+    out: dict[str, int] = {}
+    for node in ast.walk(fn):
+        pointer = _element_of(node, {}) if isinstance(node, ast.Attribute) else None
+        if pointer:
+            out.setdefault(pointer, node.lineno)
+    return out
+
+
 def asserted_elements(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, tuple[str, int]]:
     """Pointer argument -> (Triton element type, line) from the first `==` alternative of a static_assert."""
     aliases: dict[str, str] = {}

@@ -2,7 +2,7 @@
 `_one_block(Q, ...)` says nothing of Q's type in its own body, but the helper's `tl.load(Q + offs)` does.
 
 For each call of a jit function of the same module, the kernel arguments passed by name (positionally or by
-keyword, possibly offset in place first: `Q += off_b * stride_qb`) take the type the helper's body implies for
+keyword, possibly offset first: `Q += off_b * stride_qb`, `K_ptrs = K + offs`) take the type the helper's body implies for
 the matching parameter (`specialization_infer`, through nested helpers up to MAX_DEPTH), with the helper and the
 call line in the reason. Only arguments the kernel's own body gives no evidence about are answered here.
 Helpers imported from other modules of the workspace count too (`imported_helpers`, given a reader).
@@ -15,7 +15,7 @@ import ast
 from collections.abc import Callable, Mapping
 
 from .safe_eval import call_name
-from .specialization_infer import Inferred, infer_types
+from .specialization_infer import BodyFacts, Inferred, infer_types
 
 MAX_DEPTH = 3
 
@@ -31,6 +31,7 @@ def callee_types(
     if depth >= MAX_DEPTH:
         return out
     wanted = set(params)
+    facts = BodyFacts(fn, params)
     for node in ast.walk(fn):
         if not isinstance(node, ast.Call):
             continue
@@ -41,7 +42,11 @@ def callee_types(
         passed = list(zip(names, node.args, strict=False)) + [
             (k.arg, k.value) for k in node.keywords if k.arg
         ]
-        mine = {p: v.id for p, v in passed if isinstance(v, ast.Name) and v.id in wanted and v.id not in out}
+        mine: dict[str, str] = {}
+        for p, v in passed:  # an argument itself, or a local offset from it (`K_ptrs = K + offs`)
+            bases = facts.choose_pointer(facts.base_params(v)) if isinstance(v, (ast.Name, ast.BinOp)) else []
+            if bases and bases[0] in wanted and bases[0] not in out:
+                mine[p] = bases[0]
         if not mine:
             continue
         theirs = infer_types(helper, names)

@@ -261,6 +261,9 @@ def pointer_arg(call: ast.Call, name: str) -> ast.expr | None:
     return _pointer_arg(call, name)
 
 
+BodyFacts = _BodyFacts  # how other specialization modules read a body (specialization_callees)
+
+
 def _pointer_arg(call: ast.Call, name: str) -> ast.expr | None:
     index = POINTER_CALLS.get(name, 0)
     if len(call.args) > index:

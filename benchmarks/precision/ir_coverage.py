@@ -13,7 +13,8 @@ the groups of files written for that platform).
 
 Every kernel that does not compile is classified: `needs-absent` when the file needs something this machine does
 not have (a device at import, a module that is neither in the repository nor installed and whose names the kernel
-uses, a Triton API this version lacks), `tool-guess` when the compile of a labeled guess failed (recording real
+uses, a Triton API this version lacks), `kernel-code` when the kernel's own code calls a Python builtin Triton
+does not support (`str(value)` in a debug kernel), `tool-guess` when the compile of a labeled guess failed (recording real
 launches fixes it), `tool` otherwise (a failure of tritonlens itself: its import of the file, the runner).
 Prints the table and saves every row (kernel, provenance, failure class and message) as JSON.
 """
@@ -37,6 +38,7 @@ sys.path.insert(0, str(HERE))
 from corpus import DEFAULT_CACHE, DEFAULT_MIRROR, MANIFEST, Entry, git_dir, read_manifest  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "results" / "ir_coverage.json"
+_BUILTIN = re.compile(r"NameError\('(?:str|repr|format|list|dict|set|tuple) is not defined")
 _ALONE_NOTE = re.compile(r" \[analyzed from the file's source alone: .*?\)\](?= \[compiled with|$)", re.S)
 _UNDEFINED = re.compile(r"NameError|is not defined|no @triton.jit function named")
 # `tl.float32(x)`: no Triton here calls dtypes (a kernel of our own with no guessed value fails the same way)
@@ -111,6 +113,7 @@ def sample(entries: list[Entry], cache: Path, per_group: int | None) -> list[tup
 def classify(analysis: Any, tree: Path) -> tuple[str, str]:
     """(class, reason) for a kernel that did not compile, most specific cause first:
     needs-absent (a device at import, an API this Triton lacks, a name that comes from a module absent here),
+    kernel-code (the kernel's own code calls a Python builtin, such as str(), that Triton does not support),
     tool-guess (the compile of a labeled guess failed: recording real launches fixes it), tool (anything else)."""
     compile_errors = [f.message for f in analysis.findings if f.code in ("TL300", "TL400", "TL005")]
     compile_errors += [e.message for v in analysis.variants for e in v.errors]
@@ -140,6 +143,8 @@ def classify(analysis: Any, tree: Path) -> tuple[str, str]:
     undefined = _UNDEFINED.search("\n".join(compile_errors + [analysis.error or ""]))
     if missing and (undefined or not compile_errors or "no @triton.jit function" in blob):
         return "needs-absent", f"needs {', '.join(sorted(set(missing)))} (absent here): {first}"
+    if _BUILTIN.search(blob):
+        return "kernel-code", f"the kernel calls a Python builtin Triton's front end does not support: {first}"
     if "compiled with assumed" in blob:
         return "tool-guess", first
     return "tool", first

@@ -217,3 +217,31 @@ def test_a_constexpr_compared_with_int_cases_is_guessed_as_one_of_them() -> None
     spec = first_spec(SELECTOR, "loss")
     assert spec.constants["LOSS_TYPE"] == 1  # a branch that defines `value` (1024 would define none)
     assert spec.provenance["LOSS_TYPE"].startswith("assumed")
+
+
+OFFSET_FIRST = (
+    HEADER
+    + """
+@triton.jit
+def _inner(q_ptrs, k_ptrs, BLOCK: tl.constexpr):
+    return tl.sum(tl.load(q_ptrs) * tl.load(k_ptrs), 0)
+
+
+@triton.jit
+def attn_like(Q, K, V, Out, stride, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    k_ptrs = K + offs * stride
+    acc = _inner(Q + offs, k_ptrs, BLOCK)
+    if V.dtype.element_ty == tl.float8e5:
+        acc = acc * 2
+    tl.store(Out, acc)
+"""
+)
+
+
+def test_locals_offset_from_an_argument_and_element_type_reads_make_it_a_pointer() -> None:
+    spec = first_spec(OFFSET_FIRST, "attn_like")
+    assert spec.signature["K"] == "*fp32" and "in helper _inner" in spec.provenance["K"]
+    assert spec.signature["Q"] == "*fp32"
+    assert spec.signature["V"] == "*fp32" and ".dtype.element_ty read at line" in spec.provenance["V"]
+    assert spec.signature["stride"] == "i32"
