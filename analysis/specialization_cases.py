@@ -109,3 +109,10 @@ def selectors(
         if guess is not None:
             out[name] = guess
     return out
+
+
+def cases_note(provenance: str) -> str:
+    """` (one of the values the kernel compares it with (...))` for a selector's guess, else ``: what a
+    message shows after `name=value`."""
+    at = provenance.find(CASES_NOTE)
+    return f" ({provenance[at:]})" if at >= 0 else ""

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from . import rules
 from .findings import Finding, Severity
 from .rules import DependsOn
+from .specialization_cases import cases_note
 from .specialization_guess import ASSUMED_TYPICAL
 from .specialization_infer import DESCRIPTOR_GUESS
 from .specialization_retry import RETRIED
@@ -102,8 +103,7 @@ def variant_guesses(spec: Specialization) -> dict[str, str]:
     out: dict[str, str] = {}
     for arg, why in spec.provenance.items():
         if why.startswith(ASSUMED_TYPICAL):  # a selector's guess says which cases it chose from
-            note = why[len(ASSUMED_TYPICAL) :].lstrip("; ")
-            out[arg] = f"{arg}={spec.constants.get(arg)!r}" + (f" ({note})" if note else "")
+            out[arg] = f"{arg}={spec.constants.get(arg)!r}{cases_note(why)}"
         elif RETRIED in why or "element type assumed" in why or why.startswith("assumed i32"):
             out[arg] = f"{arg} as {spec.signature.get(arg)}"  # a retry's guess when the first did not compile
         elif DESCRIPTOR_GUESS in why:

@@ -8,6 +8,7 @@ import textwrap
 
 from tritonlens.analysis.specialization import assumed_constexprs, specializations
 from tritonlens.analysis.specialization_cases import compared_cases, visible_constant
+from tritonlens.analysis.specialization_findings import specialization_findings
 from tritonlens.analysis.specialization_guess import ASSUMED_TYPICAL
 from tritonlens.analysis.variant_findings import variant_guesses
 
@@ -55,6 +56,9 @@ def test_selector_guess_is_one_of_its_cases_and_says_which() -> None:
     label = variant_guesses(spec)["mode"]
     assert label.startswith("mode=0 (one of the values the kernel compares it with (_MODE_GEMMA=1"), label
     assert spec.provenance["N_COLS"] == ASSUMED_TYPICAL
+    tl002 = specialization_findings(SOURCE, "norm_kernel", [spec])[0]
+    assert "mode=0 (one of the values the kernel compares it with (_MODE_GEMMA=1" in tl002.message
+    assert "N_COLS=1024," in tl002.message  # a size's guess has no such note
 
 
 def test_a_size_or_hidden_value_is_no_selector() -> None:
