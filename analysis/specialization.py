@@ -142,4 +142,4 @@ def as_table(module: KernelTable | ModuleInfo | str) -> KernelTable:
 
 def assumed_constexprs(spec: Specialization) -> dict[str, Any]:
     """Constexprs of `spec` whose value is a labeled guess (specialization_guess), in parameter order."""
-    return {k: spec.constants.get(k) for k, why in spec.provenance.items() if why == ASSUMED_TYPICAL}
+    return {k: spec.constants.get(k) for k, why in spec.provenance.items() if why.startswith(ASSUMED_TYPICAL)}

@@ -10,6 +10,7 @@ from typing import Any
 
 from .pragmas import TritonType, parse_value
 from .safe_eval import NOT_NONE, UNKNOWN, evaluate
+from .specialization_cases import selectors
 from .specialization_guess import ASSUMED_TYPICAL, typical_values
 from .specialization_kernels import SpecKernel, literal_value
 from .specialization_launch import ArgFact, resolve
@@ -167,6 +168,8 @@ def build_variant(
     if guess:  # nothing shows a value: compile the most likely one, labeled so no finding passes it as fact
         typical = typical_values(kernel.node, guessed)
         chosen.update({n: Fact(ASSUMED_TYPICAL, value=v) for n, v in typical.items()})
+        for n, (v, note) in selectors(kernel.node, guessed, kernel.module_env).items():
+            chosen[n] = Fact(f"{ASSUMED_TYPICAL}; {note}", value=v)  # enum-like: a case, never a size
     pointers = {n: f.type for n, f in inferred.items() if f.type and f.type.startswith("*")}
     if reconcile(kernel.node, frozenset(kernel.constexpr), chosen, pointers):
         _heuristics(kernel, chosen, ("default", "heuristics", ASSUMED_TYPICAL))  # on what is passed now

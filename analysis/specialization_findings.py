@@ -11,6 +11,7 @@ from .findings import Finding, Severity, Span
 from .front_rules import BAD_OVERRIDE, CANNOT_SPECIALIZE
 from .kernels import ModuleInfo
 from .specialization import as_table, assumed_constexprs
+from .specialization_cases import cases_note
 from .specialization_kernels import KernelTable, SpecKernel
 from .specialization_variant import OPTION_NAMES, Specialization
 
@@ -69,7 +70,8 @@ def specialization_findings(
     guessed = assumed_constexprs(specs[0]) if specs and specs[0].complete else {}
     if guessed and not any(s.complete and not assumed_constexprs(s) for s in specs):
         text = pragma_text(info, list(guessed))
-        values = ", ".join(f"{k}={v!r}" for k, v in guessed.items())
+        notes = specs[0].provenance
+        values = ", ".join(f"{k}={v!r}{cases_note(notes.get(k, ''))}" for k, v in guessed.items())
         findings.append(
             CANNOT_SPECIALIZE.finding(
                 (
@@ -79,7 +81,12 @@ def specialization_findings(
                 ),
                 span,
                 kernel=kernel,
-                data={"missing": list(guessed), "assumed": guessed, "insert_text": text, "insert_line": info.first_line},
+                data={
+                    "missing": list(guessed),
+                    "assumed": guessed,
+                    "insert_text": text,
+                    "insert_line": info.first_line,
+                },
             )
         )
     if specs and not any(s.complete for s in specs):

@@ -358,15 +358,6 @@ def infer_types(fn: ast.FunctionDef, params: list[str]) -> dict[str, Inferred]:
     for param, (element, why) in integer_loads(facts, offsets_width).items():
         facts.element.setdefault(param, (element, why))
     for node in facts.nodes:
-        if (  # `x.dtype.element_ty` / `x.type.element_ty`: only a pointer (or block pointer) has one
-            isinstance(node, ast.Attribute)
-            and node.attr == "element_ty"
-            and isinstance(node.value, ast.Attribute)
-            and node.value.attr in ("dtype", "type")
-            and isinstance(node.value.value, ast.Name)
-            and node.value.value.id in facts.params
-        ):
-            facts.pointer.setdefault(node.value.value.id, f"inferred from .element_ty at line {node.lineno}")
         if isinstance(node, ast.Compare):
             for leaf in [node.left, *node.comparators]:
                 if isinstance(leaf, ast.Name) and leaf.id in facts.params:

@@ -35,6 +35,7 @@ class SpecKernel:
     heuristics: dict[str, tuple[ast.Lambda, int]]  # param -> (lambda, line)
     do_not_specialize: set[str]
     pragma: Pragma
+    module_env: Mapping[str, ast.expr] = field(default_factory=dict)  # module-level bindings it can read
 
     @property
     def name(self) -> str:
@@ -142,6 +143,7 @@ def _kernel(
         heuristics=heuristics,
         do_not_specialize=dns,
         pragma=pragma,
+        module_env=module_env,
     )
 
 

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from . import rules
 from .findings import Finding, Severity
 from .rules import DependsOn
+from .specialization_cases import cases_note
 from .specialization_guess import ASSUMED_TYPICAL
 from .specialization_infer import DESCRIPTOR_GUESS
 from .specialization_retry import RETRIED
@@ -101,8 +102,8 @@ def variant_guesses(spec: Specialization) -> dict[str, str]:
     (typical constexpr values, pointer dtypes, scalar types); ASSUMED_DIVISIBLE ints are labeled per finding."""
     out: dict[str, str] = {}
     for arg, why in spec.provenance.items():
-        if why == ASSUMED_TYPICAL:
-            out[arg] = f"{arg}={spec.constants.get(arg)!r}"
+        if why.startswith(ASSUMED_TYPICAL):  # a selector's guess says which cases it chose from
+            out[arg] = f"{arg}={spec.constants.get(arg)!r}{cases_note(why)}"
         elif RETRIED in why or "element type assumed" in why or why.startswith("assumed i32"):
             out[arg] = f"{arg} as {spec.signature.get(arg)}"  # a retry's guess when the first did not compile
         elif DESCRIPTOR_GUESS in why:
@@ -133,6 +134,7 @@ def assumptions_in(message: str, spec: Specialization) -> dict[str, str]:
 
 
 # -- values nobody showed ----------------------------------------------------------------------------
+
 
 def unknown_value(spec: Specialization, arg: Any) -> bool:
     """An int argument compiled as a multiple of 16 only because no launch or pragma shows its value."""
@@ -191,6 +193,7 @@ def value_dependency(
 
 
 # -- built from the source alone ---------------------------------------------------------------------
+
 
 def source_alone_label(metadata: Mapping[str, Any] | None) -> str:
     """ " [analyzed from the file's source alone: ...]" for a compile built that way, else ""."""

@@ -91,7 +91,26 @@ def handle_compile(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
         module = _import_sibling("compile_ascend", "compiling for Ascend targets")
     else:
         raise JobError("protocol", f"unknown target {target!r}")
-    return module.compile_kernel(payload)
+    global _COMPILES
+    _COMPILES += 1
+    result = module.compile_kernel(payload)
+    if _COMPILES > 1 and not result.get("ok", True) and _import_failed(result):
+        # An earlier job of this worker imported user code: state that survives the module cache (torch's
+        # operator registry: "Tried to register an operator ... multiple times") can fail a package import
+        # that works in a new process. The verdict is the fresh process's.
+        return _compile_in_fresh_worker(payload)
+    return result
+
+
+_COMPILES = 0  # compile jobs this worker has run
+
+
+def _import_failed(result: dict[str, Any]) -> bool:
+    """Whether a top-level import of the file (or of its package) failed during this compile."""
+    warnings = (result.get("metadata") or {}).get("module_warnings") or []
+    return any(
+        isinstance(w, dict) and (w.get("package") or w.get("import")) and not w.get("stand_in") for w in warnings
+    )  # a module that is not installed (a stand-in) fails the same way in any process
 
 
 def _run_job(kind: str, payload: dict[str, Any]) -> dict[str, Any]:

@@ -262,6 +262,12 @@ def test_launch_overrides_recompute_the_grid_and_refuse_what_they_cannot_express
     launches, why = sides('scale_kernel[lambda meta: (triton.cdiv(n, meta["BLOCK"]),)](x, out, n, BLOCK=128)')
     assert why is None and launches[0]["candidate"]["grid"] == [8, 1, 1]
     assert sides(site)[0] == [launch]  # nothing changed at the site: replayed as recorded
+    # An option the candidate leaves alone keeps the recorded value even when the wrapper computed it from
+    # values the record does not hold (Liger's cross-entropy: `num_warps=ce_num_warps`, candidate num_stages=4).
+    computed = SCALE.replace(site, "scale_kernel[(triton.cdiv(n, 64),)](x, out, n, BLOCK=64, num_warps=x.shape[1])")
+    launches, why = candidate_launches([launch], computed, computed.replace("num_warps=x.shape[1])",
+                                                                             "num_warps=x.shape[1], num_stages=4)"))
+    assert why is None and launches[0]["candidate"]["options"] == {"num_warps": 4, "num_stages": 4}
     for changed, words in (
         ("scale_kernel[(triton.cdiv(n, 64),)](x, out, n - 1, BLOCK=64)", "outside the kernels' bodies"),
         ("scale_kernel[(triton.cdiv(n, 64),)](x, out, n, BLOCK=x.shape[0])", "cannot be computed"),
@@ -291,3 +297,24 @@ def test_launch_overrides_follow_block_sizes_moved_in_the_wrappers_locals():
     shared = SCALE_LOCALS.replace("    scale_kernel[grid]", "    out.fill_(BLOCK)\n    scale_kernel[grid]")
     _, why = candidate_launches([launch], shared, shared.replace("BLOCK = 64", "BLOCK = 128"))
     assert why and "outside the kernels' bodies" in why
+
+
+def test_a_knob_of_a_kernel_launched_from_two_sites_moves_at_both_and_replays():
+    """Liger's RoPE launches one kernel from its forward and its backward wrapper: config search moves num_warps
+    at both sites (a record does not say which site launched it), and replay can then verify the move."""
+    from tritonlens.analysis.kernels import parse_module
+    from tritonlens.server.engine.optimize.knobs import apply_edits, find_knobs
+    from tritonlens.server.engine.optimize.replay_overrides import candidate_launches
+
+    two_sites = SCALE + "\n\ndef scale_backward(g, out, n):\n    scale_kernel[(triton.cdiv(n, 64),)](g, out, n, BLOCK=64)\n"
+    module = parse_module(two_sites)
+    params = {k.name: [(p.name, p.is_constexpr) for p in k.params] for k in module.kernels}
+    warps = next(k for k in find_knobs(two_sites, params) if k.kind == "num_warps")
+    moved = apply_edits(two_sites, warps.edits(8, two_sites))
+    assert moved.count("BLOCK=64, num_warps=8)") == 2
+    launch = {"kernel": "scale_kernel", "grid": [16, 1, 1], "options": {}, "args": [
+        {"name": "n", "kind": "int", "value": 1000}, {"name": "BLOCK", "kind": "constexpr", "value": 64}]}
+    launches, why = candidate_launches([launch], two_sites, moved)
+    assert why is None and launches[0]["candidate"]["options"] == {"num_warps": 8}
+    one_site = two_sites.replace("(g, out, n, BLOCK=64)", "(g, out, n, BLOCK=64, num_warps=8)")
+    assert "launched from several sites" in (candidate_launches([launch], two_sites, one_site)[1] or "")

@@ -118,3 +118,13 @@ def test_kernel_under_a_true_guard_is_not_labeled(tmp_path: Path, cuda_runner: L
     result = analyze_kernel(text, str(path), "guarded_kernel", "sm_90", cuda_runner, max_variants=1)
     assert result.primary is not None, (result.error, [v.errors for v in result.variants])
     assert "source_alone" not in result.primary.metadata
+
+
+def test_guarded_kernel_compiles_for_ascend_too(tmp_path: Path, ascend_runner: LocalRunner) -> None:
+    path = tmp_path / "guarded_npu.py"
+    path.write_text(GUARDED)
+    result = analyze_kernel(
+        GUARDED, str(path), "guarded_kernel", "ascend910b3", ascend_runner, max_variants=1
+    )
+    assert result.primary is not None, (result.error, [v.errors for v in result.variants])
+    assert "defined under `if has_gpu_triton():`" in result.primary.metadata["source_alone"]["reason"]

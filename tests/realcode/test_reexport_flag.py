@@ -4,13 +4,9 @@ where that library is missing, its stand-in answers the flag truthfully, so ops 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 from tritonlens.ascend_runner.client import LocalRunner
-from tritonlens.ascend_runner.environments import EnvironmentUnavailable, find_environment
 from tritonlens.server.engine.diagnose import analyze_kernel
 
 SOURCE = """
@@ -56,17 +52,6 @@ def scale(x_ptr: tlib.Tensor, n, BLOCK: tl.constexpr):
 def launch(x):
     scale[(1,)](x, x.numel(), BLOCK=128)
 """
-
-
-@pytest.fixture(scope="module")
-def ascend_runner(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalRunner]:
-    try:
-        find_environment("ascend")
-    except EnvironmentUnavailable as exc:
-        pytest.skip(str(exc))
-    runner = LocalRunner({"cache_dir": str(tmp_path_factory.mktemp("cache")), "workers": 1, "timeout_s": 120})
-    yield runner
-    runner.close()
 
 
 def test_a_missing_module_read_by_the_kernel_is_a_module_triton_accepts(

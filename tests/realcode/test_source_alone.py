@@ -159,3 +159,4 @@ def test_plan_defines_a_kernel_nested_in_a_test_function() -> None:
     assert isinstance(last, ast.FunctionDef) and last.name == "nested_kernel"
     assert [ast.unparse(d) for d in last.decorator_list] == ["triton.jit"]
     assert "test_it" not in [getattr(s, "name", "") for s in plan.statements]
+

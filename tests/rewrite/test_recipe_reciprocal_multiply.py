@@ -99,3 +99,45 @@ def test_declines_scalar_and_block_divisors() -> None:
             tl.store(out_ptr + offs, tl.load(x_ptr + offs) / y)
     ''')
     assert "itself a block" in declined("reciprocal-multiply", block_div, "k")
+
+
+SOFTCAP = task('''
+    M = 4
+    N = 200
+    TEST_SHAPES = [{"M": 3, "N": 77}]
+
+
+    @triton.jit
+    def capped_kernel(x_ptr, out_ptr, n_cols, softcap, HAS_SOFTCAP: tl.constexpr, BLOCK: tl.constexpr):
+        """Liger's cross-entropy pattern: the divisor is only a number where a constexpr flag says so."""
+        row = tl.program_id(0)
+        for start in range(0, n_cols, BLOCK):
+            cols = start + tl.arange(0, BLOCK)
+            x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=0.0)
+            if HAS_SOFTCAP:
+                x = softcap * x / softcap
+            tl.store(out_ptr + row * n_cols + cols, x, mask=cols < n_cols)
+
+
+    class Model(nn.Module):
+        def forward(self, x):
+            return x
+
+
+    class ModelNew(nn.Module):
+        def forward(self, x):
+            out = torch.empty_like(x)
+            capped_kernel[(x.shape[0],)](x, out, x.shape[1], None, HAS_SOFTCAP=False, BLOCK=32)
+            return out
+
+
+    def get_inputs():
+        return [torch.randn(M, N)]
+''')
+
+
+def test_reciprocal_stays_under_the_if_that_guards_the_division(tmp_path) -> None:
+    # hoisted before the loop, `1.0 / softcap` would run with softcap None (a compile error in Triton's front end)
+    new = rewrite("reciprocal-multiply", SOFTCAP, "capped_kernel")[0].source
+    assert "            inv_softcap = 1.0 / softcap\n            x = (softcap * x) * inv_softcap" in new
+    check_correct({"orig": SOFTCAP, "rewritten": new}, tmp_path)

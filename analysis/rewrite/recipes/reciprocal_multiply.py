@@ -45,6 +45,17 @@ def _holder(ks: KernelSource, node: ast.AST, body: list[ast.stmt]) -> int | None
     return None
 
 
+def _guarded(ks: KernelSource, node: ast.AST, holder: ast.stmt) -> bool:
+    """Whether `node` runs under an `if` inside `holder` (or `holder` is that `if`): a reciprocal placed before
+    `holder` would run where the division does not (`if HAS_SOFTCAP: x / softcap` with `softcap` None)."""
+    child, parent = node, ks.parent(node)
+    while parent is not None and child is not holder:
+        if isinstance(parent, ast.If) and child is not parent.test:
+            return True
+        child, parent = parent, ks.parent(parent)
+    return False
+
+
 def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
     sizes = arange_sizes(ks)
     groups: dict[str, list[ast.BinOp]] = {}
@@ -67,24 +78,33 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
     bodies = _bodies(ks)
     edits: list[Edit] = []
     done: list[str] = []
-    for name, divisions in groups.items():
-        # the outermost statement list holding every division where nothing from the first holder on assigns
-        # the divisor: the reciprocal goes right before that holder (hoisted out of loops where possible)
-        best = None
+    def placement(divisions: list[ast.BinOp], name: str) -> tuple[list[ast.stmt], int] | None:
+        """The outermost statement list holding every division where nothing from the first holder on assigns
+        the divisor and no division sits under an `if` below it: the reciprocal goes right before that holder
+        (hoisted out of loops where possible, never out of the `if` that guards the division)."""
         for body in bodies:
             holders = [_holder(ks, d, body) for d in divisions]
-            if None not in holders and name not in assigned_names(body[min(holders) :]):
-                best = (body, min(holders))
-                break
-        if best is None:
+            if None in holders or name in assigned_names(body[min(holders) :]):  # type: ignore[type-var]
+                continue
+            if any(_guarded(ks, d, body[h]) for d, h in zip(divisions, holders, strict=True)):  # type: ignore[index]
+                continue
+            return body, min(holders)  # type: ignore[type-var]
+        return None
+
+    for name, divisions in groups.items():
+        # together when one place serves them all, else each under its own guard (`if HAS_SOFTCAP:` twice)
+        together = placement(divisions, name)
+        parts = [(divisions, together)] if together else [([d], placement([d], name)) for d in divisions]
+        if any(where is None for _, where in parts):
             reasons.append(f"{name} changes between its divisions")
             continue
-        body, first = best
-        inv = ks.fresh(f"inv_{name}")
-        anchor = body[first]
-        edits.append(ks.text.insert_before(anchor, f"{ks.text.indent(anchor)}{inv} = 1.0 / {name}\n"))
-        for division in divisions:
-            edits.append(ks.text.replace(division, f"{paren(ks.segment(division.left))} * {inv}"))
+        for part, where in parts:
+            body, first = where  # type: ignore[misc]
+            inv = ks.fresh(f"inv_{name}")
+            anchor = body[first]
+            edits.append(ks.text.insert_before(anchor, f"{ks.text.indent(anchor)}{inv} = 1.0 / {name}\n"))
+            for division in part:
+                edits.append(ks.text.replace(division, f"{paren(ks.segment(division.left))} * {inv}"))
         done.append(f"`{name}` ({len(divisions)} division{'s' if len(divisions) > 1 else ''})")
     if not edits:
         raise Decline("; ".join(reasons) or "no block divided by a scalar")

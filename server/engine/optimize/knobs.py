@@ -28,7 +28,7 @@ class Knob:
     kind: str  # "block" | "num_warps" | "num_stages" | "multibuffer"
     value: Any  # the current value
     locs: list[Loc] = field(default_factory=list)  # literal(s) to replace
-    insert_at: int | None = None  # where `, name=value` goes when the option is absent
+    inserts: list[int] = field(default_factory=list)  # where `, name=value` goes at launches that omit it
     insert_name: str = ""
     kernels: set[str] = field(default_factory=set)
     has_loop: bool = False  # the kernel loops (num_stages matters)
@@ -36,12 +36,11 @@ class Knob:
     dot_loop: bool = False  # the kernel feeds tl.dot inside a loop (a GEMM-like main loop)
 
     def edits(self, value: Any, source: str) -> list[tuple[int, int, str]]:
-        if self.locs:
-            return [(loc.start, loc.end, repr(value)) for loc in self.locs]
-        if self.insert_at is None:
-            return []
-        sep = "" if source[: self.insert_at].endswith("(") else ", "
-        return [(self.insert_at, self.insert_at, f"{sep}{self.insert_name}={value!r}")]
+        out = [(loc.start, loc.end, repr(value)) for loc in self.locs]
+        for at in self.inserts:
+            sep = "" if source[:at].endswith("(") else ", "
+            out.append((at, at, f"{sep}{self.insert_name}={value!r}"))
+        return out
 
 
 def apply_edits(source: str, edits: list[tuple[int, int, str]]) -> str:
@@ -197,27 +196,32 @@ def _launch_knobs(
     for opt in names:
         node = options.get(opt)
         if node is None:
-            out.append(Knob(f"{kernel}.{opt}", opt, defaults[opt], [], end, opt, {kernel}, has_loop,
+            out.append(Knob(f"{kernel}.{opt}", opt, defaults[opt], [], [end], opt, {kernel}, has_loop,
                             dot_loop=dot_loop))
             continue
         lit = _resolve(node, assigned)
         if isinstance(lit, ast.Constant) and type(lit.value) in (int, bool):
-            out.append(Knob(f"{kernel}.{opt}", opt, lit.value, [text.loc(lit)], None, opt, {kernel}, has_loop,
+            out.append(Knob(f"{kernel}.{opt}", opt, lit.value, [text.loc(lit)], [], opt, {kernel}, has_loop,
                             dot_loop=dot_loop))
     return out
 
 
 def _merge(knobs: list[Knob]) -> list[Knob]:
-    """Knobs that share a literal (one grid for two launches) become one knob moving all their literals."""
+    """Knobs that share a literal (one grid for two launches) become one knob moving all their literals, and so do
+    the same knob of one kernel at several launch sites with the same value (a forward and a backward wrapper):
+    moving it at one site only would make the sites disagree, which no replay of recorded launches can check
+    (a record does not say which site launched it)."""
     merged: list[Knob] = []
     for knob in knobs:
         partner = next(
-            (m for m in merged if m.kind == knob.kind and m.value == knob.value and set(m.locs) & set(knob.locs)),
+            (m for m in merged if m.kind == knob.kind and m.value == knob.value
+             and (set(m.locs) & set(knob.locs) or m.label == knob.label)),
             None,
         )
         if partner is None:
             merged.append(knob)
             continue
+        partner.inserts = sorted(set(partner.inserts) | set(knob.inserts))
         partner.locs = sorted(set(partner.locs) | set(knob.locs), key=lambda loc: loc.start)
         partner.kernels |= knob.kernels
         partner.label = " + ".join(dict.fromkeys([*partner.label.split(" + "), knob.label]))

@@ -45,8 +45,12 @@ class Override:
     arg_names: dict[str, str]  # a name used at the site -> the kernel parameter it is passed as
 
     def key(self) -> str:
+        """Equal for two sites whose overrides compute the same values (the wrapper's own names for the
+        arguments may differ: only those the expressions read count)."""
+        exprs = [*self.constexprs.values(), *self.options.values(), *([self.grid] if self.grid else [])]
+        used: set[str] = set().union(*(_free_names(e) for e in exprs))
         return repr(([(k, ast.dump(v)) for k, v in sorted({**self.constexprs, **self.options}.items())],
-                     self.grid and ast.dump(self.grid), sorted(self.arg_names.items())))
+                     self.grid and ast.dump(self.grid), sorted((k, v) for k, v in self.arg_names.items() if k in used)))
 
 
 def _kernels(tree: ast.Module) -> dict[str, tuple[list[str], set[str]]]:
@@ -187,7 +191,10 @@ def launch_overrides(before: str, after: str) -> tuple[list[Override], str | Non
             return [], f"it drops {a.kernel}'s argument(s) {removed} at the launch site"
         constexprs = {name: node for name, node in b.args.items()
                       if name in const and (name not in a.args or ast.dump(a.args[name]) != ast.dump(node))}
-        options = dict(b.options)
+        # only what changed: an unchanged `num_warps=nw` keeps the recorded value, which the record holds
+        # even where the wrapper computed `nw` from values it does not hold
+        options = {name: node for name, node in b.options.items()
+                   if name not in a.options or ast.dump(a.options[name]) != ast.dump(node)}
         grid = None if ast.dump(a.grid) == ast.dump(b.grid) else b.grid
         names = {v.id: k for k, v in b.args.items() if isinstance(v, ast.Name)}
         override = Override(a.kernel, constexprs, options, grid, names)
