@@ -287,7 +287,9 @@ def fit_guesses(fn: ast.FunctionDef, spec: Specialization) -> Specialization:
     where = (
         f"line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))}"
         if lines
-        else "tl.dot_scaled formats"
+        else (
+            "the element types its tl.dot_scaled formats need" if dtypes else "shape dimensions of at least 1"
+        )
     )
     return replace(
         spec,
