@@ -17,6 +17,8 @@ import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from source_module import import_roots, package_of
+
 _counter = 0
 
 
@@ -49,9 +51,11 @@ import_folder: str | None = None
 
 @contextlib.contextmanager
 def _import_context(path: str, argv: list[str] | None = None) -> Iterator[None]:
+    """Imports resolve as Python resolves them for the file: its folder, and when that is a package the package
+    root and the workspace root (`from mylib.util import x` in mylib/ops.py, or in the gate's copy of it)."""
     folder = os.path.abspath(import_folder) if import_folder else os.path.dirname(os.path.abspath(path))
     old_path, old_argv = list(sys.path), list(sys.argv)
-    sys.path.insert(0, folder)
+    sys.path[0:0] = [folder, *(r for r in import_roots(path)[1:] if r != folder)]
     if argv is not None:
         sys.argv = [path, *argv]
     try:
@@ -95,6 +99,9 @@ def load_module(path: str, source: str | None = None, run_name: str | None = Non
     name = run_name or f"_tritonlens_harness_{_counter}"
     module = types.ModuleType(name)
     module.__file__ = os.path.abspath(path) if os.path.exists(path) else path
+    _, package = package_of(path)
+    if package:  # relative imports (`from .utils import x`) resolve in the file's package
+        module.__package__ = package
     _register_lines(path, text)
     sys.modules[name] = module  # dataclasses, pickling and Triton look modules up by name
     with _import_context(path):

@@ -303,3 +303,28 @@ def test_protocol_validates_payloads():
     )
     assert job_env["payload"]["harness"]["mode"] == "script" and json.dumps(job_env)
     assert sys.modules.get("torch") is None  # the client side never imports torch
+
+
+def test_a_module_of_a_package_imports_its_siblings_in_run_and_verify(tmp_path):
+    # Liger's cross_entropy.py says `from liger_kernel.ops.utils import ...`: run as a module of its package, the
+    # harness (and the gate's `.reference.py` copy beside it) must resolve that, and `from .util import` too.
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'ws'\n")
+    pkg = tmp_path / "mylib"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "util.py").write_text("BLOCK = 1024\n")
+    text = Path(KB_ADD).read_text().replace(
+        "import triton.language as tl\n",
+        "import triton.language as tl\n\nfrom mylib.util import BLOCK\nfrom .util import BLOCK as SAME_BLOCK\n",
+    )
+    text = text.replace("add_kernel[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024)",
+                        "add_kernel[(triton.cdiv(n, BLOCK),)](x, y, out, n, BLOCK=SAME_BLOCK)")
+    module = pkg / "kb_add.py"
+    module.write_text(text)
+    harness = {"mode": "kernelbench", "path": str(module)}
+    raw = job("run", {"harness": harness})
+    assert raw["ok"], raw["errors"]
+    assert raw["launches"][0]["constants"] == {"BLOCK": 1024}
+    raw = job("verify", {"harness": harness, "candidate": "ModelNew", "seeds": [0], "reference_source": text})
+    assert raw["ok"], raw["errors"]
+    assert protocol.verify_result_from(raw).passed is True
