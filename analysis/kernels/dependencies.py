@@ -1,5 +1,6 @@
 """What a kernel's compile reads from its file, for the compile-cache key: the text of the kernel, of every
-top-level function it reaches by name (its jit helpers, transitively) and of the module-level statements, and
+top-level function it reaches by name (its jit helpers, transitively; functions under a module-level `if`/`try`
+count as top-level) and of the module-level statements, and
 the modules the file imports. Read from the shared parse (`parse_module`): a cache key never parses again."""
 
 from __future__ import annotations
@@ -31,10 +32,38 @@ def _is_main_guard(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.If) and "__name__" in ast.unparse(stmt.test)
 
 
+def _opened(body: list[ast.stmt]) -> list[ast.stmt]:
+    """Module-level statements with `if`/`try` blocks opened (kernels under `if has_triton():`): each block's
+    header stays (its test is a dependency too), followed by the statements of every branch."""
+    out: list[ast.stmt] = []
+    for stmt in body:
+        out.append(stmt)
+        if isinstance(stmt, ast.If) and not _is_main_guard(stmt):
+            out += _opened([*stmt.body, *stmt.orelse])
+        elif isinstance(stmt, ast.Try):
+            out += _opened(
+                [*stmt.body, *(s for h in stmt.handlers for s in h.body), *stmt.orelse, *stmt.finalbody]
+            )
+    return out
+
+
+def _header_end(stmt: ast.stmt) -> int | None:
+    """The last line of a block's header (`if a and\n b:` spans two); None for a plain statement."""
+    if isinstance(stmt, ast.If):
+        return stmt.test.end_lineno
+    if isinstance(stmt, ast.Try):
+        return stmt.lineno
+    return None
+
+
 def _dependency_sources(tree: ast.Module | None, source: str, kernel: str) -> dict[str, str] | None:
     if tree is None:
         return None
-    functions = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    statements = _opened(tree.body)
+    functions: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+    for stmt in statements:  # every def of a name (the Triton side of a guard and its `else:` stand-in alike)
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions.setdefault(stmt.name, []).append(stmt)
     if kernel not in functions:
         return None
     lines = source.splitlines()
@@ -46,17 +75,18 @@ def _dependency_sources(tree: ast.Module | None, source: str, kernel: str) -> di
     todo = [kernel]
     while todo:
         name = todo.pop()
-        node = functions[name]
-        first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
-        out[f"{name}@{first}"] = text(first, node.end_lineno)
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Name) and sub.id in functions and sub.id != name:
-                if not any(k.startswith(f"{sub.id}@") for k in out) and sub.id not in todo:
-                    todo.append(sub.id)
-    for stmt in tree.body:
+        for node in functions[name]:
+            first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+            out[f"{name}@{first}"] = text(first, node.end_lineno)
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Name) and sub.id in functions and sub.id != name:
+                    if not any(k.startswith(f"{sub.id}@") for k in out) and sub.id not in todo:
+                        todo.append(sub.id)
+    for stmt in statements:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or _is_main_guard(stmt):
             continue
-        out[f"<module>@{stmt.lineno}"] = text(stmt.lineno, stmt.end_lineno)
+        header = _header_end(stmt)  # an opened block: its header only, its statements come on their own
+        out[f"<module>@{stmt.lineno}"] = text(stmt.lineno, header or stmt.end_lineno)
     return out
 
 

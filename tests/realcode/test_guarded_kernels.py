@@ -10,6 +10,7 @@ import textwrap
 from pathlib import Path
 
 from tritonlens.analysis.findings import Severity
+from tritonlens.analysis.kernels.dependencies import dependency_sources
 from tritonlens.analysis.kernels.parse import parse_module
 from tritonlens.ascend_runner.client import LocalRunner
 from tritonlens.server.engine.diagnose import analyze_kernel
@@ -72,6 +73,17 @@ def test_kernel_model_finds_guarded_kernels_and_their_helpers() -> None:
     assert {k.name for k in module.kernels} == {"guarded_kernel", "tried_kernel"}
     assert [h.name for h in module.helpers] == ["_half"]
     assert [site.function for site in module.launches_of("guarded_kernel")] == ["launch"]
+
+
+def test_cache_key_of_a_guarded_kernel_is_its_own_text() -> None:
+    # keyed like a top-level kernel (not by the whole buffer): its helpers and the guard count, a launcher not
+    key = dependency_sources(GUARDED, "guarded_kernel")
+    assert key is not None and "<module>@10" in key and key["<module>@10"] == "if has_gpu_triton():"
+    assert {k.split("@")[0] for k in key if not k.startswith("<module>")} == {"guarded_kernel", "_half"}
+    launcher_edited = GUARDED.replace("guarded_kernel[(1,)](x, x.numel(), BLOCK=128)", "pass")
+    assert dependency_sources(launcher_edited, "guarded_kernel") == key
+    helper_edited = GUARDED.replace("return x * 0.5", "return x * 0.25")
+    assert dependency_sources(helper_edited, "guarded_kernel") != key
 
 
 def test_plan_takes_the_guarded_branch_with_its_helpers() -> None:
