@@ -8,7 +8,7 @@ from pathlib import Path
 # Worker modules import their siblings flat, as the worker process runs them (its folder on sys.path).
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "ascend_runner" / "worker"))
 
-from harness_record import MAX_TTIR_CHARS, ttir_of  # noqa: E402
+from launch_describe import MAX_TTIR_CHARS, ttir_of  # noqa: E402
 
 
 class Compiled:
