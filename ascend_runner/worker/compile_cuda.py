@@ -12,14 +12,14 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import re
 import shutil
 import subprocess
-import tempfile
 import time
 from typing import Any
 
+from compile_cuda_errors import capture_fd2, diagnostic_error, frontend_error, ptx_line_to_source, stage_error
 from compile_only_cuda import DEVICES, compile_only
+from cuda_binary import parse_resources, sass_and_usage
 from source_module import (
     LoadedSource,
     SourceError,
@@ -51,12 +51,6 @@ ALLOWED_OPTIONS = {
 }
 # Options read by this module itself, not passed to Triton.
 TRITONLENS_OPTIONS = {"sass"}
-_LOC_RE = re.compile(r'loc\("(?P<file>[^"]*)":(?P<line>\d+):(?P<col>\d+)\)')
-_PTXAS_LINE_RE = re.compile(r"(?P<file>[^\s:]+\.py), line (?P<line>\d+)")
-
-
-def _error(stage: str, message: str, line: int | None = None, col: int | None = None) -> dict[str, Any]:
-    return {"stage": stage, "message": message.strip(), "line": line, "col": col}
 
 
 def _failed(
@@ -134,100 +128,6 @@ def _source_spec(fn: Any, req: dict[str, Any]) -> Any:
     return ASTSource(fn, full_sig, {a: constants[a] for a in names if a in constants}, attrs=attrs)
 
 
-def _jit_begin_line(jit_fn: Any) -> int:
-    from triton.runtime.jit import get_jit_fn_file_line
-
-    return int(get_jit_fn_file_line(jit_fn)[1])
-
-
-def _frontend_error(exc: BaseException, loaded: LoadedSource) -> dict[str, Any]:
-    """Map Triton's CompilationError (line relative to the function's own text) to a buffer line."""
-    from triton.compiler.errors import CompilationError
-    from triton.runtime.jit import JITFunction
-
-    chain: list[CompilationError] = []
-    cur: BaseException | None = exc
-    while cur is not None:
-        if isinstance(cur, CompilationError):
-            chain.append(cur)
-        cur = cur.__cause__ or cur.__context__
-    if not chain:
-        return _error("frontend", f"{type(exc).__name__}: {exc}")
-    # Only functions written in this buffer: a helper imported from another file has lines of that file.
-    path = loaded.module.__file__
-    by_src = {
-        v.src: v
-        for v in loaded.module.__dict__.values()
-        if isinstance(v, JITFunction) and v.fn.__code__.co_filename == path
-    }
-
-    def place(err: CompilationError) -> tuple[int | None, int | None]:
-        node = err.node
-        fn = by_src.get(err.src)
-        if fn is None or not hasattr(node, "lineno"):
-            return None, None
-        return _jit_begin_line(fn) + node.lineno - 1, getattr(node, "col_offset", None)
-
-    inner = chain[-1]
-    message = inner.error_message or str(inner.__cause__ or "") or type(inner).__name__
-    located = [(e, place(e)) for e in chain]
-    located = [(e, where) for e, where in located if where[0] is not None]
-    if not located:
-        return _error("frontend", message)
-    anchor, (line, col) = located[-1]
-    if anchor is not inner:
-        message += " (inside a helper defined in another file, called here)"
-    else:
-        callers = [where[0] for e, where in located[:-1] if e.src != inner.src]
-        if callers:
-            message += f" (called from line {callers[-1]})"
-    return _error("frontend", message, line, col)
-
-
-def _diagnostic_error(stage: str, text: str, path: str) -> dict[str, Any]:
-    """An MLIR/LLVM/ptxas failure: keep the message, pick the first source location that is in the buffer."""
-    line = col = None
-    for m in _LOC_RE.finditer(text):
-        if m.group("file") == path:
-            line, col = int(m.group("line")), int(m.group("col"))
-            break
-    if line is None:
-        for m in _PTXAS_LINE_RE.finditer(text):
-            if path.endswith(m.group("file")):
-                line = int(m.group("line"))
-                break
-    return _error(stage, text[-4000:], line, col)
-
-
-def _ptx_line_to_source(ptx: str, message: str) -> int | None:
-    """ptxas names a PTX line ("... at line 820"); the `.loc` before that line names the source line."""
-    m = re.search(r"\bat line (\d+)", message)
-    if not m:
-        return None
-    lines = ptx.splitlines()[: int(m.group(1))]
-    for text in reversed(lines):
-        loc = re.match(r"\s*\.loc\s+\d+\s+(\d+)\s+\d+", text)
-        if loc and int(loc.group(1)) > 0:
-            return int(loc.group(1))
-    return None
-
-
-@contextlib.contextmanager
-def _capture_fd2() -> Any:
-    """MLIR prints diagnostics straight to file descriptor 2; collect them to explain a failed pass."""
-    saved = os.dup(2)
-    with tempfile.TemporaryFile(mode="w+b") as sink:
-        os.dup2(sink.fileno(), 2)
-        box: dict[str, str] = {}
-        try:
-            yield box
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-            sink.seek(0)
-            box["text"] = sink.read().decode("utf-8", "replace")
-
-
 def _clear_private_cache() -> None:
     """Triton wrote every stage into its cache; in a worker-private cache nobody will read them again."""
     folder = os.environ.get("TRITON_CACHE_DIR")
@@ -235,70 +135,6 @@ def _clear_private_cache() -> None:
         return
     for entry in os.listdir(folder):
         shutil.rmtree(os.path.join(folder, entry), ignore_errors=True)
-
-
-def _tool(name: str) -> str:
-    from triton import knobs
-
-    return str(getattr(knobs.nvidia, name).path)
-
-
-def _sass_and_usage(cubin: bytes, disassemble: bool = True) -> tuple[str | None, str]:
-    """nvdisasm with line info (inlined helpers included) and cuobjdump's resource table, run in parallel.
-
-    nvdisasm costs ~0.3 s of CPU even for a tiny cubin, so a caller may skip it (disassemble=False).
-    """
-    with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
-        f.write(cubin)
-        binary = f.name
-    try:
-        dis = None
-        if disassemble:
-            dis = subprocess.Popen(
-                [_tool("nvdisasm"), "-c", "-gi", binary], stdout=subprocess.PIPE, stderr=subprocess.PIPE
-            )
-        res = subprocess.Popen(
-            [_tool("cuobjdump"), "-res-usage", binary], stdout=subprocess.PIPE, stderr=subprocess.PIPE
-        )
-        res_out, _ = res.communicate(timeout=120)
-        if dis is None:
-            return None, res_out.decode("utf-8", "replace")
-        sass_out, sass_err = dis.communicate(timeout=120)
-        sass = sass_out.decode("utf-8", "replace")
-        if dis.returncode != 0:
-            sass = f"// nvdisasm failed ({dis.returncode}): {sass_err.decode('utf-8', 'replace').strip()}\n"
-        return sass, res_out.decode("utf-8", "replace")
-    finally:
-        os.remove(binary)
-
-
-def parse_resources(ptxas_log: str, res_usage: str, metadata: dict[str, Any]) -> dict[str, Any]:
-    """Registers, spills, stack, shared/local memory and barriers of the kernel's entry function."""
-    out: dict[str, Any] = {}
-    if m := re.search(r"Used (\d+) registers", ptxas_log):
-        out["registers"] = int(m.group(1))
-    if m := re.search(r"used (\d+) barriers", ptxas_log):
-        out["barriers"] = int(m.group(1))
-    if m := re.search(
-        r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", ptxas_log
-    ):
-        out["stack_frame"] = int(m.group(1))
-        out["spill_stores"] = int(m.group(2))
-        out["spill_loads"] = int(m.group(3))
-    if m := re.search(r"(\d+) bytes smem", ptxas_log):
-        out["static_shared"] = int(m.group(1))
-    if m := re.search(r"(\d+) bytes cmem\[0\]", ptxas_log):
-        out["constant"] = int(m.group(1))
-    if m := re.search(r"REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:(\d+)", res_usage):
-        out.setdefault("registers", int(m.group(1)))
-        out.setdefault("stack_frame", int(m.group(2)))
-        out.setdefault("static_shared", int(m.group(3)))
-        out["local"] = int(m.group(4))
-    # Triton allocates its shared memory dynamically: the launch size lives in the metadata.
-    out["shared"] = int(metadata.get("shared", 0) or 0)
-    out["ptxas_log"] = ptxas_log.strip()
-    out["res_usage"] = res_usage.strip()
-    return out
 
 
 def _jsonable(value: Any) -> Any:
@@ -320,7 +156,7 @@ def compile_kernel(req: dict[str, Any]) -> dict[str, Any]:
     target = str(req.get("target", ""))
     if target not in CUDA_TARGETS:
         return _failed(
-            req, [_error("worker", f"{target!r} is not a CUDA target ({', '.join(CUDA_TARGETS)})")], started
+            req, [stage_error("worker", f"{target!r} is not a CUDA target ({', '.join(CUDA_TARGETS)})")], started
         )
     path = str(req.get("path") or "<buffer>")
     try:
@@ -329,7 +165,7 @@ def compile_kernel(req: dict[str, Any]) -> dict[str, Any]:
         from triton.backends.compiler import GPUTarget
     except Exception as exc:
         return _failed(
-            req, [_error("worker", f"cannot import triton in the CUDA environment: {exc}")], started
+            req, [stage_error("worker", f"cannot import triton in the CUDA environment: {exc}")], started
         )
 
     # Kernel files ask the driver about the device at import time, and Triton's front end asks it during
@@ -338,7 +174,7 @@ def compile_kernel(req: dict[str, Any]) -> dict[str, Any]:
         try:
             loaded = load_source(str(req.get("source", "")), path, req.get("workdir") or None)
         except SourceError as exc:
-            return _failed(req, [_error("frontend", exc.message, exc.line, exc.col)], started)
+            return _failed(req, [stage_error("frontend", exc.message, exc.line, exc.col)], started)
         try:
             result = _compile_loaded(req, loaded, target, triton, knobs, GPUTarget, started)
         finally:
@@ -396,7 +232,7 @@ def _compile_loaded(
         fn = _find_kernel(loaded, str(req.get("kernel", "")))
         spec = _source_spec(fn, req)
     except SourceError as exc:
-        failed = _failed(req, [_error("frontend", exc.message, exc.line, exc.col)], started)
+        failed = _failed(req, [stage_error("frontend", exc.message, exc.line, exc.col)], started)
         failed["metadata"]["module_warnings"] = loaded.warnings  # a failed import explains a missing kernel
         return failed
 
@@ -428,7 +264,7 @@ def _compile_loaded(
     knobs.nvidia.dump_ptxas_log = True
     knobs.runtime.add_stages_inspection_hook = hook
     try:
-        with _capture_fd2() as diag, contextlib.redirect_stdout(ptxas_log):
+        with capture_fd2() as diag, contextlib.redirect_stdout(ptxas_log):
             compiled = triton.compile(
                 spec, target=gpu_target("cuda", CUDA_TARGETS[target], 32), options=options
             )
@@ -436,11 +272,11 @@ def _compile_loaded(
         stage = current["stage"]
         if stage == "frontend":
             warnings = {"module_warnings": loaded.warnings}  # a failed import may be why the front end failed
-            return _failed(req, [_frontend_error(exc, loaded)], started, metadata=warnings)
+            return _failed(req, [frontend_error(exc, loaded)], started, metadata=warnings)
         text = f"{type(exc).__name__}: {exc}\n{diag.get('text', '')}"
-        error = _diagnostic_error(stage, text, path)
+        error = diagnostic_error(stage, text, path)
         if stage == "ptxas" and error["line"] is None and "ptx" in produced:
-            error["line"] = _ptx_line_to_source(produced["ptx"], text)
+            error["line"] = ptx_line_to_source(produced["ptx"], text)
         return _failed(req, [error], started, stages=produced)
     finally:
         knobs.runtime.add_stages_inspection_hook = None
@@ -455,7 +291,7 @@ def _compile_loaded(
     if unknown:
         metadata["ignored_options"] = unknown
     try:
-        sass, res_usage = _sass_and_usage(asm["cubin"], disassemble=want_sass)
+        sass, res_usage = sass_and_usage(asm["cubin"], disassemble=want_sass)
         if sass is not None:
             stages["sass"] = sass
     except (OSError, subprocess.SubprocessError) as exc:
