@@ -29,13 +29,40 @@ def _element_of(expr: ast.expr, aliases: dict[str, str]) -> str | None:
     return None
 
 
+def _sum_root(expr: ast.expr) -> str | None:
+    """`base + offsets - more` -> "base" (the leftmost name of an address sum)."""
+    while isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub)):
+        expr = expr.left
+    return expr.id if isinstance(expr, ast.Name) else None
+
+
+def _address_bases(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, set[str]]:
+    """Locals assigned from address arithmetic (`p_ht = ht + i * stride`, `p = p + o[:, None]`) -> the names
+    they start from."""
+    bases: dict[str, set[str]] = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            root = _sum_root(node.value)
+            if root and root != node.targets[0].id:
+                bases.setdefault(node.targets[0].id, set()).add(root)
+    return bases
+
+
 def element_type_reads(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, int]:
-    """Arguments whose `.dtype.element_ty` the body reads (only pointers have one) -> the first line."""
+    """Names whose `.dtype.element_ty` the body reads (only pointers have one) -> the first line; a local built
+    by address arithmetic also names what it was built from (`p_ht.dtype.element_ty` with `p_ht = ht + ...`
+    makes `ht` a pointer)."""
+    bases = _address_bases(fn)
     out: dict[str, int] = {}
     for node in ast.walk(fn):
         pointer = _element_of(node, {}) if isinstance(node, ast.Attribute) else None
-        if pointer:
-            out.setdefault(pointer, node.lineno)
+        todo = [pointer] if pointer else []
+        while todo:
+            name = todo.pop()
+            if name in out:
+                continue
+            out[name] = node.lineno
+            todo.extend(bases.get(name, ()))
     return out
 
 

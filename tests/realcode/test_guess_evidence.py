@@ -245,3 +245,21 @@ def test_locals_offset_from_an_argument_and_element_type_reads_make_it_a_pointer
     assert spec.signature["Q"] == "*fp32"
     assert spec.signature["V"] == "*fp32" and ".dtype.element_ty read at line" in spec.provenance["V"]
     assert spec.signature["stride"] == "i32"
+
+
+DERIVED_ELEMENT = HEADER + """
+@triton.jit
+def cast_like(x_ptr, ht, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    p_ht = ht + n
+    p_ht = p_ht + 1
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs).to(p_ht.dtype.element_ty))
+"""
+
+
+def test_element_type_read_through_an_address_local_makes_its_base_a_pointer() -> None:
+    # fla's KDA kernel: `p_ht = ht + ...` then `b_h.to(p_ht.dtype.element_ty)`: only pointers have an element
+    # type, so `ht` is one (it was guessed a scalar and the compile failed on `.element_ty`)
+    spec = first_spec(DERIVED_ELEMENT, "cast_like")
+    assert spec.signature["ht"] == "*fp32" and ".dtype.element_ty read at line 10" in spec.provenance["ht"]
+    assert spec.signature["n"] == "i32"
