@@ -23,9 +23,9 @@ from ..ir.mlir_loc import UserFiles
 from ..ir.ttadapter import parse_ttadapter
 from ..ir.ttadapter_model import AdapterModule, AdapterOp
 from ..report import CompilerReport
-from .checks import ASCEND_FAMILY
 from .confirm import confirm_with_hivm
 from .context import AscendContext
+from .declare import ASCEND_FAMILY
 from .devices import device_for
 from .hivm import HivmReport, analyze_hivm
 from .ub import ub_estimate
@@ -84,7 +84,7 @@ def analyze_ascend(
     hivm = _hivm(ctx, stages, metadata, report)
     findings: list[Finding] = list(hivm.findings)
     ctx.grid, ctx.launch_line, ctx.ub_decided = grid, launch_line, hivm.ub_decided
-    for check in rules.checks(ASCEND_FAMILY):
+    for check in rules.checks(ASCEND_FAMILY, package=__package__):  # every check module of this package
         try:
             findings.extend(check.run(ctx))
         except Exception as exc:  # noqa: BLE001 - one broken check must not hide the others
