@@ -7,6 +7,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from ...analysis.compiler.stages import ordered
+from ...analysis.core.targets import platform_of
 from ..lsp.commands import CommandError
 from ..lsp.feature import Feature
 from .compile import compile_service
@@ -42,7 +44,8 @@ class IrViewFeature(Feature):
         primary = analysis.primary
         if primary is None:
             return {"error": analysis.error or "the kernel did not compile", "stages": [], "target": target}
-        stages = list(primary.stages)
+        # the platform's declared stages in compile order (analysis/compiler/stages.py), then anything else
+        stages = ordered(primary.stages, platform_of(target))
         stage = (
             stage if isinstance(stage, str) and stage in primary.stages else (stages[0] if stages else None)
         )
