@@ -8,12 +8,15 @@ import inspect
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ....analysis.findings import Finding
 from ....analysis.kernels.dependencies import dependency_sources
-from ....ascend_runner.protocol import CompileRequest
+from ....ascend_runner.protocol import CompileRequest, CompileResult
 from .result import VariantResult
+
+if TYPE_CHECKING:  # the runner client is imported where a runner is made, not by the engine
+    from ....ascend_runner.client import Runner
 
 
 def dependency_sources_of(source: str, kernel: str) -> dict[str, str] | None:
@@ -43,7 +46,7 @@ def runner_unavailable(exc: BaseException) -> bool:
     return isinstance(exc, EnvironmentUnavailable)
 
 
-def environment_problem(runner: Any, target: str) -> str | None:
+def environment_problem(runner: Runner, target: str) -> str | None:
     """Setup advice when the runner has no environment for `target` (local runners only; remote ones say so
     in their compile result)."""
     find = getattr(runner, "environment", None)
@@ -60,12 +63,12 @@ def environment_problem(runner: Any, target: str) -> str | None:
 
 
 def compile_variant(
-    runner: Any,
+    runner: Runner,
     req: CompileRequest,
     sources: Mapping[str, str] | None,
     cancel: threading.Event | None,
     timeout_s: float | None,
-) -> Any:
+) -> CompileResult:
     kwargs: dict[str, Any] = {"cancel": cancel, "timeout_s": timeout_s}
     if sources is not None and _accepts(runner.compile, "function_sources"):
         kwargs["function_sources"] = dict(sources)
