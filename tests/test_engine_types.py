@@ -115,8 +115,8 @@ def dict_payloads(root: Path) -> list[str]:
 
 
 def untyped_runners(root: Path) -> list[str]:
-    """'file:line: name' for every parameter, field or annotated name called *runner that is typed Any or not
-    typed at all."""
+    """'file:line: name' for every parameter, field or annotated name called *runner that is typed Any, not typed
+    at all, or typed with anything but the Runner interface (a runner's name, `str`, aside)."""
     problems = []
     for path, tree in _modules(root).items():
         for node in ast.walk(tree):
@@ -134,6 +134,8 @@ def untyped_runners(root: Path) -> list[str]:
                 if not name.lower().endswith("runner") or isinstance(node, ast.Lambda):
                     continue
                 text = ast.unparse(annotation) if annotation is not None else ""
+                if text in ("str", "str | None"):  # a runner's name (ceilings are cached per runner)
+                    continue
                 if not text or "Any" in text or "Runner" not in text:
                     problems.append(f"{path.relative_to(root.parent.parent)}:{line}: {name}: {text or 'untyped'}")
     return problems

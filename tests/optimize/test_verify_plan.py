@@ -179,4 +179,4 @@ def test_no_other_module_assembles_proposers():
     assert makers == []
     users = {p.relative_to(ROOT).as_posix() for p in (ROOT / "server").rglob("*.py")
              if "build_proposers(" in p.read_text(encoding="utf-8") and p != builder}
-    assert {"server/optimize_lsp.py", "server/commands/optimize.py", "server/commands/bench.py"} <= users
+    assert {"server/features/optimize.py", "server/commands/optimize.py", "server/commands/bench.py"} <= users

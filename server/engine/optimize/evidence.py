@@ -8,7 +8,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ....analysis.findings import Finding
+from ....analysis.core.findings import Finding
 from ....ascend_runner.protocol import HarnessSpec, ProfileRequest
 
 if TYPE_CHECKING:  # the runner client is imported where a runner is made, not by the engine
@@ -58,7 +58,8 @@ def collect(
 
 
 def _profile(source: str, path: str, runner: Runner, backend: str, ev: Evidence) -> None:
-    from ....analysis import devices, profiling
+    from ....analysis.core import devices
+    from ....analysis.profile import analyze as profiling
 
     request = ProfileRequest(harness=HarnessSpec(mode="kernelbench", path=path, source=source), backend=backend)
     try:
@@ -91,7 +92,8 @@ def roofline_of(profile: dict[str, Any] | None, source: str, path: str) -> list[
     """roofline_rows for a RunResult dict already collected (what a proposer sees in RecipeContext.profile)."""
     if not profile:
         return []
-    from ....analysis import devices, profiling
+    from ....analysis.core import devices
+    from ....analysis.profile import analyze as profiling
 
     try:
         report = profiling.analyze_run(profile, devices.from_runner(profile.get("device") or {}), source=source,

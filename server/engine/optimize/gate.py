@@ -19,9 +19,9 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ....analysis.findings import Finding
+from ....analysis.core.findings import Finding
+from ....analysis.core.targets import DEFAULT_CUDA_TARGET
 from ....analysis.rewrite.model import Candidate, Verdict
-from ....analysis.targets import DEFAULT_CUDA_TARGET
 from ....ascend_runner.protocol import HarnessSpec, TimingSpec, VerifyRequest
 from .shapes import ShapePlan
 from .timing import MIN_GAIN, judge

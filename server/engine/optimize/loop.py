@@ -17,10 +17,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ....analysis.core.targets import DEFAULT_CUDA_TARGET
 from ....analysis.kernels import parse_module
 from ....analysis.rewrite.model import Candidate, RecipeContext, Verdict
-from ....analysis.targets import DEFAULT_CUDA_TARGET
-from ...launch_store import recorded_for
+from ..record.launch_store import recorded_for
 from .evidence import Evidence, collect
 from .gate import Gate, GateConfig
 from .proposer_set import build_proposers
