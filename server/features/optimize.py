@@ -22,9 +22,9 @@ from urllib.parse import quote
 
 from lsprotocol import types
 
-from ..engine.optimize.config_search import ConfigSearch
 from ..engine.optimize.loop import Budget, OptimizeOptions, OptimizeResult, optimize_source
-from ..engine.optimize.proposers import RecipeProposer, llm_proposer
+from ..engine.optimize.proposer_set import build_proposers
+from ..engine.optimize.proposers import Proposer, llm_proposer
 from ..engine.optimize.report import unified_diff
 from ..lsp.commands import CommandError, arg
 from ..lsp.feature import Feature
@@ -71,7 +71,7 @@ class OptimizeService:
                 self.server.show_once(f"tritonlens.optimizeBudget: {exc}; using the default")
         return DEFAULT_BUDGET
 
-    def _llm(self, uri: str) -> Any:
+    def _llm(self, uri: str) -> Proposer | None:
         settings = self.server.config.for_uri(uri).extra.get("llm") or {}
         base_url = settings.get("baseUrl") or settings.get("endpoint")
         try:
@@ -106,13 +106,10 @@ class OptimizeService:
         except RuntimeError as exc:
             raise CommandError(str(exc)) from None
         target = compile_service(self.server).target_for(uri)
-        proposers: list[Any] = [RecipeProposer()]
-        if backend != "interpret":
-            proposers.append(ConfigSearch(runner, target, backend=backend, cancel=progress.cancel_event))
-        llm = self._llm(uri)
-        if llm is not None:
-            proposers.append(llm)
-        options = OptimizeOptions(target=target, backend=backend, budget=self._budget(uri))
+        # Under interpret config search has nothing to time: the editor leaves it out (the CLI reports it declined).
+        proposers = build_proposers(runner, target, backend, config_search=backend != "interpret",
+                                    llm=self._llm(uri), cancel=progress.cancel_event)
+        options = OptimizeOptions(target=target, backend=backend, budget=self._budget(uri), kernel=kernel)
 
         def report(message: str, fraction: float | None) -> None:
             pct = None if fraction is None else max(1, min(99, int(fraction * 100)))
@@ -128,7 +125,7 @@ class OptimizeService:
             if owned:
                 runner.close()
         if kernel is not None:
-            result.notes.append(f"asked for {kernel}; every kernel of the file was considered")
+            result.notes.append(f"optimized {kernel} only (the other kernels of the file were not proposed for)")
         stored = Stored(uri, version, text, kernel, result, offers(result))
         self.results[uri] = stored
         self.server.lenses_changed()

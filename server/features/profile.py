@@ -34,7 +34,7 @@ from ..engine.profile.jobs import (
     backend_setting,
     harness_spec,
     local_devices,
-    profile_payload,
+    profile_request,
     reply_error,
     reply_unavailable,
 )
@@ -210,10 +210,8 @@ class ProfileService:
             if choice.name == "local":  # named as tritonlens/status names local runners
                 choice.name = f"local {environment_for_backend(backend)}"
             measure = needs_measuring(choice.name, backend)  # once per device and runner, then cached
-            payload = profile_payload(harness_spec(path, text, "auto", []), backend, measure_ceilings=measure)
-            progress.report(
-                f"running the {payload['harness']['mode']} harness on {choice.name} ({backend})", 15
-            )
+            payload = profile_request(harness_spec(path, text, "auto", []), backend, measure_ceilings=measure)
+            progress.report(f"running the {payload.harness.mode} harness on {choice.name} ({backend})", 15)
             reply = await loop.run_in_executor(
                 self._pool,
                 lambda: choice.runner.profile(
