@@ -74,7 +74,7 @@ def create_server() -> TritonLensServer:
     server.session.install()
     register_core_methods(server)
     for cls in feature_classes():
-        server.features.add(cls(), server)
+        server.features.create(cls, server)
     return server
 
 

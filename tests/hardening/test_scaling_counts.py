@@ -106,8 +106,8 @@ async def _lenses_counting(monkeypatch: pytest.MonkeyPatch, k: int) -> tuple[int
     monkeypatch.setattr(lsp_views, "LineText", CountingLines)
     monkeypatch.setattr(code_lens_lsp, "LineText", CountingLines)
     monkeypatch.setattr(lsp_server, "apply_and_merge", counting_merge)
-    rows = await code_lens_lsp.code_lenses(server, doc)
-    again = await code_lens_lsp.code_lenses(server, doc)
+    rows = await server.features.get(CodeLensFeature).lenses(doc)
+    again = await server.features.get(CodeLensFeature).lenses(doc)
     assert again is rows  # the rows of a version are built once
     anywhere = types.Range(types.Position(0, 0), types.Position(0, 0))
     resolved = [
