@@ -246,3 +246,40 @@ def _timing_result(timing: dict[str, Any]) -> dict[str, Any]:
         return out
     c, r = _number(timing.get("candidate_ms")), _number(timing.get("reference_ms"))
     return {"candidate_ms": c, "reference_ms": r, "speedup": r / c if c and r else None}
+
+
+CONFINED_ENV = "TRITONLENS_CONFINED"  # set inside a confined replay job: it runs there, not again
+
+
+def replay_confined(be: Backend, payload: dict[str, Any]) -> dict[str, Any] | None:
+    """An untrusted candidate verified by replay: the whole replay job in one confined fresh process (replay loads
+    the candidate's kernels beside the original's, so only containment, not separation, holds here). None: run it
+    here (a trusted candidate, or already confined)."""
+    if not payload.get("untrusted") or os.environ.get(CONFINED_ENV) == "1":
+        return None
+    confinement = _confinement(payload)
+    base = {"ok": True, "passed": False, "backend": be.name, "checks": [], "errors": [], "mode": "replay",
+            "timing_meaningful": be.timing_meaningful, "sandbox": confinement}
+    if confinement.get("refused"):
+        return _fail({**base, "errors": [confinement["note"]]}, confinement["note"])
+    root = tempfile.mkdtemp(prefix="tritonlens-replay-", dir=os.environ.get("TRITONLENS_WORKER_SCRATCH") or None)
+    try:
+        env = sandbox_exec.allowed_environment(os.environ, {**_phase_env(be.name), CONFINED_ENV: "1"})
+        budget = float(payload.get("budget_s") or DEFAULT_BUDGET_S)
+        out = sandbox_exec.run_confined(
+            [sys.executable, "-u", os.path.join(HERE, "run_job.py"), "verify", _phase_name(be)], writable=root,
+            env=env, timeout_s=budget, memory_mb=_memory_mb(), stdin=json.dumps(payload).encode(),
+            kind=confinement["mechanism"] if confinement["confined"] else "plain",
+        )
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    if out.timed_out:
+        return _fail(base, f"the candidate ran past its budget of {budget:g} s and was killed")
+    try:
+        result = json.loads(out.stdout.decode("utf-8", "replace").strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return _fail(base, f"the confined replay job failed: {_error_of(out.stdout, out.stderr, out.returncode)}")
+    if not isinstance(result, dict):
+        return _fail(base, "the confined replay job returned a malformed record")
+    result["sandbox"] = confinement
+    return result

@@ -32,13 +32,20 @@ def collect(
     backend: str,
     cancel: threading.Event | None = None,
     profile: bool = True,
+    untrusted: bool = False,
 ) -> Evidence:
+    """`untrusted`: the text holds an LLM's code; compiling and profiling run its module-level code outside the
+    sandbox, so only level 1 (static) is collected."""
     from ....analysis.triage import triage
     from ..diagnose import analyze_document, find_pyproject_overrides
     from .gate import compile_facts
 
     ev = Evidence()
     ev.findings.extend(triage(source, path).findings)
+    if untrusted:
+        ev.notes.append("levels 2-4 not collected: the text holds an LLM's code, which runs only inside the gate's "
+                        "sandbox")
+        return ev
     for analysis in analyze_document(
         source, path, target, runner, overrides=find_pyproject_overrides(path), cancel=cancel
     ):

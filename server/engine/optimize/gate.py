@@ -15,6 +15,7 @@ Rejections are Verdicts with the stage and the reason; nothing is thrown away.
 from __future__ import annotations
 
 import ast
+import os
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,12 +23,14 @@ from typing import Any
 from ....analysis.findings import Finding
 from ....analysis.rewrite.model import Candidate, Verdict
 from ....analysis.targets import DEFAULT_CUDA_TARGET
+from ....analysis.trust.redaction import Redactor
 from .replay import first_changed_line
 from .replay_overrides import candidate_launches
 from .shapes import ShapePlan
 from .timing import MIN_GAIN, judge
 
 WORKER_STAGES = ("worker", "unavailable", "closed", "timeout", "cancelled")
+STARTUP_GRACE_S = 90.0  # beyond the candidate's budget: the reference's process, imports and the comparison
 
 
 @dataclass
@@ -41,6 +44,8 @@ class GateConfig:
     rep_ms: float = 100.0
     timeout_s: float = 600.0
     compile_check: bool = True
+    # An LLM's candidate runs only inside the runner's sandbox; where none exists, only if the user opted in.
+    allow_unsandboxed: bool = False
 
     @property
     def timing_meaningful(self) -> bool:
@@ -92,6 +97,7 @@ class Gate:
         path: str,
         reference_source: str | None = None,
         launches: list[dict[str, Any]] | None = None,
+        redactor: Redactor | None = None,
     ) -> None:
         """`reference_source`: the original text; the reference Model always comes from it, whatever the
         baseline (the text the candidate is timed against) is. `launches`: recorded launches to replay instead
@@ -99,6 +105,8 @@ class Gate:
         self.runner, self.config, self.shapes, self.path = runner, config, shapes, path
         self.reference_source = reference_source
         self.launches = list(launches or [])
+        # Verdicts carry what a candidate printed or raised: any key or token of this process is taken out.
+        self.redactor = redactor if redactor is not None else Redactor.from_environment(os.environ)
 
     # -- 1. compile --------------------------------------------------------------------------------------
     def compile_check(self, source: str, cancel: threading.Event | None) -> tuple[str | None, GateResult]:
@@ -175,11 +183,21 @@ class Gate:
             payload["reference_source"] = self.reference_source
         return payload
 
-    def payload(self, baseline_source: str, candidate_source: str) -> dict[str, Any]:
-        if self.launches:
-            return self.replay_payload(baseline_source, candidate_source)
+    def payload(
+        self, baseline_source: str, candidate_source: str, candidate: Candidate | None = None,
+        budget_s: float | None = None,
+    ) -> dict[str, Any]:
         cfg = self.config
+        trust: dict[str, Any] = {
+            "untrusted": candidate is not None and candidate.origin == "llm",
+            "allow_unsandboxed": cfg.allow_unsandboxed,
+            "budget_s": min(cfg.timeout_s, budget_s) if budget_s is not None else cfg.timeout_s,
+        }
+        if self.launches:
+            return {**self.replay_payload(baseline_source, candidate_source), **trust}
         payload: dict[str, Any] = {
+            **trust,
+            "kernels": [candidate.kernel] if candidate is not None and candidate.kernel else [],
             "harness": {"mode": "kernelbench", "path": self.path, "source": candidate_source},
             "seeds": list(cfg.seeds),
             "shapes": [s.to_payload() for s in self.shapes.all],
@@ -196,8 +214,10 @@ class Gate:
         return payload
 
     def check(
-        self, baseline_source: str, candidate: Candidate, cancel: threading.Event | None = None
+        self, baseline_source: str, candidate: Candidate, cancel: threading.Event | None = None,
+        budget_s: float | None = None,
     ) -> GateResult:
+        """`budget_s`: the seconds the optimize budget has left; the candidate's process is killed then."""
         try:
             ast.parse(candidate.source)
         except SyntaxError as exc:
@@ -208,7 +228,11 @@ class Gate:
             if beyond:
                 result.verdict = _reject(candidate, "replay", beyond)
                 return result
-        if self.config.compile_check:
+        if candidate.origin == "llm":
+            # The compile job runs a file's module-level code in the runner's worker, unconfined: an LLM's text
+            # is compiled only inside the verify job's sandbox (a compile error there is a "compile" verdict).
+            result.compile_summary["not_compiled"] = "an LLM's text is compiled only inside the gate's sandbox"
+        elif self.config.compile_check:
             error, result = self.compile_check(candidate.source, cancel)
             if error:
                 result.verdict = _reject(candidate, "compile", error, compile=result.compile_summary)
@@ -216,18 +240,25 @@ class Gate:
         if cancel is not None and cancel.is_set():
             result.verdict = _reject(candidate, "cancelled", "cancelled before verification")
             return result
-        reply = self.runner.verify(
-            self.config.backend,
-            self.payload(baseline_source, candidate.source),
-            cancel=cancel,
-            timeout_s=self.config.timeout_s,
-        )
-        result.verdict = self.judge_reply(candidate, reply, result.compile_summary)
+        payload = self.payload(baseline_source, candidate.source, candidate, budget_s)
+        wall = float(payload.get("budget_s") or self.config.timeout_s) + STARTUP_GRACE_S
+        reply = self.runner.verify(self.config.backend, payload, cancel=cancel, timeout_s=wall)
+        result.verdict = self.redacted(self.judge_reply(candidate, reply, result.compile_summary))
         return result
+
+    def redacted(self, verdict: Verdict) -> Verdict:
+        if not self.redactor:
+            return verdict
+        verdict.reason = self.redactor.text(verdict.reason)
+        verdict.details = self.redactor.data(verdict.details)
+        return verdict
 
     def judge_reply(self, candidate: Candidate, reply: dict[str, Any], compiled: dict[str, Any]) -> Verdict:
         """Turn the runner's verify reply into a Verdict (pure: unit-testable on recorded replies)."""
         details: dict[str, Any] = {"compile": compiled, "backend": self.config.backend}
+        res0 = reply.get("result") if isinstance(reply.get("result"), dict) else {}
+        if res0.get("sandbox"):
+            details["sandbox"] = res0["sandbox"]  # how the candidate's process was confined, or why it was not
         if not reply.get("ok"):
             error = reply.get("error") or {}
             message = error.get("message") if isinstance(error, dict) else str(error)
