@@ -24,6 +24,7 @@ from lsprotocol import types
 
 from .compile_lsp import compile_service
 from .engine.optimize.config_search import ConfigSearch
+from .engine.optimize.gate import GateConfig
 from .engine.optimize.loop import Budget, OptimizeOptions, OptimizeResult, optimize_source
 from .engine.optimize.proposers import RecipeProposer, llm_proposer
 from .engine.optimize.report import unified_diff
@@ -112,7 +113,10 @@ class OptimizeService:
         llm = self._llm(uri)
         if llm is not None:
             proposers.append(llm)
-        options = OptimizeOptions(target=target, backend=backend, budget=self._budget(uri))
+        llm_settings = self.server.config.for_uri(uri).extra.get("llm") or {}
+        gate = GateConfig(backend=backend, target=target,
+                          allow_unsandboxed=llm_settings.get("allowUnsandboxed") is True)  # an explicit opt-in only
+        options = OptimizeOptions(target=target, backend=backend, budget=self._budget(uri), gate=gate)
 
         def report(message: str, fraction: float | None) -> None:
             pct = None if fraction is None else max(1, min(99, int(fraction * 100)))

@@ -15,7 +15,6 @@ Rejections are Verdicts with the stage and the reason; nothing is thrown away.
 from __future__ import annotations
 
 import ast
-import os
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +23,7 @@ from ....analysis.findings import Finding
 from ....analysis.rewrite.model import Candidate, Verdict
 from ....analysis.targets import DEFAULT_CUDA_TARGET
 from ....analysis.trust.redaction import Redactor
+from ...trust.secrets import redactor as process_redactor
 from .replay import first_changed_line
 from .replay_overrides import candidate_launches
 from .shapes import ShapePlan
@@ -106,7 +106,7 @@ class Gate:
         self.reference_source = reference_source
         self.launches = list(launches or [])
         # Verdicts carry what a candidate printed or raised: any key or token of this process is taken out.
-        self.redactor = redactor if redactor is not None else Redactor.from_environment(os.environ)
+        self.redactor = redactor if redactor is not None else process_redactor()
 
     # -- 1. compile --------------------------------------------------------------------------------------
     def compile_check(self, source: str, cancel: threading.Event | None) -> tuple[str | None, GateResult]:
