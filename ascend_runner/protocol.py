@@ -48,6 +48,10 @@ class CompileRequest:
     # see the user's disk; a runner service writes them into the job's folder.
     files: dict[str, str] = field(default_factory=dict)
     workdir: str = ""  # runner-side folder the buffer's imports resolve in (set by the runner service only)
+    # An LLM's text: its module-level code runs only in a confined fresh worker (worker/main.py), or, where no
+    # sandbox can start, only if the user opted in.
+    untrusted: bool = False
+    allow_unsandboxed: bool = False
 
     def validate(self) -> None:
         check_files(self.files)

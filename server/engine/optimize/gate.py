@@ -15,6 +15,7 @@ Rejections are Verdicts with the stage and the reason; nothing is thrown away.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +24,7 @@ from ....analysis.findings import Finding
 from ....analysis.rewrite.model import Candidate, Verdict
 from ....analysis.targets import DEFAULT_CUDA_TARGET
 from ....analysis.trust.redaction import Redactor
+from ...trust.confined_runner import ConfinedCompiles
 from ...trust.secrets import redactor as process_redactor
 from .replay import first_changed_line
 from .replay_overrides import candidate_launches
@@ -109,16 +111,20 @@ class Gate:
         self.redactor = redactor if redactor is not None else process_redactor()
 
     # -- 1. compile --------------------------------------------------------------------------------------
-    def compile_check(self, source: str, cancel: threading.Event | None) -> tuple[str | None, GateResult]:
-        """(error or None, partial result with the candidate's level 3-4 findings)."""
+    def compile_check(
+        self, source: str, cancel: threading.Event | None, untrusted: bool = False
+    ) -> tuple[str | None, GateResult]:
+        """(error or None, partial result with the candidate's level 3-4 findings). `untrusted` (an LLM's text):
+        compiled in a confined fresh worker, since compiling runs the file's module-level code."""
         from ..diagnose import analyze_document, find_pyproject_overrides
 
         out = GateResult(Verdict("", True, ""))
+        runner = ConfinedCompiles(self.runner, self.config.allow_unsandboxed) if untrusted else self.runner
         analyses = analyze_document(
             source,
             self.path,
             self.config.target,
-            self.runner,
+            runner,
             overrides=find_pyproject_overrides(self.path),
             cancel=cancel,
         )
@@ -228,12 +234,8 @@ class Gate:
             if beyond:
                 result.verdict = _reject(candidate, "replay", beyond)
                 return result
-        if candidate.origin == "llm":
-            # The compile job runs a file's module-level code in the runner's worker, unconfined: an LLM's text
-            # is compiled only inside the verify job's sandbox (a compile error there is a "compile" verdict).
-            result.compile_summary["not_compiled"] = "an LLM's text is compiled only inside the gate's sandbox"
-        elif self.config.compile_check:
-            error, result = self.compile_check(candidate.source, cancel)
+        if self.config.compile_check:
+            error, result = self.compile_check(candidate.source, cancel, untrusted=candidate.origin == "llm")
             if error:
                 result.verdict = _reject(candidate, "compile", error, compile=result.compile_summary)
                 return result
@@ -249,9 +251,8 @@ class Gate:
     def redacted(self, verdict: Verdict) -> Verdict:
         if not self.redactor:
             return verdict
-        verdict.reason = self.redactor.text(verdict.reason)
-        verdict.details = self.redactor.data(verdict.details)
-        return verdict
+        return dataclasses.replace(verdict, reason=self.redactor.text(verdict.reason),
+                                   details=self.redactor.data(verdict.details))
 
     def judge_reply(self, candidate: Candidate, reply: dict[str, Any], compiled: dict[str, Any]) -> Verdict:
         """Turn the runner's verify reply into a Verdict (pure: unit-testable on recorded replies)."""
