@@ -224,7 +224,9 @@ def test_compiling_an_llm_text_runs_its_module_code_only_confined(runner, tmp_pa
     gate = gate_for(runner, tmp_path / "kb_softmax.py", compile_check=True, target="sm_90")
     verdict = gate.check(ORIGINAL, llm(source)).verdict
     assert not mark.exists(), "compiling the LLM's text ran its module-level code unconfined"
-    assert verdict.accepted, verdict.reason  # confined, it still compiles and verifies
+    assert verdict.stage != "compile", verdict.reason  # the write failed (read-only), the kernel still compiled
+    error, compiled = gate.compile_check(hostile(), None, untrusted=True)
+    assert error is None and compiled.compile_summary["softmax_kernel"].get("registers") is not None, compiled
 
 
 @pytest.mark.cuda_env
