@@ -11,9 +11,11 @@ report, a verdict that must say "rejected" for the right reason, a deadline.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import socket
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -27,6 +29,18 @@ from tritonlens.ascend_runner.environments import EnvironmentUnavailable, find_e
 from tritonlens.server.engine.optimize.gate import Gate, GateConfig
 from tritonlens.server.engine.optimize.shapes import plan_shapes
 
+
+def _sandbox_mechanism() -> str:
+    spec = importlib.util.spec_from_file_location(
+        "_sandbox_exec_probe", Path(__file__).resolve().parents[2] / "ascend_runner" / "worker" / "sandbox_exec.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    sys.modules[spec.name] = module  # type: ignore[union-attr]  # its dataclass looks the module up by name
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module.mechanism()
+
+
+# Without bubblewrap or unshare on this machine, LLM candidates are refused (tested below); the rest needs one.
+needs_sandbox = pytest.mark.skipif(_sandbox_mechanism() == "none", reason="no sandbox mechanism on this machine")
 CANARY = "sk-canary-7f3e9a1c5b2d4e6f8a0b"
 KEY_ENV = "TL_CANARY_API_KEY"
 
@@ -174,6 +188,7 @@ def escapes(mark: Path, port: int, secret_file: Path) -> dict[str, str]:
 
 
 @pytest.mark.cuda_env
+@needs_sandbox
 def test_escapes_leave_no_trace_and_the_key_never_leaves(runner, tmp_path):
     listener = Listener()
     secret_file = tmp_path / "key.txt"
@@ -193,6 +208,7 @@ def test_escapes_leave_no_trace_and_the_key_never_leaves(runner, tmp_path):
 
 
 @pytest.mark.cuda_env
+@needs_sandbox
 def test_an_exception_quoting_the_key_is_redacted_everywhere(runner, tmp_path):
     from tritonlens.server.engine.optimize import report
     from tritonlens.server.engine.optimize.loop import OptimizeResult, Step
@@ -218,6 +234,7 @@ def test_an_exception_quoting_the_key_is_redacted_everywhere(runner, tmp_path):
 
 
 @pytest.mark.cuda_env
+@needs_sandbox
 def test_compiling_an_llm_text_runs_its_module_code_only_confined(runner, tmp_path):
     mark = tmp_path / "MARK"
     source = hostile(f"_o = open\n_o({str(mark)!r}, 'w').write('x')")
@@ -230,6 +247,7 @@ def test_compiling_an_llm_text_runs_its_module_code_only_confined(runner, tmp_pa
 
 
 @pytest.mark.cuda_env
+@needs_sandbox
 def test_busy_loop_at_import_gets_a_verdict_within_its_budget(runner, tmp_path):
     started = time.monotonic()
     verdict = gate_for(runner, tmp_path / "kb_softmax.py").check(
@@ -268,6 +286,7 @@ def fooling() -> dict[str, tuple[str, str]]:
 
 
 @pytest.mark.cuda_env
+@needs_sandbox
 @pytest.mark.parametrize("name", list(fooling()))
 def test_a_wrong_candidate_is_never_accepted(runner, tmp_path, name):
     source, must_say = fooling()[name]
@@ -277,6 +296,7 @@ def test_a_wrong_candidate_is_never_accepted(runner, tmp_path, name):
 
 
 @pytest.mark.cuda_env
+@needs_sandbox
 def test_the_honest_candidate_still_passes(runner, tmp_path):
     honest = ORIGINAL.replace("class ModelNew", "# an LLM's rewrite, identical in effect\nclass ModelNew")
     verdict = gate_for(runner, tmp_path / "kb_softmax.py").check(ORIGINAL, llm(honest)).verdict
