@@ -4,7 +4,9 @@ A worker is `python -u ascend_runner/worker/main.py` under the environment's int
 process group, speaking JSON lines. Workers start lazily and are reused. A job that runs past its wall
 timeout, is cancelled, or whose worker dies (segfault, os._exit, out of memory) gets a failed result
 envelope with stage "worker" and a message that says what happened; the worker's whole process group is
-killed and the next job gets a fresh worker. Thread-safe: any number of threads may call `submit`.
+killed and the next job gets a fresh worker. A `verify` job always gets a worker that has run nothing before and
+is not reused after it (no state of one job, one client's patched torch say, survives into a verdict): local,
+remote and Ray runners all run their jobs through this pool. Thread-safe: any number of threads may call `submit`.
 """
 
 from __future__ import annotations
@@ -291,14 +293,15 @@ class WorkerPool:
         self._closed = False
         self.started_workers = 0  # how many processes were ever started (tests watch replacements)
 
-    def _acquire(self, cancel: threading.Event | None, deadline: float) -> Worker | None:
+    def _acquire(self, cancel: threading.Event | None, deadline: float, fresh: bool = False) -> Worker | None:
+        """A free worker; with `fresh`, one that has run no job (a used idle one is stopped to make room)."""
         with self._lock:
             while True:
                 if self._closed:
                     raise RuntimeError("the runner pool is closed")
                 while self._idle:
                     worker = self._idle.pop()
-                    if worker.alive():
+                    if worker.alive() and not (fresh and worker.jobs_done):
                         self._busy.add(worker)
                         return worker
                     worker.kill()
@@ -324,10 +327,10 @@ class WorkerPool:
                 raise RuntimeError("the runner pool is closed")
         return worker
 
-    def _release(self, worker: Worker) -> None:
+    def _release(self, worker: Worker, retire: bool = False) -> None:
         with self._lock:
             self._busy.discard(worker)
-            if worker.alive() and not self._closed and worker.jobs_done < self.config.max_jobs:
+            if not retire and worker.alive() and not self._closed and worker.jobs_done < self.config.max_jobs:
                 self._idle.append(worker)
             else:
                 worker.kill()
@@ -346,8 +349,9 @@ class WorkerPool:
         on_start is called once a worker has taken the job (until then the job is queued, not running)."""
         timeout = self.config.default_timeout_s if timeout_s is None else float(timeout_s)
         deadline = time.monotonic() + timeout
+        single_use = job.get("kind") == "verify"  # a fresh worker, stopped after the job
         try:
-            worker = self._acquire(cancel, deadline)
+            worker = self._acquire(cancel, deadline, fresh=single_use)
         except OSError as exc:
             return failure(job, f"cannot start a runner worker with {self.config.python}: {exc}", "start")
         if worker is None:
@@ -359,7 +363,7 @@ class WorkerPool:
                 on_start()
             return worker.run(job, max(0.0, deadline - time.monotonic()), cancel, limit_s=timeout)
         finally:
-            self._release(worker)
+            self._release(worker, retire=single_use)
 
     def prestart(self) -> None:
         """Start one worker now (e.g. when the server opens a Triton file) so the first job is warm."""

@@ -48,6 +48,10 @@ class CompileRequest:
     # see the user's disk; a runner service writes them into the job's folder.
     files: dict[str, str] = field(default_factory=dict)
     workdir: str = ""  # runner-side folder the buffer's imports resolve in (set by the runner service only)
+    # An LLM's text: its module-level code runs only in a confined fresh worker (worker/main.py), or, where no
+    # sandbox can start, only if the user opted in.
+    untrusted: bool = False
+    allow_unsandboxed: bool = False
 
     def validate(self) -> None:
         check_files(self.files)
@@ -273,12 +277,19 @@ class VerifyRequest:
     launches: list[dict[str, Any]] = field(default_factory=list)  # replay mode: recorded launches (launch store)
     files: dict[str, str] = field(default_factory=dict)
     workdir: str = ""
+    # Trust (worker/verify_isolated.py): an LLM's text runs only confined, unless the user opted in.
+    untrusted: bool = False
+    allow_unsandboxed: bool = False
+    kernels: list[str] = field(default_factory=list)  # Triton kernels the candidate must launch
+    budget_s: float | None = None  # the candidate's process is killed after this many seconds
 
     def validate(self) -> None:
         self.harness.validate()
         check_files(self.files)
         check_numbers(self, "payload")
         check_numbers(self.timing, "timing")
+        if not isinstance(self.kernels, list) or not all(isinstance(k, str) for k in self.kernels):
+            raise ProtocolError("kernels must be a list of kernel names")
         if not isinstance(self.seeds, list) or not all(
             isinstance(s, int) and not isinstance(s, bool) for s in self.seeds
         ):
@@ -419,6 +430,8 @@ class VerifyResult:
     elapsed_s: float = 0.0
     timing: dict[str, Any] = field(default_factory=dict)  # interleaved samples (verify_job._interleaved)
     mode: str = "kernelbench"  # or "replay" (worker/replay_verify.py)
+    isolated: bool = False  # reference, candidate and comparison in separate processes (worker/verify_isolated.py)
+    sandbox: dict[str, Any] = field(default_factory=dict)  # how the candidate's process was confined, or why not
 
 
 def _build(cls: type, raw: Any, what: str) -> Any:

@@ -2,8 +2,9 @@
 
 Only the code block of the `<<<FILE>>>` section is kept (titles and reasoning are shown as text, never acted on).
 The file must parse, stay within a size bound, still define the kernel and the KernelBench names the original
-had, and import/call nothing the original does not (no `os`, `subprocess`, `open`, `exec`, ...): the gate would
-run it only inside a runner's sandbox anyway, this is a second wall.
+had, and import/call nothing the original does not (no `os`, `subprocess`, `open`, `exec`, ...). This screen is a
+first filter only (`torch.os.system` or `_o = open` pass it): the wall is the runner's sandbox, where the gate
+compiles and runs every LLM candidate (ascend_runner/worker/sandbox_exec.py).
 """
 
 from __future__ import annotations

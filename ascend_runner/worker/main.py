@@ -79,10 +79,50 @@ def _compile_in_fresh_worker(payload: dict[str, Any]) -> dict[str, Any]:
     return reply["result"]
 
 
+CONFINED_ENV = "TRITONLENS_CONFINED"  # set in a confined worker: its jobs run there, not in another sandbox
+
+
+def _compile_confined(payload: dict[str, Any]) -> dict[str, Any]:
+    """An untrusted text's compile job (its module-level code runs) in a fresh worker confined by sandbox_exec."""
+    import shutil
+    import tempfile
+
+    import sandbox_exec
+
+    kind = sandbox_exec.mechanism()
+    if kind == "none" and not payload.get("allow_unsandboxed"):
+        raise JobError("worker", f"not compiled: {sandbox_exec.why_none()}; an LLM's text runs only confined unless "
+                                 "the user opts in (--llm-allow-unsandboxed, tritonlens.llm.allowUnsandboxed)")
+    root = tempfile.mkdtemp(prefix="tritonlens-compile-", dir=os.environ.get("TRITONLENS_WORKER_SCRATCH") or None)
+    try:
+        env = sandbox_exec.allowed_environment(os.environ, {
+            CONFINED_ENV: "1", "TRITON_CACHE_DIR": os.path.join(root, "triton-cache"), "PYTHONDONTWRITEBYTECODE": "1"})
+        env.pop("TRITON_INTERPRET", None)
+        job = {"schema": SCHEMA_VERSION, "id": "confined", "kind": "compile", "payload": payload}
+        out = sandbox_exec.run_confined(
+            [sys.executable, "-u", os.path.abspath(__file__)], writable=root, env=env, timeout_s=300.0,
+            stdin=(json.dumps(job) + "\n").encode(), kind=kind if kind != "none" else "plain")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    line = next((x for x in out.stdout.decode("utf-8", "replace").splitlines() if x.strip()), "")
+    try:
+        reply = json.loads(line)
+    except ValueError:
+        why = "ran past 300 s" if out.timed_out else f"exit {out.returncode}"
+        raise JobError("worker", f"the confined compile worker failed ({why}): "
+                                 f"{out.stderr.decode('utf-8', 'replace').strip()[-800:]}") from None
+    if not isinstance(reply, dict) or not reply.get("ok") or not isinstance(reply.get("result"), dict):
+        error = (reply.get("error") if isinstance(reply, dict) else None) or {}
+        raise JobError(str(error.get("stage", "worker")), str(error.get("message", "compile failed")))
+    return reply["result"]
+
+
 def handle_compile(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
     target = payload.get("target")
     if not isinstance(target, str):
         raise JobError("protocol", "compile payload needs a string 'target'")
+    if payload.get("untrusted") and os.environ.get(CONFINED_ENV) != "1":
+        return _compile_confined(payload)
     if _triton_interpreted():
         return _compile_in_fresh_worker(payload)
     if target in CUDA_TARGETS:

@@ -23,6 +23,7 @@ from ..engine.optimize.proposers import llm_proposer
 from ..engine.profile.jobs import BACKEND_CHOICES, detect_harness
 from ..engine.record.launch_store import recorded_for
 from ..source_files import decode_python_source, read_python_source
+from ..trust.secrets import redactor
 from .profile import make_runner
 
 # worker processes of the local runner: config-search compiles run in parallel over them
@@ -46,6 +47,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--llm-api-key-env", metavar="VAR", help="environment variable holding the LLM API key")
     p.add_argument("--llm-token-budget", metavar="N", type=int,
                    help="stop asking the LLM once the server reports this many tokens used (default 200000)")
+    p.add_argument("--llm-allow-unsandboxed", action="store_true",
+                   help="run the LLM's candidates even where the runner has no sandbox (bubblewrap or unshare): they "
+                        "then run with your rights; without it such candidates are not run and the report says so")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--report", metavar="DIR", help="write optimize-report.md and optimize-report.json there")
     p.add_argument("--apply", action="store_true", help="write each file's verified faster final text into it")
@@ -99,7 +103,8 @@ def run(args: argparse.Namespace) -> int:
         target=args.target,
         backend=args.backend,
         budget=budget,
-        gate=GateConfig(backend=args.backend, target=args.target, repeats=args.repeats, rep_ms=args.rep_ms),
+        gate=GateConfig(backend=args.backend, target=args.target, repeats=args.repeats, rep_ms=args.rep_ms,
+                        allow_unsandboxed=args.llm_allow_unsandboxed),
     )
     results: list[dict[str, Any]] = []
     markdown: list[str] = ["# tritonlens optimize report", ""] + [f"- {n}" for n in notes]
@@ -149,7 +154,9 @@ def run(args: argparse.Namespace) -> int:
         runner.close()
     if len(results) > 1:
         markdown[2:2] = ["## Summary", "", reporting.summary_markdown(results)]
-    text = "\n".join(markdown)
+    secrets = redactor()  # what a candidate printed or raised may quote a key: none leaves in a report
+    text = secrets.text("\n".join(markdown))
+    results = secrets.data(results)
     if args.report:
         out = Path(args.report)
         out.mkdir(parents=True, exist_ok=True)

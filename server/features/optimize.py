@@ -22,6 +22,7 @@ from urllib.parse import quote
 
 from lsprotocol import types
 
+from ..engine.optimize.gate import GateConfig
 from ..engine.optimize.loop import Budget, OptimizeOptions, OptimizeResult, optimize_source
 from ..engine.optimize.proposer_set import build_proposers
 from ..engine.optimize.proposers import Proposer, llm_proposer
@@ -113,7 +114,10 @@ class OptimizeService:
         # Under interpret config search has nothing to time: the editor leaves it out (the CLI reports it declined).
         proposers = build_proposers(runner, target, backend, config_search=backend != "interpret",
                                     llm=self._llm(uri), cancel=progress.cancel_event)
-        options = OptimizeOptions(target=target, backend=backend, budget=self._budget(uri), kernel=kernel)
+        llm_settings = self.server.config.for_uri(uri).extra.get("llm") or {}
+        gate = GateConfig(backend=backend, target=target,
+                          allow_unsandboxed=llm_settings.get("allowUnsandboxed") is True)  # an explicit opt-in only
+        options = OptimizeOptions(target=target, backend=backend, budget=self._budget(uri), kernel=kernel, gate=gate)
 
         def report(message: str, fraction: float | None) -> None:
             pct = None if fraction is None else max(1, min(99, int(fraction * 100)))

@@ -10,7 +10,7 @@ from typing import Any
 from ...analysis.rewrite.model import Candidate, Verdict
 from ...analysis.source.lines import source_lines
 from ..engine.optimize.loop import OptimizeResult
-from ..engine.optimize.report import LEVEL_NAMES
+from ..engine.optimize.report import LEVEL_NAMES, shown
 
 
 @dataclass(frozen=True)
@@ -63,11 +63,11 @@ def action_title(offer: Offer, shape: str) -> str:
 
 def hover_record(offer: Offer, result: OptimizeResult) -> str:
     v, c = offer.verdict, offer.candidate
-    lines = [f"**Verified rewrite** of `{c.kernel}`: {c.title} ({c.origin}: {c.producer}"
+    lines = [f"**Verified rewrite** of `{c.kernel}`: {shown(c, c.title)} ({c.origin}: {shown(c, c.producer)}"
              + (", written by an LLM" if c.origin == "llm" else "") + ")", ""]
     level = LEVEL_NAMES.get(c.level, f"level {c.level}")
     lines.append(f"- evidence: {', '.join(c.evidence) or 'none named'} ({level})")
-    lines.append(f"- verdict: {v.reason}")
+    lines.append(f"- verdict: {shown(c, v.reason)}")
     checks = v.details.get("checks") or []
     if checks:
         lines += ["", "| shape | seed | held out | max abs error | result |", "|---|---|---|---|---|"]
@@ -75,7 +75,7 @@ def hover_record(offer: Offer, result: OptimizeResult) -> str:
             err = ch.get("max_abs")
             lines.append(
                 f"| {ch.get('shape')} | {ch.get('seed')} | {'yes' if ch.get('held_out') else ''} | "
-                f"{'n/a' if err is None else f'{err:.1e}'} | {'pass' if ch.get('passed') else ch.get('reason')} |"
+                f"{'n/a' if err is None else f'{err:.1e}'} | {'pass' if ch.get('passed') else shown(c, str(ch.get('reason')))} |"
             )
     tol = v.details.get("tolerance") or {}
     if tol:

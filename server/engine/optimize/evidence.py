@@ -36,13 +36,23 @@ def collect(
     backend: str,
     cancel: threading.Event | None = None,
     profile: bool = True,
+    untrusted: bool = False,
 ) -> Evidence:
+    """`untrusted`: the text holds an LLM's code: it is compiled in a confined worker, and not profiled (a profile
+    runs it unconfined)."""
     from ....analysis.triage import triage
     from ..diagnose import analyze_document, find_pyproject_overrides
     from .gate import compile_facts
 
     ev = Evidence()
     ev.findings.extend(triage(source, path).findings)
+    if untrusted:
+        from ...trust.confined_runner import ConfinedCompiles
+
+        runner = ConfinedCompiles(runner)
+        if profile and backend != "interpret":
+            ev.notes.append("no level-2 profile: the text holds an LLM's code, which runs only confined")
+        profile = False
     for analysis in analyze_document(
         source, path, target, runner, overrides=find_pyproject_overrides(path), cancel=cancel
     ):

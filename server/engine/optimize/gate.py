@@ -15,6 +15,7 @@ Rejections are Verdicts with the stage and the reason; nothing is thrown away.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -22,7 +23,10 @@ from typing import TYPE_CHECKING, Any
 from ....analysis.core.findings import Finding
 from ....analysis.core.targets import DEFAULT_CUDA_TARGET
 from ....analysis.rewrite.model import Candidate, Verdict
+from ....analysis.trust.redaction import Redactor
 from ....ascend_runner.protocol import HarnessSpec, TimingSpec, VerifyRequest
+from ...trust.confined_runner import ConfinedCompiles
+from ...trust.secrets import redactor as process_redactor
 from .shapes import ShapePlan
 from .timing import MIN_GAIN, judge
 from .verify_plan import VerificationPlan, replay_launches_for
@@ -31,6 +35,7 @@ if TYPE_CHECKING:  # the runner client is imported where a runner is made, not b
     from ....ascend_runner.client import Runner
 
 WORKER_STAGES = ("worker", "unavailable", "closed", "timeout", "cancelled")
+STARTUP_GRACE_S = 90.0  # beyond the candidate's budget: the reference's process, imports and the comparison
 
 
 @dataclass
@@ -44,6 +49,8 @@ class GateConfig:
     rep_ms: float = 100.0
     timeout_s: float = 600.0
     compile_check: bool = True
+    # An LLM's candidate runs only inside the runner's sandbox; where none exists, only if the user opted in.
+    allow_unsandboxed: bool = False
 
     @property
     def timing_meaningful(self) -> bool:
@@ -95,6 +102,7 @@ class Gate:
         path: str,
         reference_source: str | None = None,
         launches: list[dict[str, Any]] | None = None,
+        redactor: Redactor | None = None,
     ) -> None:
         """`reference_source`: the original text; the reference Model always comes from it, whatever the
         baseline (the text the candidate is timed against) is. `launches`: recorded launches to replay instead
@@ -102,18 +110,24 @@ class Gate:
         self.runner, self.config, self.shapes, self.path = runner, config, shapes, path
         self.reference_source = reference_source
         self.launches = list(launches or [])
+        # Verdicts carry what a candidate printed or raised: any key or token of this process is taken out.
+        self.redactor = redactor if redactor is not None else process_redactor()
 
     # -- 1. compile --------------------------------------------------------------------------------------
-    def compile_check(self, source: str, cancel: threading.Event | None) -> tuple[str | None, GateResult]:
-        """(error or None, partial result with the candidate's level 3-4 findings)."""
+    def compile_check(
+        self, source: str, cancel: threading.Event | None, untrusted: bool = False
+    ) -> tuple[str | None, GateResult]:
+        """(error or None, partial result with the candidate's level 3-4 findings). `untrusted` (an LLM's text):
+        compiled in a confined fresh worker, since compiling runs the file's module-level code."""
         from ..diagnose import analyze_document, find_pyproject_overrides
 
         out = GateResult(Verdict("", True, ""))
+        runner = ConfinedCompiles(self.runner, self.config.allow_unsandboxed) if untrusted else self.runner
         analyses = analyze_document(
             source,
             self.path,
             self.config.target,
-            self.runner,
+            runner,
             overrides=find_pyproject_overrides(self.path),
             cancel=cancel,
         )
@@ -185,7 +199,9 @@ class Gate:
         candidate: Candidate,
         cancel: threading.Event | None = None,
         plan: VerificationPlan | None = None,
+        budget_s: float | None = None,
     ) -> GateResult:
+        """`budget_s`: the seconds the optimize budget has left; the candidate's process is killed then."""
         try:
             ast.parse(candidate.source)
         except SyntaxError as exc:
@@ -197,24 +213,48 @@ class Gate:
             result.verdict = _reject(candidate, "replay", plan.refusal or "replay cannot verify it")
             return result
         if self.config.compile_check:
-            error, result = self.compile_check(candidate.source, cancel)
+            error, result = self.compile_check(candidate.source, cancel, untrusted=candidate.origin == "llm")
             if error:
                 result.verdict = _reject(candidate, "compile", error, compile=result.compile_summary)
                 return result
         if cancel is not None and cancel.is_set():
             result.verdict = _reject(candidate, "cancelled", "cancelled before verification")
             return result
-        reply = self.send(plan.request, cancel)
-        result.verdict = self.judge_reply(candidate, reply, result.compile_summary)
+        request = self.trusted(plan.request, candidate, budget_s)
+        reply = self.send(request, cancel)
+        result.verdict = self.redacted(self.judge_reply(candidate, reply, result.compile_summary))
         return result
+
+    def trusted(self, request: VerifyRequest, candidate: Candidate, budget_s: float | None) -> VerifyRequest:
+        """The plan's request with what depends on who wrote the candidate: an LLM's text runs confined, it must
+        launch the kernel it rewrites (KernelBench form), and its process is killed at the budget's seconds."""
+        cfg = self.config
+        kernels = [candidate.kernel] if candidate.kernel and request.harness.mode == "kernelbench" else []
+        return dataclasses.replace(
+            request,
+            untrusted=candidate.origin == "llm",
+            allow_unsandboxed=cfg.allow_unsandboxed,
+            kernels=kernels,
+            budget_s=min(cfg.timeout_s, budget_s) if budget_s is not None else cfg.timeout_s,
+        )
 
     def send(self, request: VerifyRequest, cancel: threading.Event | None = None) -> dict[str, Any]:
         """The runner's verify reply to `request` (an envelope: ok, result or error)."""
-        return self.runner.verify(self.config.backend, request, cancel=cancel, timeout_s=self.config.timeout_s)
+        wall = float(request.budget_s or self.config.timeout_s) + STARTUP_GRACE_S
+        return self.runner.verify(self.config.backend, request, cancel=cancel, timeout_s=wall)
+
+    def redacted(self, verdict: Verdict) -> Verdict:
+        if not self.redactor:
+            return verdict
+        return dataclasses.replace(verdict, reason=self.redactor.text(verdict.reason),
+                                   details=self.redactor.data(verdict.details))
 
     def judge_reply(self, candidate: Candidate, reply: dict[str, Any], compiled: dict[str, Any]) -> Verdict:
         """Turn the runner's verify reply into a Verdict (pure: unit-testable on recorded replies)."""
         details: dict[str, Any] = {"compile": compiled, "backend": self.config.backend}
+        res0 = reply.get("result") if isinstance(reply.get("result"), dict) else {}
+        if res0.get("sandbox"):
+            details["sandbox"] = res0["sandbox"]  # how the candidate's process was confined, or why it was not
         if not reply.get("ok"):
             error = reply.get("error") or {}
             message = error.get("message") if isinstance(error, dict) else str(error)

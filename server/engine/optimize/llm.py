@@ -16,6 +16,8 @@ from typing import Any
 from ....analysis.rewrite.llm_prompt import Attempt, build_messages
 from ....analysis.rewrite.llm_reply import Rejected, parse_reply
 from ....analysis.rewrite.model import Candidate, RecipeContext, Verdict
+from ....analysis.trust.model_text import markdown_literal, plain_line
+from ...trust.secrets import redactor as process_redactor
 from .evidence import roofline_of
 from .llm_client import ChatClient, ClientSettings, LLMError
 from .proposers import Declined
@@ -68,6 +70,8 @@ class LLMProposer:
                 source=ctx.source, path=ctx.path, kernel=ctx.kernel, target=ctx.target, findings=ctx.findings,
                 profile=ctx.profile, roofline=roofline, attempts=self._attempts(ctx.kernel, feedback),
             )
+            secrets = process_redactor()  # what the model is sent never holds a key or token of this process
+            messages = [{**m, "content": secrets.text(m["content"])} for m in messages]
             try:
                 reply = self.client.chat(messages, max_tokens=min(self.client.settings.max_tokens, remaining))
             except LLMError as exc:
@@ -87,7 +91,7 @@ class LLMProposer:
                 continue
             cand = Candidate(
                 source=parsed.source, origin="llm", producer=self.model, kernel=ctx.kernel,
-                title=parsed.title, rationale=_rationale(self.model, parsed.reasoning), evidence=parsed.evidence,
+                title=plain_line(parsed.title), rationale=_rationale(self.model, parsed.reasoning), evidence=parsed.evidence,
                 level=_level(ctx, parsed.evidence),
             )
             self._tried.setdefault(ctx.kernel, []).append(_Tried(cand.id, cand.title, cand.source))
@@ -116,7 +120,9 @@ def _outcome(v: Verdict | None) -> str:
 
 
 def _rationale(model: str, reasoning: str) -> str:
-    return f"Written by the LLM `{model}` (verified by the gate like every candidate). Its reasoning:\n\n{reasoning}"
+    """The model's reasoning as literal text: it cannot open a link, an image, HTML or a command in a hover."""
+    return (f"Written by the LLM {markdown_literal(model, 200)} (verified by the gate like every candidate). Its "
+            f"reasoning:\n\n{markdown_literal(reasoning)}")
 
 
 def _level(ctx: RecipeContext, codes: Sequence[str]) -> int:

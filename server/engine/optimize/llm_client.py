@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...trust.secrets import register_secret_name
+
 
 class LLMError(ValueError):
     """A request that failed for good (after retries); the message never contains the API key."""
@@ -54,6 +56,7 @@ class ChatClient:
             value = os.environ.get(name, "")
             if not value:
                 raise LLMError(f"the environment variable {name} named by apiKeyEnv / --llm-api-key-env is not set")
+            register_secret_name(name)  # its value is redacted from every verdict, report, log and prompt
             self._key = value
 
     def _sdk(self) -> Any:

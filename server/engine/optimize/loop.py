@@ -174,7 +174,8 @@ def optimize_source(
         else:
             say(f"round {round_no}: collecting evidence", None)
             ev = collect(current, path, options.target, runner, backend=options.backend, cancel=cancel,
-                         profile=options.profile and not launches)  # level 2 profiles KernelBench modules
+                         profile=options.profile and not launches,  # level 2 profiles KernelBench modules
+                         untrusted=_llm_text(out))
             ev_for = (current, ev)
         if round_no == 1:
             out.evidence_before = ev
@@ -193,7 +194,7 @@ def optimize_source(
                 break
             spent += 1
             say(f"round {round_no}: verifying {cand.title} ({i + 1}/{len(planned)})", spent / budget.candidates)
-            verdict = gate.check(current, cand, cancel, plan=plan).verdict
+            verdict = gate.check(current, cand, cancel, plan=plan, budget_s=_left(started, budget)).verdict
             tried.add((cand.kernel, cand.producer))
             step = Step(cand, verdict, round_no)
             feedback.setdefault((source_name, cand.kernel), []).append(verdict)
@@ -219,9 +220,9 @@ def optimize_source(
             kernel=out.applied[-1].candidate.kernel, title="all applied rewrites",
             rationale="the final text against the original", level=max(s.candidate.level for s in out.applied),
         )
-        out.overall = gate.check(source, whole, cancel).verdict
+        out.overall = gate.check(source, whole, cancel, budget_s=max(60.0, _left(started, budget))).verdict
         out.evidence_after = collect(current, path, options.target, runner, backend=options.backend,
-                                     cancel=cancel, profile=options.profile and not launches)
+                                     cancel=cancel, profile=options.profile and not launches, untrusted=_llm_text(out))
     out.declined = [d for p in proposers for d in getattr(p, "declined", [])] + replay_declined
     out.notes.extend(n for p in proposers if callable(getattr(p, "notes", None)) for n in p.notes())
     out.elapsed_s = time.monotonic() - started
@@ -242,6 +243,16 @@ def _verifiable(
         else:
             declined.append(Declined(cand.producer, cand.kernel, f"{cand.title}: {plan.refusal}"))
     return kept
+
+
+def _left(started: float, budget: Budget) -> float:
+    """Seconds the budget has left (at least a few: a candidate taken in the last second still gets a verdict)."""
+    return max(5.0, budget.seconds - (time.monotonic() - started))
+
+
+def _llm_text(out: OptimizeResult) -> bool:
+    """Whether the current text holds an applied LLM rewrite (its code runs only inside the gate's sandbox)."""
+    return any(s.candidate.origin == "llm" for s in out.applied)
 
 
 def _stop(cancel: threading.Event | None, out: OptimizeResult, started: float, budget: Budget) -> bool:

@@ -11,6 +11,7 @@ import difflib
 import math
 from typing import Any
 
+from ....analysis.trust.model_text import markdown_literal
 from .loop import OptimizeResult, Step
 
 LEVEL_NAMES = {1: "level 1 (triage)", 2: "level 2 (profiling)", 3: "level 3 (IR attribution)", 4: "level 4 (compiler)"}
@@ -82,13 +83,18 @@ def _fmt_ms(value: Any) -> str:
     return "n/a" if value is None else f"{value:.4g} ms"
 
 
+def shown(candidate: Any, text: str) -> str:
+    """Text about an LLM's candidate (its title, a verdict quoting what its code raised) as literal Markdown."""
+    return markdown_literal(text) if candidate.origin == "llm" else text
+
+
 def _step_line(s: Step) -> str:
     v = s.verdict
     level = LEVEL_NAMES.get(s.candidate.level, f"level {s.candidate.level}")
     evidence = ", ".join(s.candidate.evidence) or "none named"
     return (
-        f"- **{s.candidate.title}** ({s.candidate.origin}: {s.candidate.producer}; evidence {evidence} from {level})"
-        f" - {v.reason}"
+        f"- **{shown(s.candidate, s.candidate.title)}** ({s.candidate.origin}: {shown(s.candidate, s.candidate.producer)}; "
+        f"evidence {evidence} from {level}) - {shown(s.candidate, v.reason)}"
     )
 
 
@@ -134,8 +140,9 @@ def to_markdown(result: OptimizeResult) -> str:
         if not steps:
             lines.append("none")
         for s in steps:
-            lines.append(_step_line(s) if s.verdict.accepted else f"- {s.candidate.title} ({s.candidate.producer}): "
-                         f"rejected at {s.verdict.stage}: {s.verdict.reason}")
+            c = s.candidate
+            lines.append(_step_line(s) if s.verdict.accepted else f"- {shown(c, c.title)} ({shown(c, c.producer)}): "
+                         f"rejected at {s.verdict.stage}: {shown(c, s.verdict.reason)}")
     if result.declined:
         lines += ["", "### Recipes that did not apply", ""]
         lines += [f"- {x.proposer} on {x.kernel}: {x.reason}" for x in result.declined]

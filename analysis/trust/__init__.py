@@ -1,0 +1,1 @@
+"""Text that must not carry what it should not: secrets redacted (redaction), model-written text escaped (model_text)."""

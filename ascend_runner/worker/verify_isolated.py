@@ -1,0 +1,285 @@
+"""The KernelBench `verify` job across three processes, so a candidate cannot change what it is compared with.
+
+1. The reference (verify_phases.py `reference`): a fresh process that never imports the candidate computes the
+   reference outputs (as written and in float64) on fresh inputs at every shape and seed.
+2. The candidate (verify_phases.py `candidate`): a fresh process, confined by sandbox_exec (no network, read-only
+   filesystem but its own folder, an allow-listed environment, CPU/memory/process limits, killed at its budget),
+   runs the same inputs through ModelNew. It cannot see the expected outputs (their folder is hidden from it).
+3. This process (which imports neither) compares the two across the process boundary (harness_verify.compare),
+   and rejects a candidate that launched none of the Triton kernels it claims to replace.
+
+Payload keys beyond verify_job's: `untrusted` (an LLM's text: never run unconfined unless `allow_unsandboxed`),
+`kernels` (names the candidate must launch), `budget_s` (the candidate's seconds). What is measured inside the
+candidate's process (launches, timings) is only as honest as its code; the outputs are checked outside it.
+Stdlib + torch only (no tritonlens).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from typing import Any
+
+import sandbox_exec
+from harness_backend import Backend
+from harness_load import HarnessError, tail
+from harness_tolerance import Accumulation, dot_precision
+from harness_verify import compare
+from verify_phases import cases_of
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PHASES = os.path.join(HERE, "verify_phases.py")
+DEFAULT_BUDGET_S = 600.0
+NO_KERNEL = ("{name} launched no Triton kernel: a rewrite must run the Triton kernel(s) it replaces, not fall back to "
+             "PyTorch")
+
+
+def _memory_mb() -> float | None:
+    raw = os.environ.get("TRITONLENS_WORKER_MEMORY_MB")
+    if raw:
+        return float(raw)
+    return None if _accelerator_visible() else 16384.0
+
+
+def _accelerator_visible() -> bool:
+    try:
+        names = os.listdir("/dev")
+    except OSError:
+        return False
+    return any((n.startswith("nvidia") and n[6:].isdigit()) or (n.startswith("davinci") and n[7:].isdigit())
+               for n in names)
+
+
+def _phase_env(backend: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("TRITON_INTERPRET", "TRITONLENS_PHASE_TIMED")}
+    if backend == "interpret":
+        env["TRITON_INTERPRET"] = "1"
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+def _error_of(stdout: bytes, stderr: bytes, code: int | None) -> str:
+    for line in reversed(stdout.decode("utf-8", "replace").splitlines()):
+        try:
+            said = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(said, dict) and isinstance(said.get("error"), str):
+            return said["error"]
+    return f"exit status {code}: {tail(stderr.decode('utf-8', 'replace').strip(), 1200)}"
+
+
+def _confinement(payload: dict[str, Any]) -> dict[str, Any]:
+    kind = sandbox_exec.mechanism()
+    if kind != "none":
+        return {"mechanism": kind, "confined": True, "network": sandbox_exec.NETWORK_NAMESPACE}
+    if payload.get("untrusted") and not payload.get("allow_unsandboxed"):
+        return {"mechanism": "none", "confined": False, "refused": True,
+                "note": f"not run: {sandbox_exec.why_none()}; LLM candidates run only confined unless the user opts "
+                        "in (`--llm-allow-unsandboxed`, setting tritonlens.llm.allowUnsandboxed)"}
+    why = "the user opted in" if payload.get("untrusted") else "the candidate is not an LLM's"
+    return {"mechanism": "none", "confined": False,
+            "note": f"run without a sandbox ({why}): {sandbox_exec.why_none()}; environment allow-listed and limits "
+                    "applied only"}
+
+
+def verify_isolated(be: Backend, payload: dict[str, Any]) -> dict[str, Any]:
+    cand_name = payload.get("candidate", "ModelNew")
+    result: dict[str, Any] = {"ok": True, "passed": True, "backend": be.name, "checks": [], "tolerance": {},
+                              "timing_meaningful": be.timing_meaningful, "errors": [], "isolated": True}
+    result["sandbox"] = confinement = _confinement(payload)
+    if confinement.get("refused"):
+        result.update(passed=False, errors=[confinement["note"]])
+        result["checks"].append({"seed": -1, "shape": "all shapes", "held_out": False, "passed": False,
+                                 "reason": confinement["note"]})
+        return result
+    root = tempfile.mkdtemp(prefix="tritonlens-verify-", dir=os.environ.get("TRITONLENS_WORKER_SCRATCH") or None)
+    try:
+        return _run(be, payload, result, root, cand_name, confinement)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _write_spec(folder: str, spec: dict[str, Any]) -> None:
+    with open(os.path.join(folder, "spec.json"), "w", encoding="utf-8") as fh:
+        json.dump(spec, fh)
+
+
+def _run(be: Backend, payload: dict[str, Any], result: dict[str, Any], root: str, cand_name: str,
+         confinement: dict[str, Any]) -> dict[str, Any]:
+    import torch
+
+    cand_dir = os.path.join(root, "candidate")
+    os.makedirs(cand_dir)
+    timed = bool(payload.get("time", True)) and be.timing_meaningful
+    spec = {**payload, "time": timed}
+    harness = dict(payload["harness"])
+    # The reference's process never sees the candidate's text; it reads the original texts only.
+    _write_spec(root, {**spec, "harness": {**harness, "source": None} if _has_original(payload) else harness})
+    ref = subprocess.run([sys.executable, "-u", PHASES, "reference", root, _phase_name(be)], capture_output=True,
+                         env={**_phase_env(be.name), **_timing_flag(be)}, timeout=float(payload.get("budget_s") or DEFAULT_BUDGET_S))
+    if ref.returncode != 0:
+        raise HarnessError(_error_of(ref.stdout, ref.stderr, ref.returncode))
+    _write_spec(cand_dir, spec)
+    budget = float(payload.get("budget_s") or DEFAULT_BUDGET_S)
+    env = sandbox_exec.allowed_environment(os.environ, {**_phase_env(be.name), **_timing_flag(be)})
+    env["TRITON_CACHE_DIR"] = os.path.join(cand_dir, "triton-cache")
+    out = sandbox_exec.run_confined(
+        [sys.executable, "-u", PHASES, "candidate", cand_dir, _phase_name(be)], writable=cand_dir, env=env,
+        timeout_s=budget, hidden=[root], memory_mb=_memory_mb(),
+        kind=confinement["mechanism"] if confinement["confined"] else "plain",
+    )
+    expected = torch.load(os.path.join(root, "expected.pt"), weights_only=True)["expected"]
+    cases = cases_of(spec, timed)
+    if out.timed_out:
+        return _fail(result, f"the candidate ran past its budget of {budget:g} s and was killed (with every process "
+                             "it started)")
+    if out.returncode != 0:
+        return _fail(result, f"the candidate's process failed: {_error_of(out.stdout, out.stderr, out.returncode)}")
+    record, outputs = _read_candidate(torch, cand_dir)
+    if isinstance(record, str):
+        return _fail(result, record)
+    _compare_all(be, payload, cases, expected, record, outputs, result)
+    launched = {str(rec.get("kernel")) for rec in record["launches"] if isinstance(rec, dict)}
+    if result["passed"] and not launched:
+        _fail(result, NO_KERNEL.format(name=cand_name))
+    missing = sorted(set(payload.get("kernels") or []) - launched)
+    if result["passed"] and missing:
+        _fail(result, f"{cand_name} never launched {', '.join(missing)}, the kernel(s) it claims to replace")
+    result["errors"] += [str(e)[:500] for e in record.get("errors") or []][:8]
+    timing = record.get("timing") or {}
+    if timed and result["passed"] and isinstance(timing, dict):
+        result.update(_timing_result(timing))
+    return result
+
+
+def _has_original(payload: dict[str, Any]) -> bool:
+    return payload.get("baseline_source") is not None or payload.get("reference_source") is not None
+
+
+def _phase_name(be: Backend) -> str:
+    return "interpret" if be.name == "interpret" else be.name
+
+
+def _timing_flag(be: Backend) -> dict[str, str]:
+    # The phases make their backend by name; a backend this worker marks as timed (a host-clock test) stays timed.
+    return {"TRITONLENS_PHASE_TIMED": "1"} if be.timing_meaningful else {}
+
+
+def _fail(result: dict[str, Any], reason: str) -> dict[str, Any]:
+    result["passed"] = False
+    result["checks"].append({"seed": -1, "shape": "all shapes", "held_out": False, "passed": False, "reason": reason})
+    return result
+
+
+def _read_candidate(torch: Any, folder: str) -> tuple[dict[str, Any] | str, dict[str, Any]]:
+    """The candidate's record and outputs, checked for shape: anything it wrote is untrusted."""
+    try:
+        with open(os.path.join(folder, "record.json"), encoding="utf-8") as fh:
+            record = json.load(fh)
+        outputs = torch.load(os.path.join(folder, "outputs.pt"), weights_only=True)
+    except (OSError, ValueError) as exc:
+        return f"the candidate's process left no readable outputs: {type(exc).__name__}", {}
+    except Exception as exc:  # torch.load refusing anything but plain tensors (weights_only)
+        return f"the candidate's outputs are not plain tensors ({type(exc).__name__}: {str(exc)[:200]})", {}
+    if not isinstance(record, dict) or not isinstance(record.get("cases"), list) or not isinstance(outputs, dict):
+        return "the candidate's process left a malformed record", {}
+    if not isinstance(record.get("launches"), list):
+        record["launches"] = []
+    return record, outputs
+
+
+def _compare_all(be: Backend, payload: dict[str, Any], cases: list[dict[str, Any]], expected: list[dict[str, Any]],
+                 record: dict[str, Any], outputs: dict[str, Any], result: dict[str, Any]) -> None:
+    """One check per (shape, seed), in order, as the in-process gate made them; stop at the first crash."""
+    ran = {(c.get("case"), c.get("seed")): c for c in record["cases"] if isinstance(c, dict)}
+    built_errors = {c.get("case"): c for c in record["cases"] if isinstance(c, dict) and "seed" not in c}
+    dot = dot_precision([r for r in record["launches"] if isinstance(r, dict)], be.name)
+    for exp in expected:
+        case = cases[int(exp["case"])]
+        label, held_out = str(case.get("label", "")), bool(case.get("held_out", False))
+        check: dict[str, Any] = {"seed": int(exp.get("seed", -1)), "shape": label, "held_out": held_out}
+        if "seed" not in exp:  # the reference's models could not be built at this shape
+            result["checks"].append({**check, "passed": False, "reason": exp["error"]})
+            result["passed"] = False
+            return
+        built = built_errors.get(exp["case"])
+        if built is not None:
+            result["checks"].append({**check, "seed": -1, "passed": False, "reason": str(built.get("error"))[:2000]})
+            result["passed"] = False
+            return
+        if "error" in exp:
+            result["checks"].append({**check, "passed": False, "reason": f"candidate or reference failed: {exp['error']}"})
+            result["passed"] = False
+            return
+        mine = ran.get((exp["case"], exp["seed"]))
+        key = f"{exp['case']}:{exp['seed']}"
+        if mine is None or "error" in mine or key not in outputs:
+            why = str((mine or {}).get("error") or "it produced no output here")[:2000]
+            result["checks"].append({**check, "passed": False, "reason": f"candidate or reference failed: {why}"})
+            result["passed"] = False
+            return
+        accumulation = Accumulation(**{k: v for k, v in exp["accumulation"].items() if k in ("k", "op", "note")})
+        outcome = compare(outputs[key], exp["native"], exp["exact"], accumulation, dot, payload.get("atol"),
+                          payload.get("rtol"))
+        outcome["reference"] = exp["kind"]
+        outcome["accumulation"] = exp["accumulation"]
+        result["tolerance"] = outcome.get("tolerance") or {}
+        result["checks"].append({**check, **outcome})
+        result["passed"] = result["passed"] and bool(outcome["passed"])
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value == value else None
+
+
+def _timing_result(timing: dict[str, Any]) -> dict[str, Any]:
+    """The candidate process's timing, kept only as numbers."""
+    if "timing" in timing and isinstance(timing["timing"], dict):
+        out: dict[str, Any] = {"timing": timing["timing"]}
+        for key in ("candidate_ms", "reference_ms", "speedup"):
+            out[key] = _number(timing.get(key))
+        return out
+    c, r = _number(timing.get("candidate_ms")), _number(timing.get("reference_ms"))
+    return {"candidate_ms": c, "reference_ms": r, "speedup": r / c if c and r else None}
+
+
+CONFINED_ENV = "TRITONLENS_CONFINED"  # set inside a confined replay job: it runs there, not again
+
+
+def replay_confined(be: Backend, payload: dict[str, Any]) -> dict[str, Any] | None:
+    """An untrusted candidate verified by replay: the whole replay job in one confined fresh process (replay loads
+    the candidate's kernels beside the original's, so only containment, not separation, holds here). None: run it
+    here (a trusted candidate, or already confined)."""
+    if not payload.get("untrusted") or os.environ.get(CONFINED_ENV) == "1":
+        return None
+    confinement = _confinement(payload)
+    base = {"ok": True, "passed": False, "backend": be.name, "checks": [], "errors": [], "mode": "replay",
+            "timing_meaningful": be.timing_meaningful, "sandbox": confinement}
+    if confinement.get("refused"):
+        return _fail({**base, "errors": [confinement["note"]]}, confinement["note"])
+    root = tempfile.mkdtemp(prefix="tritonlens-replay-", dir=os.environ.get("TRITONLENS_WORKER_SCRATCH") or None)
+    try:
+        env = sandbox_exec.allowed_environment(os.environ, {**_phase_env(be.name), CONFINED_ENV: "1"})
+        budget = float(payload.get("budget_s") or DEFAULT_BUDGET_S)
+        out = sandbox_exec.run_confined(
+            [sys.executable, "-u", os.path.join(HERE, "run_job.py"), "verify", _phase_name(be)], writable=root,
+            env=env, timeout_s=budget, memory_mb=_memory_mb(), stdin=json.dumps(payload).encode(),
+            kind=confinement["mechanism"] if confinement["confined"] else "plain",
+        )
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    if out.timed_out:
+        return _fail(base, f"the candidate ran past its budget of {budget:g} s and was killed")
+    try:
+        result = json.loads(out.stdout.decode("utf-8", "replace").strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return _fail(base, f"the confined replay job failed: {_error_of(out.stdout, out.stderr, out.returncode)}")
+    if not isinstance(result, dict):
+        return _fail(base, "the confined replay job returned a malformed record")
+    result["sandbox"] = confinement
+    return result
