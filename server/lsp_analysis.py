@@ -12,6 +12,7 @@ import time
 
 from ..analysis.findings import Finding
 from .documents import Analysis, kernel_hashes, syntax_error_finding
+from .ignores.project import file_ignores
 from .workspace_index import IndexedFile, IndexedKernel
 
 log = logging.getLogger(__name__)
@@ -43,6 +44,7 @@ def analyze_text(text: str, path: str, version: int) -> Analysis:
         syntax_error=syntax_error is not None,
         kernel_hashes=kernel_hashes(text, kernels),
         platforms=_platforms(text, path),
+        ignores=file_ignores(text, path),
     )
 
 
@@ -87,4 +89,5 @@ def index_file(text: str, path: str) -> IndexedFile:
         IndexedKernel(k.name, int(k.name_span.line), int(k.span.line), int(k.span.end_line))
         for k in analysis.kernels
     )
-    return IndexedFile(path=path, kernels=kernels, findings=analysis.findings, platforms=analysis.platforms)
+    findings = tuple(analysis.ignores.apply(analysis.findings))  # closed files honour ignores as open ones do
+    return IndexedFile(path=path, kernels=kernels, findings=findings, platforms=analysis.platforms)

@@ -230,7 +230,10 @@ class TritonLensServer(LanguageServer):
         if settings.target == "auto" and doc.analysis is not None:
             # decided once per analyzed version (off the event loop), never per request
             settings = replace(settings, file_platforms=doc.analysis.platforms)
-        found = apply_and_merge(settings, doc.findings())
+        found = doc.findings()
+        if doc.analysis is not None and doc.analysis.ignores:
+            found = doc.analysis.ignores.apply(found)  # ignore comments and pyproject ignores, every level
+        found = apply_and_merge(settings, found)
         self._visible[doc.uri] = ((id(doc), doc.generation), configured, found)
         return found
 
