@@ -39,7 +39,7 @@ from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
 ROOT = Path(__file__).resolve().parent.parent
-SERVER_ARGS: list[str] = []  # e.g. ["--log-file", "server.log"] when investigating
+SERVER_ARGS: list[str] = os.environ.get("TRITONLENS_BENCH_SERVER_ARGS", "").split()  # e.g. "--log-file s.log"
 RESULTS = ROOT / "benchmarks" / "results" / "lsp_latency.json"
 
 HEADER = '''"""Generated benchmark module: realistic Triton kernels and their launchers."""
@@ -356,6 +356,8 @@ async def first_diagnostics(
     arrivals: dict[str, tuple[float, int]] = {}
     event = asyncio.Event()
 
+    scanned = asyncio.Event()
+
     def new_client() -> LanguageClient:
         made = LanguageClient("tritonlens-bench", "1")
 
@@ -365,12 +367,25 @@ async def first_diagnostics(
                 arrivals.setdefault(params.uri, (time.perf_counter(), len(params.diagnostics)))
                 event.set()
 
+        @made.feature("tritonlens/kernelsChanged")
+        def on_kernels(params: Any) -> None:
+            scanned.set()
+
+        @made.feature("tritonlens/status")
+        def on_status(params: Any) -> None:
+            pass
+
         return made
 
     if not cold:
         client = new_client()
         await _start(client, workdir, debounce_ms, env)
-        await asyncio.sleep(1.0)  # the server settles (its start-up work is not what warm measures)
+        # A warm server is an idle one: its start-up work (the workspace scan of the files already there) is done.
+        try:
+            await asyncio.wait_for(scanned.wait(), 60.0)
+        except TimeoutError:
+            pass
+        await asyncio.sleep(0.5)
     for n in range(opens):
         if cold:
             client = new_client()

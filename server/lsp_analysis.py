@@ -9,6 +9,7 @@ import gc
 import logging
 import threading
 import time
+from collections.abc import Callable
 
 from ..analysis.findings import Finding
 from .documents import Analysis, kernel_hashes, syntax_error_finding
@@ -18,18 +19,19 @@ from .workspace_index import IndexedFile, IndexedKernel
 log = logging.getLogger(__name__)
 
 
-def _triage(text: str, path: str) -> tuple[list[Finding], object]:
+def _triage(text: str, path: str, between: Callable[[], None] | None = None) -> tuple[list[Finding], object]:
     # Imported on first use: the server starts (and answers) even while analysis modules load.
     from ..analysis.triage import triage
 
-    result = triage(text, path)
+    result = triage(text, path, between=between)
     return list(result.findings), result.module
 
 
-def analyze_text(text: str, path: str, version: int) -> Analysis:
-    """Triage one document version; a crash in a rule is logged and yields no findings, never an exception."""
+def analyze_text(text: str, path: str, version: int, between: Callable[[], None] | None = None) -> Analysis:
+    """Triage one document version; a crash in a rule is logged and yields no findings, never an exception.
+    `between` runs before each function's checks (the workspace index pauses there while the editor waits)."""
     try:
-        findings, module = _triage(text, path)
+        findings, module = _triage(text, path, between)
     except Exception:
         log.exception("triage failed on %s (version %s)", path, version)
         return Analysis(version=version, findings=(), kernels=(), syntax_error=False)
@@ -82,9 +84,9 @@ def analyze_text_quickly(text: str, path: str, version: int) -> Analysis:
                 gc.enable()
 
 
-def index_file(text: str, path: str) -> IndexedFile:
+def index_file(text: str, path: str, between: Callable[[], None] | None = None) -> IndexedFile:
     """What the workspace index keeps for a file on disk."""
-    analysis = analyze_text(text, path, 0)
+    analysis = analyze_text(text, path, 0, between)
     kernels = tuple(
         IndexedKernel(k.name, int(k.name_span.line), int(k.span.line), int(k.span.end_line))
         for k in analysis.kernels

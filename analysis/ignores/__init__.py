@@ -61,17 +61,18 @@ class Ignores:
 
     def _unused(self, used: Mapping[tuple[int, str], bool]) -> list[Finding]:
         from ..front_rules import UNUSED_IGNORE
-        from ..rules import all_rules
+        from ..rules import all_rules, registered
 
-        levels: dict[str, set[Level]] = {}
-        for rule in all_rules():
-            levels.setdefault(rule.code, set()).add(rule.level)
         out: list[Finding] = []
         for c in self.comments:
             for i, code in enumerate(c.codes):
                 if used.get((c.line, code)):
                     continue
-                matching = [lv for rc, lvs in levels.items() if rc.startswith(code) for lv in lvs]
+                # Level 1's rules are loaded; only a code outside them needs every level's (an import on the
+                # editor's path, so not done for the common case).
+                matching = [r.level for r in registered() if r.code.startswith(code)]
+                if not matching:
+                    matching = [r.level for r in all_rules() if r.code.startswith(code)]
                 if matching and any(lv != Level.TRIAGE for lv in matching):
                     continue  # a later level's finding may still come: not known to be unused
                 where = "in this file" if c.whole_file else "on this line"
