@@ -87,10 +87,12 @@ def triage(
                 log.exception("triage check %s failed on %s in %s", check.name, function.name, path)
         _CACHE.put(key, own)
         findings.extend(own)
+    from .lanes import one_per_cause
+
     unique: dict[tuple[object, ...], Finding] = {}
     for f in findings:
         unique.setdefault((f.code, f.span, f.kernel, f.message), f)
-    ordered = sorted(unique.values(), key=lambda f: (f.span.line, f.span.col, f.code))
+    ordered = sorted(one_per_cause(list(unique.values())), key=lambda f: (f.span.line, f.span.col, f.code))
     return TriageResult(ordered, module)
 
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import prod
 from typing import Any
 
-from ..findings import Finding, Level, Severity, Span
+from ..findings import Evidence, Finding, Level, Severity, Span
 from ..rules import Rule, register
 from ..safe_eval import UNKNOWN, evaluate
 from ..specialization_launch import resolve
@@ -121,7 +121,7 @@ def threads_vs_elements(ctx: KernelContext) -> Iterator[Finding]:
             message = (
                 f"block of {shape.elements} elements on {threads} threads: {per_thread} element(s), "
                 f"{per_thread * size} bytes per thread{assumed}, below one 128-bit access; "
-                f"use BLOCK >= {threads * VECTOR_BYTES // size} or fewer warps"
+                f"use {block_words(ctx)} >= {threads * VECTOR_BYTES // size} or fewer warps"
             )
             yield finding(
                 NARROW_ACCESS, ctx, shape.span, message, data={**data, "bytes_per_thread": per_thread * size}
@@ -159,6 +159,50 @@ def launch_shapes(ctx: KernelContext) -> list[LaunchShape]:
             out.append(LaunchShape(elements, int(warps), None, span, "default"))
     ctx.memo["lanes.shapes"] = out
     return out
+
+
+def block_words(ctx: KernelContext) -> str:
+    """How the kernel itself names its block: its size parameters (`BLOCK_SIZE`, `BLOCK_M * BLOCK_N` for a 2-D
+    tile), or "a block of" elements when the aranges are literals."""
+    names = sorted(_arange_params(ctx))
+    if not names:
+        return "a block of"
+    return " * ".join(names) if ctx.has_broadcast else names[0] if len(names) == 1 else f"the block ({', '.join(names)})"
+
+
+def one_per_cause(findings: list[Finding]) -> list[Finding]:
+    """A tiny block on too many warps is one cause: TL126 (replicated lanes) and TL103 (tiny block) on the same
+    token become one TL126 with both pieces of evidence and one piece of advice. TL103 stays, for its other
+    platforms only (Ascend), where TL126 does not apply."""
+    at = {(f.code, f.kernel, f.span): i for i, f in enumerate(findings)}
+    out = list(findings)
+    drop: set[int] = set()
+    for i, high in enumerate(findings):
+        if high.code != REPLICATED.code:
+            continue
+        j = at.get(("TL103", high.kernel, high.span))
+        if j is None:
+            continue
+        low = findings[j]
+        d = high.data
+        message = (
+            f"block of {d['elements']} elements on {d['num_warps']} warps ({d['threads']} threads): "
+            f"{d['threads'] // max(d['elements'], 1)}x replicated lanes, and each program handles only "
+            f"{d['elements']} elements; use a larger block (1024 keeps every lane busy) or "
+            f"num_warps={max(1, d['elements'] // WARP)}"
+        )
+        evidence = (
+            *high.evidence,
+            *low.evidence,
+            Evidence("ast", f"TL103 (same token): {low.message}"),
+        )
+        out[i] = replace(high, message=message, evidence=evidence, data={**high.data, "merged": [low.code]})
+        rest = tuple(p for p in low.platforms if p not in high.platforms)
+        if rest:
+            out[j] = replace(low, platforms=rest)
+        else:
+            drop.add(j)
+    return [f for k, f in enumerate(out) if k not in drop]
 
 
 def _launch_values(

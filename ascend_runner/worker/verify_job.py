@@ -94,6 +94,7 @@ def verify_job(be: Backend, payload: dict[str, Any]) -> dict[str, Any]:
         "tolerance": {},
         "timing_meaningful": be.timing_meaningful,
         "errors": [],
+        "device": be.describe(),  # every verdict names where it was reached, timed or not
     }
     baseline_source = payload.get("baseline_source")
     shapes = list(payload.get("shapes") or [_DEFAULT_SHAPE])
@@ -241,7 +242,7 @@ def _interleaved(
         "baseline_quantiles": base_ms,
         "candidate_quantiles": cand_ms,
         "reference_ms": ref_t["median"],
-        "device": be.info(),
+        "device": be.describe(),
         "method": "baseline and candidate alternated; each sample is the backend's median over rep_ms",
     }
     med_c = sorted(t["median"] for t in cand_ms)[len(cand_ms) // 2]

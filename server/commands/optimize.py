@@ -22,6 +22,7 @@ from ..engine.optimize.loop import Budget, OptimizeOptions, optimize_source
 from ..engine.optimize.proposers import RecipeProposer, llm_proposer
 from ..launch_store import recorded_for
 from ..profile_jobs import BACKEND_CHOICES, detect_harness
+from ..provenance import Recorder, markdown_lines, provenance
 from ..source_files import decode_python_source, read_python_source
 from .profile import make_runner
 
@@ -85,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"tritonlens optimize: LLM proposer: {exc}", file=sys.stderr)
         return 2
     try:
-        runner = make_runner(args.runner, args.token_env, args.token_file, cache=True, workers=WORKERS)
+        runner = Recorder(make_runner(args.runner, args.token_env, args.token_file, cache=True, workers=WORKERS))
     except RuntimeError as exc:
         print(f"tritonlens optimize: {exc}", file=sys.stderr)
         return 2
@@ -152,15 +153,17 @@ def run(args: argparse.Namespace) -> int:
         runner.close()
     if len(results) > 1:
         markdown[2:2] = ["## Summary", "", reporting.summary_markdown(results)]
+    prov = provenance(runner, runner.runner, args.runner, args.backend)
+    markdown[2:2] = markdown_lines(prov)
     text = "\n".join(markdown)
     if args.report:
         out = Path(args.report)
         out.mkdir(parents=True, exist_ok=True)
         (out / "optimize-report.md").write_text(text, encoding="utf-8")
-        (out / "optimize-report.json").write_text(json.dumps({"files": results}, indent=1, default=repr))
+        (out / "optimize-report.json").write_text(json.dumps({"files": results, "provenance": prov}, indent=1, default=repr))
         print(f"tritonlens optimize: report written to {out}/optimize-report.md and .json", file=sys.stderr)
     if args.format == "json":
-        print(json.dumps({"files": results}, indent=1, default=repr))
+        print(json.dumps({"files": results, "provenance": prov}, indent=1, default=repr))
     else:
         print(text)
     return status
