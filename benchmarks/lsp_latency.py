@@ -350,6 +350,7 @@ async def first_diagnostics(
     """didOpen -> first publishDiagnostics of that file, `opens` times (see the module docstring)."""
     base = generate(2000)
     samples: list[float] = []
+    cpu_samples: list[float] = []  # the server process's CPU time (all threads) from didOpen to the publish
     loads: list[float] = []
     counts: list[int] = []
     client: LanguageClient | None = None
@@ -397,6 +398,7 @@ async def first_diagnostics(
         path.write_text(text, encoding="utf-8")
         uri = path.as_uri()
         loads.append(os.getloadavg()[0])
+        cpu_before = _process_cpu_s(client)
         sent = time.perf_counter()
         client.text_document_did_open(
             types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text))
@@ -411,6 +413,9 @@ async def first_diagnostics(
                     raise TimeoutError(f"no first diagnostics for {uri}") from None
         arrived, count = arrivals[uri]
         samples.append((arrived - sent) * 1000.0)
+        cpu_after = _process_cpu_s(client)
+        if cpu_before is not None and cpu_after is not None:
+            cpu_samples.append((cpu_after - cpu_before) * 1000.0)
         counts.append(count)
         client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri=uri)))
         if cold:
@@ -429,22 +434,48 @@ async def first_diagnostics(
         "p95_ms": round(percentile(samples, 0.95), 1),
         "max_ms": round(max(samples), 1),
         "samples_ms": [round(s, 1) for s in samples],
+        # Load-independent: what the server itself spent (wall time on a loaded machine waits for a core).
+        "server_cpu_p50_ms": round(percentile(cpu_samples, 0.5), 1) if cpu_samples else None,
+        "server_cpu_p95_ms": round(percentile(cpu_samples, 0.95), 1) if cpu_samples else None,
+        "server_cpu_ms": [round(s, 1) for s in cpu_samples],
         "load_average_1m": [round(x, 2) for x in loads],
     }
 
 
+def _process_cpu_s(client: LanguageClient) -> float | None:
+    """User + system CPU seconds of the client's server process so far (Linux /proc), or None."""
+    server = getattr(client, "_server", None)
+    try:
+        fields = Path(f"/proc/{server.pid}/stat").read_text().rsplit(")", 1)[1].split()  # type: ignore[union-attr]
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (AttributeError, OSError, IndexError, ValueError):
+        return None
+
+
 def run_first(args: argparse.Namespace) -> int:
+    """Cold and warm; with --compare-with, the other version's server too, alternating (same load)."""
     rows = []
+    versions: list[tuple[str, dict[str, str] | None]] = [("this", None)]
+    if args.compare_with:
+        path = os.pathsep.join([str(args.compare_with), os.environ.get("PYTHONPATH", "")])
+        shim = {**os.environ, "PYTHONPATH": path}
+        versions = [("before", shim), ("after", None)]
     with tempfile.TemporaryDirectory() as tmp:
         for cold in (True, False):
-            row = asyncio.run(first_diagnostics(args.opens, args.debounce_ms, Path(tmp), cold))
-            rows.append(row)
-            print(
-                f"{row['server']:>5} server, {row['lines']} lines: first diagnostics p50 {row['p50_ms']} ms, "
-                f"p95 {row['p95_ms']} ms, max {row['max_ms']} ms ({row['diagnostics']} diagnostics, "
-                f"load {min(row['load_average_1m'])}-{max(row['load_average_1m'])})",
-                flush=True,
-            )
+            for label, env in versions:
+                folder = Path(tmp) / f"{label}-{'cold' if cold else 'warm'}"
+                folder.mkdir()
+                row = asyncio.run(first_diagnostics(args.opens, args.debounce_ms, folder, cold, env))
+                row["version"] = label
+                rows.append(row)
+                print(
+                    f"{label:>6} {row['server']:>5} server, {row['lines']} lines: first diagnostics "
+                    f"p50 {row['p50_ms']} ms, p95 {row['p95_ms']} ms, max {row['max_ms']} ms "
+                    f"({row['diagnostics']} diagnostics, load {min(row['load_average_1m'])}-"
+                    f"{max(row['load_average_1m'])}); server CPU p50 {row['server_cpu_p50_ms']} ms, "
+                    f"p95 {row['server_cpu_p95_ms']} ms",
+                    flush=True,
+                )
     if args.output == RESULTS:
         args.output = RESULTS.with_name("lsp_first_diagnostics.json")
     out = {"machine": machine(), "first_diagnostics": rows}
@@ -565,7 +596,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.first:
         return run_first(args)
-    if args.compare_with:
+    if args.compare_with and not args.first:
         if args.output == RESULTS:
             args.output = RESULTS.with_name("lsp_latency_compare.json")
         return compare(args)

@@ -77,7 +77,7 @@ def code_actions(server: Any, doc: DocState, rng: types.Range) -> list[types.Cod
                 if lazy or edit is not None:
                     action.edit = edit
                     later.append(action)
-        later.extend(command_actions(doc, f, diagnostic))
+        later.extend(command_actions(doc, f, diagnostic, client_runs_show_ir(server)))
     out.extend(later)
     for feature in server.features:
         try:
@@ -87,12 +87,22 @@ def code_actions(server: Any, doc: DocState, rng: types.Range) -> list[types.Cod
     return out
 
 
-def command_actions(doc: DocState, f: Finding, diagnostic: list[types.Diagnostic]) -> list[types.CodeAction]:
+def client_runs_show_ir(server: Any) -> bool:
+    """The IR view is the client's (client-vscode): offered only to a client that says it has it, in its
+    initializationOptions `clientCommands`, so no other editor gets an action that does nothing."""
+    options = server.init_options
+    commands = options.get("clientCommands") if isinstance(options, dict) else None
+    return isinstance(commands, list) and SHOW_IR_COMMAND in commands
+
+
+def command_actions(
+    doc: DocState, f: Finding, diagnostic: list[types.Diagnostic], show_ir: bool = True
+) -> list[types.CodeAction]:
     """"Show IR for this line" and "Optimize this kernel" for a finding inside a kernel (commands, no edit)."""
     if f.kernel is None or doc.analysis is None or doc.analysis.kernel_named(f.kernel) is None:
         return []
     evidence = {"code": f.code, "line": f.span.line}
-    return [
+    ir = [] if not show_ir else [
         types.CodeAction(
             title=f"Show IR for line {f.span.line} of {f.kernel}",
             kind=types.CodeActionKind.Empty,
@@ -101,6 +111,8 @@ def command_actions(doc: DocState, f: Finding, diagnostic: list[types.Diagnostic
                 title="Show IR", command=SHOW_IR_COMMAND, arguments=[{"uri": doc.uri, "kernel": f.kernel, "line": f.span.line}]
             ),
         ),
+    ]
+    return ir + [
         types.CodeAction(
             title=f"Optimize {f.kernel} ({f.code} as evidence)",
             kind=types.CodeActionKind.RefactorRewrite,

@@ -111,8 +111,10 @@ async def session(
     resolve: bool = True,
     progress: bool = False,
     env: dict[str, str] | None = None,
+    init_options: dict[str, Any] | None = None,
 ) -> AsyncIterator[tuple[LanguageClient, Recorder]]:
-    """`env`: the server process's whole environment (default: this process's)."""
+    """`env`: the server process's whole environment (default: this process's); `init_options`: the client's
+    initializationOptions (e.g. the VS Code client's `clientCommands`)."""
     rec = Recorder()
     config_obj = ClientServerConfig(
         server_command=SERVER_COMMAND, client_factory=_make_client(rec), server_env=env
@@ -127,6 +129,7 @@ async def session(
             capabilities=capabilities(pull=pull, resolve=resolve, progress=progress),
             workspace_folders=folder_objs,
             root_uri=folder_objs[0].uri if folder_objs else None,
+            initialization_options=init_options,
         )
     )
     try:

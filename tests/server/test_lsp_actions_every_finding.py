@@ -1,6 +1,7 @@
 """On the 2,000-line benchmark file (benchmarks/lsp_latency.py), an independent client (pytest-lsp) gets at least
 one code action for every diagnostic, and every one resolves to an edit (its quick fix or its ignore) against the
-version it was listed for; "Show IR" and "Optimize this kernel" name the finding's kernel and line."""
+version it was listed for; "Show IR" and "Optimize this kernel" name the finding's kernel and line ("Show IR" only
+for a client that declares the IR view in its initializationOptions)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ async def test_every_diagnostic_of_a_2000_line_file_has_an_action_with_an_edit(t
     assert text.count("\n") >= 2000
     path = tmp_path / "bench_kernels.py"
     path.write_text(text)
-    async with session([tmp_path], config={"debounceMs": 30}) as (client, rec):
+    vscode = {"clientCommands": ["tritonlens.showIr"]}  # what client-vscode says it runs itself
+    async with session([tmp_path], config={"debounceMs": 30}, init_options=vscode) as (client, rec):
         uri = open_doc(client, path, text)
         diags = await wait_published(rec, uri, 1, timeout=60)
         assert len(diags) >= 20

@@ -162,3 +162,15 @@ async def test_server_shows_what_check_shows_and_its_actions_silence(project: Pa
         path.write_text(silenced)
         assert cli_codes(path) == lsp_codes(after)
         assert unused.code == "TL006"
+
+
+def test_the_workspace_rows_of_closed_files_honour_the_same_ignores(project: Path) -> None:
+    from tritonlens.server.lsp_analysis import index_file
+
+    path = project / "kernels" / "k.py"
+    path.write_text(commented(KERNEL))
+    from tritonlens.analysis.settings import Settings
+
+    text = path.read_text()
+    shown = Settings().for_file(text, str(path)).apply(list(index_file(text, str(path)).findings))  # as the rows do
+    assert {(f.code, f.span.line) for f in shown} == cli_codes(path)
