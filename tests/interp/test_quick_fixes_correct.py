@@ -1,6 +1,7 @@
 """Every deterministic quick fix keeps the kernel correct: the fixed file gives the same output as the original,
 both run by Triton's interpreter (TRITON_INTERPRET=1) in the upstream-Triton runner environment on small
-shapes. The fixes: hoisting a loop-invariant load (TL106), multiplying by the reciprocal (TL135)."""
+shapes. The fixes: hoisting a loop-invariant load (TL106), multiplying by the reciprocal (TL135), num_warps at
+a literal launch site (TL126; the interpreter ignores num_warps, so this checks the edit is a valid launch)."""
 
 from __future__ import annotations
 
@@ -55,7 +56,7 @@ def apply(text: str, f: Finding) -> str:
     return out
 
 
-@pytest.mark.parametrize("code", ["TL106", "TL135"])
+@pytest.mark.parametrize("code", ["TL106", "TL135", "TL126"])
 def test_fix_keeps_the_kernel_correct_and_removes_its_finding(code: str, tmp_path: Path) -> None:
     text = EXAMPLE.read_text()
     f = next(f for f in triage(text).findings if f.code == code)

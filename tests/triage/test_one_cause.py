@@ -61,3 +61,24 @@ def test_level_one_hover_says_what_can_confirm_it_not_that_it_was_confirmed() ->
         assert "Confirmed by the compiler" not in md
     tl106 = next(f for f in triage(source).findings if f.code == "TL106")
     assert "can be confirmed by TL314 (level 4, a compile)" in finding_markdown(tl106)
+
+
+ONE_D = """import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
+
+
+def launch(x, n, nw):
+    scale[(triton.cdiv(n, 64),)](x, n, BLOCK=64, num_warps=WARPS)
+"""
+
+
+def test_num_warps_fix_replaces_a_literal_and_leaves_a_runtime_choice_alone() -> None:
+    (f,) = [f for f in triage(ONE_D.replace("WARPS", "8")).findings if f.code == "TL126"]
+    assert f.fix is not None and [e.new_text for e in f.fix.edits] == ["2"]  # 64 elements fill 2 warps
+    assert not [f for f in triage(ONE_D.replace("WARPS", "nw")).findings if f.code == "TL126" and f.fix]
