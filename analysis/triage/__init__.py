@@ -46,8 +46,11 @@ class TriageResult:
     module: ModuleInfo = field(default_factory=lambda: ModuleInfo(source=""))
 
 
-def triage(source: str, path: str = "<buffer>", *, strict: bool = False) -> TriageResult:
-    """All level-1 findings for one file, sorted by position. `strict` re-raises a failing check (tests)."""
+def triage(
+    source: str, path: str = "<buffer>", *, strict: bool = False, between: Callable[[], None] | None = None
+) -> TriageResult:
+    """All level-1 findings for one file, sorted by position. `strict` re-raises a failing check (tests);
+    `between` is called before each uncached function (a background caller pauses there for the editor)."""
     from .base import TRIAGE
     from .context import KernelContext
 
@@ -67,6 +70,8 @@ def triage(source: str, path: str = "<buffer>", *, strict: bool = False) -> Tria
         if cached is not None:
             findings.extend(cached)
             continue
+        if between is not None:
+            between()
         own: list[Finding] = []
         try:
             ctx = KernelContext(module=module, kernel=function, path=path)
@@ -84,10 +89,12 @@ def triage(source: str, path: str = "<buffer>", *, strict: bool = False) -> Tria
                 log.exception("triage check %s failed on %s in %s", check.name, function.name, path)
         cache.put(key, tuple(own))
         findings.extend(own)
+    from .lanes import one_per_cause
+
     unique: dict[tuple[object, ...], Finding] = {}
     for f in findings:
         unique.setdefault((f.code, f.span, f.kernel, f.message), f)
-    ordered = sorted(unique.values(), key=lambda f: (f.span.line, f.span.col, f.code))
+    ordered = sorted(one_per_cause(list(unique.values())), key=lambda f: (f.span.line, f.span.col, f.code))
     return TriageResult(ordered, module)
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from ..core.findings import Finding, Level, Severity
+from ..core.findings import Finding, Fix, Level, Severity
 from ..core.rules import Rule, register
 from . import references as ref
-from .base import finding, kernel_check, short
+from .base import finding, kernel_check, replace_fix, short
 from .context import KernelContext
 from .context_names import TL
 from .flat_indexing import SIZE_NAME
@@ -34,6 +34,7 @@ DIVIDE_BY_SCALAR = register(
             "on-chip rows) it frees ALU cycles."
         ),
         references=(ref.LAYER_NORM, ref.CUDA_ARITHMETIC),
+        has_fix=True,
     )
 )
 
@@ -63,7 +64,28 @@ def division_by_scalar(ctx: KernelContext) -> Iterator[Finding]:
             f"`{short(ctx, node)}` divides every element by the scalar `{short(ctx, divisor)}`: "
             "compute its reciprocal once and multiply"
         )
-        yield finding(DIVIDE_BY_SCALAR, ctx, node, message, data={"divisor": ast.unparse(divisor)})
+        fix = _reciprocal_fix(ctx, node)
+        yield finding(DIVIDE_BY_SCALAR, ctx, node, message, fix=fix, data={"divisor": ast.unparse(divisor)})
+
+
+def _reciprocal_fix(ctx: KernelContext, node: ast.BinOp) -> Fix | None:
+    """`a / s` -> `a * (1.0 / s)`: one scalar division per program, a multiply per element. `*` and `/` bind
+    alike and associate left, so the left operand's text (with its own parentheses) keeps its meaning."""
+    full = ctx.text(node)
+    left, right = ctx.span(node.left), ctx.span(node.right)
+    start = ctx.span(node)
+    if left.end_line != right.line or left.end_line != start.line or "\n" in full:
+        return None  # one-line divisions only: the operator's place is then a column
+    gap = full[left.end_col - start.col : right.col - start.col]
+    if gap.count("/") != 1 or "//" in gap:
+        return None
+    at = left.end_col - start.col + gap.index("/")
+    numerator, denominator = full[:at].rstrip(), full[at + 1 :].strip()
+    return replace_fix(
+        f"Multiply by the reciprocal: {numerator} * (1.0 / {denominator})",
+        ctx.span(node),
+        f"{numerator} * (1.0 / {denominator})",
+    )
 
 
 def _data(ctx: KernelContext, node: ast.AST, loaded: set[str]) -> bool:

@@ -60,8 +60,8 @@ COLUMN_ACCESS = register(
             "transactions per warp instead of 1-4); on Ascend the copy is no longer a contiguous DMA. Unlike a "
             "`stride` argument (which Triton specializes to 1 when the tensor is contiguous), a row length is "
             "never 1 in practice.\n\n"
-            "Confirmed by the compiler (TL301: the load is not vectorized because of a stride) and by Nsight "
-            "Compute's L2 sector counts (TL207).\n\n"
+            "Can be confirmed by the compiler (TL301: the load is not vectorized because of a stride) and by "
+            "Nsight Compute's L2 sector counts (TL207), once the kernel is compiled or profiled.\n\n"
             "**Fix:** make lanes run along the row (the contiguous dimension) and loop or tile over the column "
             "direction; for a transpose, load a 2-D tile with rows contiguous and store it with `tl.trans`."
         ),

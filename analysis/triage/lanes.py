@@ -11,16 +11,16 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from math import prod
 from typing import Any
 
-from ..core.findings import Finding, Level, Severity, Span
+from ..core.findings import Evidence, Finding, Fix, Level, Severity, Span, TextEdit
 from ..core.rules import Rule, register
 from ..source.safe_eval import UNKNOWN, evaluate
 from ..specialize.launch import resolve
 from . import references as ref
-from .base import finding, kernel_check
+from .base import finding, kernel_check, replace_fix
 from .context import KernelContext
 from .context_names import TL
 from .launch_facts import launches
@@ -48,6 +48,7 @@ REPLICATED = register(
             "or give each program a larger block."
         ),
         references=(ref.VECTOR_ADD, f"{ref.TRITON_DOCS}/python-api/generated/triton.Config.html"),
+        has_fix=True,
     )
 )
 
@@ -80,6 +81,7 @@ class LaunchShape:
     span: Span  # where the value that decides it is written (launch, default or config)
     origin: str
     small_grid: bool = False  # the launch's grid is a literal of a few programs
+    call: ast.Call | None = field(default=None, compare=False)  # the launch, where a fix can set num_warps
 
 
 @kernel_check
@@ -110,9 +112,10 @@ def threads_vs_elements(ctx: KernelContext) -> Iterator[Finding]:
             message = (
                 f"block of {shape.elements} elements on {shape.warps} warps ({threads} threads): "
                 f"{threads // max(shape.elements, 1)}x replicated lanes; use num_warps="
-                f"{max(1, shape.elements // WARP)} or a larger block"
+                f"{fitting_warps(shape.elements)} or a larger block"
             )
-            yield finding(REPLICATED, ctx, shape.span, message, data=data)
+            fix = _warps_fix(ctx, shape, fitting_warps(shape.elements))
+            yield finding(REPLICATED, ctx, shape.span, message, fix=fix, data=data)
             continue
         size = shape.element_bytes or ASSUMED_ELEMENT_BYTES
         per_thread = shape.elements // threads
@@ -121,7 +124,7 @@ def threads_vs_elements(ctx: KernelContext) -> Iterator[Finding]:
             message = (
                 f"block of {shape.elements} elements on {threads} threads: {per_thread} element(s), "
                 f"{per_thread * size} bytes per thread{assumed}, below one 128-bit access; "
-                f"use BLOCK >= {threads * VECTOR_BYTES // size} or fewer warps"
+                f"use {block_words(ctx)} >= {threads * VECTOR_BYTES // size} or fewer warps"
             )
             yield finding(
                 NARROW_ACCESS, ctx, shape.span, message, data={**data, "bytes_per_thread": per_thread * size}
@@ -146,11 +149,11 @@ def launch_shapes(ctx: KernelContext) -> list[LaunchShape]:
         ctx.memo["lanes.shapes"] = out
         return out
     jit_warps = ctx.kernel.jit_kwargs.get("num_warps")
-    for values, warps, element_bytes, span, small in _launch_values(ctx, size_params):
+    for values, warps, element_bytes, span, small, call in _launch_values(ctx, size_params):
         warps = warps if warps is not None else jit_warps if _is_int(jit_warps) else DEFAULT_WARPS
         elements = tile_elements(ctx, {**_defaults(ctx), **values})
         if elements:
-            out.append(LaunchShape(elements, int(warps), element_bytes, span, "launch", small))
+            out.append(LaunchShape(elements, int(warps), element_bytes, span, "launch", small, call))
     if not ctx.launches and not out:
         elements = tile_elements(ctx, _defaults(ctx))
         if elements and not (size_params - set(_defaults(ctx))):
@@ -161,9 +164,80 @@ def launch_shapes(ctx: KernelContext) -> list[LaunchShape]:
     return out
 
 
+def fitting_warps(elements: int) -> int:
+    """The most warps (a power of two) whose threads a block of `elements` still fills."""
+    warps = 1
+    while warps * 2 * WARP <= elements:
+        warps *= 2
+    return warps
+
+
+def _warps_fix(ctx: KernelContext, shape: LaunchShape, warps: int) -> Fix | None:
+    """`num_warps=N` at a launch written in the file: the literal replaced, or the keyword added. num_warps
+    changes how many threads share the block, never what the program computes."""
+    call = shape.call
+    if call is None or shape.origin != "launch":
+        return None
+    given = next((k for k in call.keywords if k.arg == "num_warps"), None)
+    title = f"Launch with num_warps={warps}"
+    if given is not None:
+        if not (isinstance(given.value, ast.Constant) and _is_int(given.value.value)):
+            return None  # chosen at run time: not this fix's to change
+        return replace_fix(title, ctx.span(given.value), str(warps))
+    last = [*call.args, *(k.value for k in call.keywords)]
+    if not last:
+        return None
+    end = ctx.span(last[-1])
+    return Fix(title, (TextEdit(Span(end.end_line, end.end_col, end.end_line, end.end_col), f", num_warps={warps}"),))
+
+
+def block_words(ctx: KernelContext) -> str:
+    """How the kernel itself names its block: its size parameters (`BLOCK_SIZE`, `BLOCK_M * BLOCK_N` for a 2-D
+    tile), or "a block of" elements when the aranges are literals."""
+    names = sorted(_arange_params(ctx))
+    if not names:
+        return "a block of"
+    return " * ".join(names) if ctx.has_broadcast else names[0] if len(names) == 1 else f"the block ({', '.join(names)})"
+
+
+def one_per_cause(findings: list[Finding]) -> list[Finding]:
+    """A tiny block on too many warps is one cause: TL126 (replicated lanes) and TL103 (tiny block) on the same
+    token become one TL126 with both pieces of evidence and one piece of advice. TL103 stays, for its other
+    platforms only (Ascend), where TL126 does not apply."""
+    at = {(f.code, f.kernel, f.span): i for i, f in enumerate(findings)}
+    out = list(findings)
+    drop: set[int] = set()
+    for i, high in enumerate(findings):
+        if high.code != REPLICATED.code:
+            continue
+        j = at.get(("TL103", high.kernel, high.span))
+        if j is None:
+            continue
+        low = findings[j]
+        d = high.data
+        message = (
+            f"block of {d['elements']} elements on {d['num_warps']} warps ({d['threads']} threads): "
+            f"{d['threads'] // max(d['elements'], 1)}x replicated lanes, and each program handles only "
+            f"{d['elements']} elements; use a larger block (1024 keeps every lane busy) or "
+            f"num_warps={fitting_warps(d['elements'])}"
+        )
+        evidence = (
+            *high.evidence,
+            *low.evidence,
+            Evidence("ast", f"TL103 (same token): {low.message}"),
+        )
+        out[i] = replace(high, message=message, evidence=evidence, data={**high.data, "merged": [low.code]})
+        rest = tuple(p for p in low.platforms if p not in high.platforms)
+        if rest:
+            out[j] = replace(low, platforms=rest)
+        else:
+            drop.add(j)
+    return [f for k, f in enumerate(out) if k not in drop]
+
+
 def _launch_values(
     ctx: KernelContext, size_params: set[str]
-) -> Iterator[tuple[dict[str, int], int | None, int | None, Span, bool]]:
+) -> Iterator[tuple[dict[str, int], int | None, int | None, Span, bool, ast.Call]]:
     """Per launch of the kernel: resolved values of its size parameters, num_warps, widest element size and the
     span of the argument that sets the size (the launch itself when it comes from a default)."""
     if ctx.module.tree is None or not ctx.launches:
@@ -200,7 +274,7 @@ def _launch_values(
                 if fact.kind == "tensor" and fact.dtype:
                     sizes.append(_dtype_bytes(fact.dtype))
         element_bytes = max((s for s in sizes if s), default=None)
-        yield values, warps, element_bytes, span or ctx.span(call), _small_grid(launch.grid)
+        yield values, warps, element_bytes, span or ctx.span(call), _small_grid(launch.grid), call
 
 
 _PASSED_AT = re.compile(r"passed as \w+ at line (\d+)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from ..core.findings import Finding, Level, Severity
+from ..core.findings import Finding, Fix, Level, Severity, Span, TextEdit
 from ..core.rules import Rule, register
 from . import references as ref
 from .base import finding, header_span, kernel_check, short
@@ -29,6 +29,7 @@ INVARIANT_LOAD = register(
             "bias/scale vectors)."
         ),
         references=(ref.MATMUL, ref.ASCEND_PERF),
+        has_fix=True,
     )
 )
 
@@ -93,7 +94,42 @@ def loop_invariant_load(ctx: KernelContext) -> Iterator[Finding]:
         if _varying_guard(ctx, call, loop, changed):
             continue  # `if i == 0: ... tl.load(...)`: runs on some iterations only, often once
         message = f"tl.load({short(ctx, pointer)}) is the same on every iteration of the loop at line {loop.lineno}: hoist it"
-        yield finding(INVARIANT_LOAD, ctx, call, message, data={"loop_line": loop.lineno})
+        fix = _hoist_fix(ctx, loop, call)
+        yield finding(INVARIANT_LOAD, ctx, call, message, fix=fix, data={"loop_line": loop.lineno})
+
+
+def _hoist_fix(ctx: KernelContext, loop: ast.AST, call: ast.Call) -> Fix | None:
+    """Move `name = tl.load(...)` from the loop body to just above the loop, where that is the same program: a
+    statement of its own, directly in the body (not under an `if`), the only assignment of `name` in the loop,
+    and `name` not read in the body before it (the first iteration would otherwise see the older value)."""
+    body = getattr(loop, "body", [])
+    stmt = next((s for s in body if isinstance(s, ast.Assign) and s.value is call), None)
+    if stmt is None or len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name):
+        return None
+    name = stmt.targets[0].id
+    stores = [
+        n for n in ast.walk(loop) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+    ]
+    if len(stores) != 1:
+        return None
+    for earlier in body[: body.index(stmt)]:
+        if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(earlier)):
+            return None
+    first, last = stmt.lineno, stmt.end_lineno or stmt.lineno
+    lines = [ctx.module.line_text(n) for n in range(first, last + 1)]
+    if ";" in lines[0][: stmt.col_offset] or lines[0][: stmt.col_offset].strip() or lines[-1].rstrip().endswith(";"):
+        return None  # shares its line with another statement
+    loop_indent = " " * getattr(loop, "col_offset", 0)
+    moved = "".join(loop_indent + text[stmt.col_offset :].rstrip() + "\n" for text in lines)
+    if any(text[: stmt.col_offset].strip() for text in lines[1:]):
+        return None  # a continuation line indented less than the statement: not a plain block to move
+    return Fix(
+        f"Hoist `{name} = tl.load(...)` above the loop at line {loop.lineno}",  # type: ignore[attr-defined]
+        (
+            TextEdit(Span(loop.lineno, 0, loop.lineno, 0), moved),  # type: ignore[attr-defined]
+            TextEdit(Span(first, 0, last + 1, 0), ""),
+        ),
+    )
 
 
 @kernel_check

@@ -60,6 +60,12 @@ class Backend:
     def info(self) -> dict[str, Any]:
         return {}
 
+    def describe(self) -> dict[str, Any]:
+        """`info` plus the versions a report names (worker_versions.py)."""
+        from worker_versions import versions  # a sibling: workers run with this folder on sys.path
+
+        return {**self.info(), "versions": versions(self.name, self.torch)}
+
     def time_ms(self, fn: Callable[[], Any], warmup_ms: float, rep_ms: float) -> dict[str, float]:
         raise NotImplementedError
 

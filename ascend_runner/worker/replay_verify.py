@@ -210,7 +210,7 @@ def _interleaved(
             (base_ms if tag == "b" else cand_ms).append(total)
     result["timing"] = {
         "shape": f"{len(launches)} recorded launch(es)", "repeats": repeats, "baseline_ms": base_ms,
-        "candidate_ms": cand_ms, "device": be.info(),
+        "candidate_ms": cand_ms, "device": be.describe(),
         "method": "original and candidate kernels alternated over the recorded launches; each sample sums the "
                   "launches' medians weighted by how often the program made them",
     }

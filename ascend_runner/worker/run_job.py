@@ -128,7 +128,7 @@ def run_job(be: Backend, payload: dict[str, Any], profile: bool) -> dict[str, An
     result: dict[str, Any] = {
         "ok": True,
         "backend": be.name,
-        "device": be.info(),
+        "device": be.describe(),
         "launches": [],
         "timings": {},
         "timing_meaningful": be.timing_meaningful,

@@ -90,7 +90,8 @@ def _confinement(payload: dict[str, Any]) -> dict[str, Any]:
 def verify_isolated(be: Backend, payload: dict[str, Any]) -> dict[str, Any]:
     cand_name = payload.get("candidate", "ModelNew")
     result: dict[str, Any] = {"ok": True, "passed": True, "backend": be.name, "checks": [], "tolerance": {},
-                              "timing_meaningful": be.timing_meaningful, "errors": [], "isolated": True}
+                              "timing_meaningful": be.timing_meaningful, "errors": [], "isolated": True,
+                              "device": be.describe()}  # every verdict names where it was reached
     result["sandbox"] = confinement = _confinement(payload)
     if confinement.get("refused"):
         result.update(passed=False, errors=[confinement["note"]])

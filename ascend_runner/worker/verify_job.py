@@ -85,7 +85,7 @@ def interleaved_timing(
         "baseline_quantiles": base_ms,
         "candidate_quantiles": cand_ms,
         "reference_ms": ref_t["median"],
-        "device": be.info(),
+        "device": be.describe(),
         "method": "baseline and candidate alternated; each sample is the backend's median over rep_ms",
     }
     med_c = sorted(t["median"] for t in cand_ms)[len(cand_ms) // 2]

@@ -1,7 +1,7 @@
 // Starts, restarts and stops the tritonlens language server (`<python> -m tritonlens.server.cli serve`, stdio).
 import * as vscode from 'vscode';
 import { LanguageClient, State, type LanguageClientOptions, type Middleware, type ServerOptions } from 'vscode-languageclient/node';
-import { CONFIG_SECTION, EXTENSION_NAME } from './constants';
+import { Commands, CONFIG_SECTION, EXTENSION_NAME } from './constants';
 import { describeInterpreter, serverExecutable, type Interpreter } from './interpreter';
 import { checkServerImportable } from './serverCheck';
 import { traceFor } from './logLevel';
@@ -68,7 +68,8 @@ export class ServerManager implements vscode.Disposable {
       traceOutputChannel: this.log,
       synchronize: { configurationSection: CONFIG_SECTION },
       // VS Code's hover already shows the diagnostic's message: the server's hover adds only what it does not say.
-      initializationOptions: { hoverShowsDiagnostics: true },
+      // clientCommands: commands the client runs itself, which server code actions may name (the IR view).
+      initializationOptions: { hoverShowsDiagnostics: true, clientCommands: [Commands.showIr] },
       middleware: this.hooks.middleware,
       // Hover links are trusted per hover by the middleware, for tritonlens commands only.
       markdown: { isTrusted: false, supportHtml: false },

@@ -27,6 +27,7 @@ from ..engine.optimize.loop import Budget
 from ..engine.optimize.proposer_set import build_proposers
 from ..engine.optimize.proposers import Proposer, llm_proposer
 from ..engine.profile.jobs import BACKEND_CHOICES
+from ..provenance import Recorder, markdown_lines, provenance
 from .profile import make_runner
 
 
@@ -72,7 +73,9 @@ def _context(args: argparse.Namespace, records: list[dict[str, Any]]) -> dict[st
     }
 
 
-def write_report(args: argparse.Namespace, state: dict[str, Any], out: Path) -> dict[str, Any]:
+def write_report(
+    args: argparse.Namespace, state: dict[str, Any], out: Path, prov: dict[str, Any] | None = None
+) -> dict[str, Any]:
     records = list(state["tasks"].values())
     summary = summarize(records)
     context = _context(args, records)
@@ -81,9 +84,12 @@ def write_report(args: argparse.Namespace, state: dict[str, Any], out: Path) -> 
     if note:
         context["plot"] = note
     (out / "bench-report.json").write_text(
-        json.dumps({"context": context, "summary": summary, "tasks": records}, indent=1, default=repr)
+        json.dumps(
+            {"context": context, "provenance": prov, "summary": summary, "tasks": records}, indent=1, default=repr
+        )
     )
-    (out / "bench-report.md").write_text(to_markdown(summary, records, context), encoding="utf-8")
+    where = "\n".join(["", *markdown_lines(prov)]) if prov else ""
+    (out / "bench-report.md").write_text(to_markdown(summary, records, context) + where, encoding="utf-8")
     return summary
 
 
@@ -114,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
     for task, why in again.items():
         print(f"tritonlens bench: {task}: again ({why})", file=sys.stderr)
     try:
-        runner = make_runner(args.runner, args.token_env, args.token_file, cache=True, workers=2)
+        runner = Recorder(make_runner(args.runner, args.token_env, args.token_file, cache=True, workers=2))
     except RuntimeError as exc:
         print(f"tritonlens bench: {exc}", file=sys.stderr)
         return 2
@@ -164,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
         status = 130
     finally:
         runner.close()
-    summary = write_report(args, state, out)
+    summary = write_report(args, state, out, provenance(runner, runner.runner, args.runner, args.backend))
     print(json.dumps(summary, indent=1))
     print(f"tritonlens bench: report in {out}/bench-report.md (.json, .png)", file=sys.stderr)
     return status

@@ -22,6 +22,7 @@ from ..engine.optimize.proposer_set import build_proposers
 from ..engine.optimize.proposers import llm_proposer
 from ..engine.profile.jobs import BACKEND_CHOICES, detect_harness
 from ..engine.record.launch_store import recorded_for
+from ..provenance import Recorder, markdown_lines, provenance
 from ..source_files import decode_python_source, read_python_source
 from ..trust.secrets import redactor
 from .profile import make_runner
@@ -89,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"tritonlens optimize: LLM proposer: {exc}", file=sys.stderr)
         return 2
     try:
-        runner = make_runner(args.runner, args.token_env, args.token_file, cache=True, workers=WORKERS)
+        runner = Recorder(make_runner(args.runner, args.token_env, args.token_file, cache=True, workers=WORKERS))
     except RuntimeError as exc:
         print(f"tritonlens optimize: {exc}", file=sys.stderr)
         return 2
@@ -154,6 +155,8 @@ def run(args: argparse.Namespace) -> int:
         runner.close()
     if len(results) > 1:
         markdown[2:2] = ["## Summary", "", reporting.summary_markdown(results)]
+    prov = provenance(runner, runner.runner, args.runner, args.backend)
+    markdown[2:2] = markdown_lines(prov)
     secrets = redactor()  # what a candidate printed or raised may quote a key: none leaves in a report
     text = secrets.text("\n".join(markdown))
     results = secrets.data(results)
@@ -161,10 +164,10 @@ def run(args: argparse.Namespace) -> int:
         out = Path(args.report)
         out.mkdir(parents=True, exist_ok=True)
         (out / "optimize-report.md").write_text(text, encoding="utf-8")
-        (out / "optimize-report.json").write_text(json.dumps({"files": results}, indent=1, default=repr))
+        (out / "optimize-report.json").write_text(json.dumps({"files": results, "provenance": prov}, indent=1, default=repr))
         print(f"tritonlens optimize: report written to {out}/optimize-report.md and .json", file=sys.stderr)
     if args.format == "json":
-        print(json.dumps({"files": results}, indent=1, default=repr))
+        print(json.dumps({"files": results, "provenance": prov}, indent=1, default=repr))
     else:
         print(text)
     return status

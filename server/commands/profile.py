@@ -126,7 +126,9 @@ def run_profile(args: argparse.Namespace, harness: dict[str, Any]) -> dict[str, 
         profile_request_from(payload)
     except ProtocolError as exc:
         raise RuntimeError(f"bad profile request: {exc}") from None
-    runner = make_runner(args.runner, args.token_env, args.token_file)
+    from ..provenance import Recorder, provenance
+
+    runner = Recorder(make_runner(args.runner, args.token_env, args.token_file))
     try:
         reply = runner.profile(args.backend, payload, timeout_s=args.timeout)
     except Exception as exc:  # a remote runner that cannot be reached, or one without profile jobs
@@ -138,7 +140,9 @@ def run_profile(args: argparse.Namespace, harness: dict[str, Any]) -> dict[str, 
     if not reply.get("ok"):
         error = reply.get("error") or {}
         raise RuntimeError(error.get("message") if isinstance(error, dict) else str(error))
-    return reply["result"]
+    result = dict(reply["result"])
+    result["provenance"] = provenance(runner, runner.runner, args.runner, args.backend)
+    return result
 
 
 def run(args: argparse.Namespace) -> int:
@@ -182,9 +186,15 @@ def report(args: argparse.Namespace, path: str, source: str, result: dict[str, A
     ncu_raw = result.get("ncu") or {}
     if args.format == "json":
         slim = {**result, "ncu": {k: v for k, v in ncu_raw.items() if k not in ("source_csv", "details")}}
-        print(json.dumps({"path": path, "result": slim, "report": rep.to_dict()}, indent=2, default=str))
+        prov = result.get("provenance") or "unknown (a saved result without it)"
+        print(json.dumps({"path": path, "provenance": prov, "result": slim, "report": rep.to_dict()}, indent=2,
+                         default=str))
     else:
         print_text(path, result, rep)
+        if isinstance(result.get("provenance"), dict):
+            from ..provenance import markdown_lines
+
+            print("\n".join(markdown_lines(result["provenance"])))
     return 0 if result.get("ok") else 1
 
 

@@ -50,6 +50,9 @@ def finding_markdown(f: Finding, with_message: bool = True) -> str:
     confirmed = _confirmed(f)
     if confirmed:
         parts.append("**Confirms**\n\n" + "\n".join(confirmed))
+    could = _confirmable_by(f)
+    if could:
+        parts.append(f"**Not confirmed yet**: can be confirmed by {could}")
     if f.evidence:
         heading = "**Evidence chain**" if confirmed else "**Evidence**"
         said = {title.strip(), f.message.strip()}
@@ -68,6 +71,20 @@ def finding_markdown(f: Finding, with_message: bool = True) -> str:
         if links:
             parts.append("**References:** " + " · ".join(f"<{u}>" for u in links))
     return "\n\n".join(parts)
+
+
+def _confirmable_by(f: Finding) -> str:
+    """The higher-level rules that would confirm this finding, while none has (a level-1 hover must not read as
+    if the compiler or a profile had already agreed)."""
+    if isinstance(f.data, dict) and f.data.get("confirmed_by"):
+        return ""  # confirmed on another platform: the residual says so in its message
+    found = [
+        (r.level, r.code) for r in rules.all_rules() if r.level > f.level and any(c.lower == f.code for c in r.confirms)
+    ]
+    return ", ".join(
+        f"{code} (level {int(level)}, {'a profile' if level == Level.PROFILE else 'a compile'})"
+        for level, code in sorted(found)
+    )
 
 
 def _confirmed(f: Finding) -> list[str]:

@@ -88,6 +88,9 @@ def test_bench_end_to_end_on_the_cpu_then_resumed(tmp_path):
     assert task["status"] == "done" and task["baseline"]["correct"] and task["baseline"]["unseen_correct"]
     assert not task["timing_meaningful"] and "not timed" in task["miss"]  # interpret: nothing claimed faster
     assert data["summary"]["timed"] == 0 and (report / "bench-report.md").exists()
+    prov = data["provenance"]
+    assert prov["runner"]["kind"] == "local" and prov["versions"]["torch"] and prov["tritonlens"]["commit"] != ""
+    assert prov["devices"][0]["name"].startswith("cpu") and "## Where it ran" in (report / "bench-report.md").read_text()
     again = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0 and "0 to run (1 already in" in again.stderr, again.stderr[-2000:]
     redo = subprocess.run([*command, "--redo", "scan/cum*"], capture_output=True, text=True, timeout=600)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -95,6 +96,14 @@ def test_cli_writes_reports_and_apply_leaves_interpret_results_unapplied(runner,
     assert entry["shapes"]["held_out"][0]["overrides"] == {"N": 1537}
     assert (report / "optimize-report.md").read_text().startswith("# tritonlens optimize report")
     assert json.loads((report / "optimize-report.json").read_text())["files"][0]["path"] == str(task)
+    # the report says where it ran: the runner, the device and its library versions, the tritonlens commit
+    prov = json.loads((report / "optimize-report.json").read_text())["provenance"]
+    assert prov == data["provenance"] and prov["runner"]["kind"] == "local" and prov["backend"] == "interpret"
+    assert prov["devices"][0]["name"].startswith("cpu") and prov["versions"]["triton"]
+    head = subprocess.run(["git", "-C", str(Path(__file__).parent), "rev-parse", "HEAD"], capture_output=True, text=True)
+    assert prov["tritonlens"]["commit"] == head.stdout.strip()
+    md = (report / "optimize-report.md").read_text()
+    assert "## Where it ran" in md and f"commit {prov['tritonlens']['commit']}" in md and "triton " in md
     assert task.read_text() == FIXTURE.read_text()  # --apply never writes an untimed result
     assert [d["reason"].split(":")[0] for d in entry["declined"] if d["proposer"] == "llm:m"] == ["reply rejected"] * 2
 

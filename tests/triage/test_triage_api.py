@@ -57,7 +57,10 @@ def test_every_finding_is_registered_and_tied_to_a_kernel() -> None:
             rule = rules.get(f.code)
             assert rule is not None
             assert f.kernel, f
-            assert f.platforms == rule.platforms and f.level == Level.TRIAGE
+            # a cause merged into a platform-specific finding stays for its other platforms only (lanes.py)
+            assert set(f.platforms) <= set(rule.platforms) and f.level == Level.TRIAGE
+            if f.platforms != rule.platforms:
+                assert f.code == "TL103" and f.platforms == ("ascend",), f
             assert 1 <= f.span.line <= f.span.end_line <= n_lines
             assert f.evidence and f.evidence[0].kind == "ast"
             assert Finding.from_dict(json.loads(json.dumps(f.to_dict()))) == f
