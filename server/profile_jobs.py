@@ -49,7 +49,12 @@ def save_measured(
 
 
 def profile_payload(
-    harness: dict[str, Any], backend: str, *, measure_ceilings: bool = False, ncu: bool = False
+    harness: dict[str, Any],
+    backend: str,
+    *,
+    measure_ceilings: bool = False,
+    ncu: bool = False,
+    sizes: dict[str, int] | None = None,
 ) -> dict[str, Any]:
     """The `profile` job payload, as `tritonlens profile` sends it (validated by protocol.profile_request_from)."""
     from ..ascend_runner.protocol import profile_request_from
@@ -61,8 +66,39 @@ def profile_payload(
         "measure_ceilings": measure_ceilings,
         "ncu": ncu,
     }
+    if sizes:
+        payload["sizes"] = dict(sizes)
     profile_request_from(payload)  # ProtocolError names the bad field
     return payload
+
+
+def interpret_sizes(source: str, mode: str) -> tuple[dict[str, int], str | None]:
+    """Under `interpret` (the CPU) a KernelBench task runs at its smallest `TEST_SHAPES` entry, not at the
+    benchmark size (minutes on the CPU). Returns the size overrides and a note that says which, or why none."""
+    if mode != "kernelbench":
+        return {}, None
+    from .engine.optimize.shapes import declared_test_shapes
+
+    declared = [
+        {k: v for k, v in d.items() if isinstance(k, str) and type(v) is int}
+        for d in declared_test_shapes(source) or []
+    ]
+    declared = [d for d in declared if d]
+    if not declared:
+        return {}, (
+            "interpret: no TEST_SHAPES in the file, so it runs at the sizes as written (slow on the CPU); "
+            "add TEST_SHAPES (bench/README.md) to profile at a small shape"
+        )
+
+    def volume(d: dict[str, int]) -> int:
+        out = 1
+        for v in d.values():
+            out *= max(1, v)
+        return out
+
+    small = min(declared, key=volume)
+    shown = ", ".join(f"{k}={v}" for k, v in small.items())
+    return small, f"interpret: at the smallest TEST_SHAPES entry ({shown}), not the benchmark size"
 
 
 def local_devices(dev: str = "/dev") -> dict[str, list[str]]:

@@ -38,6 +38,7 @@ from .profile_jobs import (
     backend_from_health,
     backend_setting,
     harness_spec,
+    interpret_sizes,
     local_devices,
     profile_payload,
     reply_error,
@@ -210,9 +211,12 @@ class ProfileService:
             if choice.name == "local":  # named as tritonlens/status names local runners
                 choice.name = f"local {environment_for_backend(backend)}"
             measure = needs_measuring(choice.name, backend)  # once per device and runner, then cached
-            payload = profile_payload(harness_spec(path, text, "auto", []), backend, measure_ceilings=measure)
+            harness = harness_spec(path, text, "auto", [])
+            sizes, size_note = interpret_sizes(text, harness["mode"]) if backend == "interpret" else ({}, None)
+            payload = profile_payload(harness, backend, measure_ceilings=measure, sizes=sizes)
+            shape = f" at {', '.join(f'{k}={v}' for k, v in sizes.items())}" if sizes else ""
             progress.report(
-                f"running the {payload['harness']['mode']} harness on {choice.name} ({backend})", 15
+                f"running the {payload['harness']['mode']} harness{shape} on {choice.name} ({backend})", 15
             )
             reply = await loop.run_in_executor(
                 self._pool,
@@ -242,7 +246,11 @@ class ProfileService:
         progress.report("analyzing the launches", 90)
         await loop.run_in_executor(self._pool, keep_profiled_launches, path, result)  # for levels 3-4 too
         report = await loop.run_in_executor(self._pool, analyze_result, result, path, text, choice.name)
-        return self._merge(uri, version, names, kernel, choice.name, backend, result, report)
+        rows = self._merge(uri, version, names, kernel, choice.name, backend, result, report)
+        if size_note:
+            for row in rows:
+                row["note"] = size_note
+        return rows
 
     def _merge(
         self,
