@@ -68,3 +68,11 @@ export function advertisedCommands(capabilities: unknown): string[] {
   const commands = provider?.commands;
   return Array.isArray(commands) ? commands.filter((c): c is string => typeof c === 'string') : [];
 }
+
+/** A progress message with the seconds since the work began, so a long step visibly moves: "compiling · 12s". */
+export function withElapsed(message: string | undefined, seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds));
+  if (s < 2) return message ?? ''; // a quick step needs no clock
+  const clock = s >= 60 ? `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s` : `${s}s`;
+  return message ? `${message} · ${clock}` : clock;
+}

@@ -23,6 +23,7 @@ import { confirmMultiLine, trustedCommands, trustHover } from './evidence';
 import { resolveInterpreter, type Interpreter } from './interpreter';
 import type { IrQuery } from './irModel';
 import { IrView } from './irView';
+import { commandOutcome, type Outcome } from './outcomeModel';
 import { KernelsTree } from './kernelsTree';
 import { ProgressCoordinator, workDoneMiddleware } from './progress';
 import { onPythonInterpreterChanged, pythonExtensionInterpreter } from './pythonExtension';
@@ -116,6 +117,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Triton
           ? await (coordinator ?? notRunning()).runCommand(command, filled, progressTitle(command, filled))
           : await next(command, filled);
         status.setRunners(runnersFromCommandResult(result, status.knownRunners));
+        const outcome = commandOutcome(command, filled, result, advertised.includes('tritonlens.recordLaunches'));
+        if (outcome) void showOutcome(outcome);
         if (command === Commands.optimizeKernel) void offerDiff(result, filled[0]);
         return result;
       } catch (err) {
@@ -156,6 +159,20 @@ export async function activate(context: vscode.ExtensionContext): Promise<Triton
       void kernels.refresh();
     },
   });
+
+  /** A command's error or empty answer, said once with what to do (buttons run the next step). */
+  const showOutcome = async (outcome: Outcome): Promise<void> => {
+    log[outcome.level === 'info' ? 'info' : outcome.level === 'warning' ? 'warn' : 'error'](outcome.message);
+    const show =
+      outcome.level === 'error'
+        ? vscode.window.showErrorMessage
+        : outcome.level === 'warning'
+          ? vscode.window.showWarningMessage
+          : vscode.window.showInformationMessage;
+    const pick = await show(`tritonlens: ${outcome.message}`, ...outcome.actions.map((a) => a.label));
+    const action = outcome.actions.find((a) => a.label === pick);
+    if (action) await vscode.commands.executeCommand(action.command, ...action.args);
+  };
 
   /** After Optimize kernel: name what was verified and offer the diff of a candidate against the buffer. */
   const offerDiff = async (result: unknown, uri: unknown): Promise<void> => {
