@@ -29,7 +29,7 @@ import { ProgressCoordinator, workDoneMiddleware } from './progress';
 import { onPythonInterpreterChanged, pythonExtensionInterpreter } from './pythonExtension';
 import { ServerManager } from './server';
 import { StatusBar } from './statusBar';
-import { parseRunnerStatus, runnersFromCommandResult } from './statusModel';
+import { parseRunnerStatus, platformsOfKernels, runnersFromCommandResult } from './statusModel';
 
 const KERNELS_CHANGED = 'tritonlens/kernelsChanged';
 
@@ -61,7 +61,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<Triton
   const kernels = new KernelsTree(async () => {
     const client = manager.current;
     if (!client) throw new Error('the tritonlens server is not running');
-    return client.sendRequest(KERNELS_REQUEST, {});
+    const rows = await client.sendRequest(KERNELS_REQUEST, {});
+    status.setNeededPlatforms(platformsOfKernels(rows));
+    return rows;
   });
   const irView = new IrView(async (query: IrQuery) => {
     const client = manager.current;
