@@ -28,6 +28,11 @@ export function defaultArguments(
   editor: EditorContext | undefined,
   kernels: KernelRow[],
 ): unknown[] | { error: string } {
+  // From the Triton kernels view's context menu: the tree node of a kernel.
+  const node = args[0] as { kind?: unknown; row?: { uri?: unknown; name?: unknown } } | undefined;
+  if (args.length > 0 && node?.kind === 'kernel' && typeof node.row?.uri === 'string' && typeof node.row.name === 'string') {
+    return [node.row.uri, node.row.name];
+  }
   if (args.length > 0) return args;
   if (!editor || editor.languageId !== 'python') {
     return { error: 'Open a Python file with a Triton kernel and put the cursor in the kernel first.' };

@@ -23,6 +23,7 @@ import { confirmMultiLine, trustedCommands, trustHover } from './evidence';
 import { resolveInterpreter, type Interpreter } from './interpreter';
 import type { IrQuery } from './irModel';
 import { IrView } from './irView';
+import { combineLens, groupByPosition, headlineIndex } from './lensModel';
 import { commandOutcome, type Outcome } from './outcomeModel';
 import { KernelsTree } from './kernelsTree';
 import { ProgressCoordinator, workDoneMiddleware } from './progress';
@@ -80,7 +81,33 @@ export async function activate(context: vscode.ExtensionContext): Promise<Triton
     }
   };
 
+  // One lens per kernel: the headline lens stands for its siblings (the other features' lenses on that kernel).
+  const lensSiblings = new WeakMap<vscode.CodeLens, vscode.CodeLens[]>();
+  const lensFeature = (lens: vscode.CodeLens): string => {
+    const data = (lens as { data?: { feature?: unknown } }).data;
+    return typeof data?.feature === 'string' ? data.feature : '';
+  };
+
   const middleware: Middleware = {
+    provideCodeLenses: async (document, token, next) => {
+      const lenses = await next(document, token);
+      if (!lenses) return lenses;
+      return groupByPosition(lenses, (l) => `${l.range.start.line}:${l.range.start.character}`).map((group) => {
+        const head = group[headlineIndex(group.map(lensFeature))];
+        lensSiblings.set(head, group);
+        return head;
+      });
+    },
+    resolveCodeLens: async (lens, token, next) => {
+      const group = lensSiblings.get(lens) ?? [lens];
+      const resolved = await Promise.all(group.map(async (l) => (l.command ? l : ((await next(l, token)) ?? l))));
+      const { title, tooltip, headline } = combineLens(
+        resolved.map((r, i) => ({ feature: lensFeature(group[i]), title: r.command?.title ?? '' })),
+      );
+      const head = resolved[headline];
+      if (head.command) head.command = { ...head.command, title, tooltip };
+      return head;
+    },
     // Every work-done report reaches the status bar, also for work the language client shows itself.
     handleWorkDoneProgress: workDoneMiddleware(tracker, () => coordinator),
     // The Kernels view shows the same findings as Problems: refresh it whenever diagnostics arrive, not on save.
