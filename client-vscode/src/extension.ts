@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import type { LanguageClient, Middleware } from 'vscode-languageclient/node';
 import { ActivityTracker } from './activity';
 import { CandidateDocuments, showCandidateDiff } from './candidateDiff';
-import { commandContextKeys, offersOf } from './candidateModel';
+import { commandContextKeys, diffOffer, offersOf, verifiedOffers, type VerifiedOffers } from './candidateModel';
 import { advertisedCommands, defaultArguments, fallbackCommands, progressTitle } from './commandModel';
 import { registerClientCommands, registerFallbacks } from './commands';
 import {
@@ -83,6 +83,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Triton
 
   // One lens per kernel: the headline lens stands for its siblings (the other features' lenses on that kernel).
   const lensSiblings = new WeakMap<vscode.CodeLens, vscode.CodeLens[]>();
+  const verified = new Map<string, VerifiedOffers>(); // uri -> the last Optimize run's verified rewrites
+  // The server refreshes lenses just before it answers Optimize: a lens resolved then waits for the answer.
+  let optimizing: Promise<void> | undefined;
+  let answered: (() => void) | undefined;
   const lensFeature = (lens: vscode.CodeLens): string => {
     const data = (lens as { data?: { feature?: unknown } }).data;
     return typeof data?.feature === 'string' ? data.feature : '';
@@ -100,12 +104,28 @@ export async function activate(context: vscode.ExtensionContext): Promise<Triton
     },
     resolveCodeLens: async (lens, token, next) => {
       const group = lensSiblings.get(lens) ?? [lens];
+      if (optimizing && lensFeature(lens) === 'optimize') {
+        await Promise.race([optimizing, new Promise((r) => setTimeout(r, 3000))]); // never hold a lens for a whole run
+      }
       const resolved = await Promise.all(group.map(async (l) => (l.command ? l : ((await next(l, token)) ?? l))));
       const { title, tooltip, headline } = combineLens(
         resolved.map((r, i) => ({ feature: lensFeature(group[i]), title: r.command?.title ?? '' })),
       );
       const head = resolved[headline];
-      if (head.command) head.command = { ...head.command, title, tooltip };
+      if (!head.command) return head;
+      head.command = { ...head.command, title, tooltip };
+      // A verified rewrite's lens opens its diff until the text changes (then it is Optimize again).
+      const [uri, kernel] = head.command.arguments ?? [];
+      const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
+      const offer = lensFeature(group[headline]) === 'optimize' ? diffOffer(verified.get(String(uri)), doc?.version, kernel) : undefined;
+      if (offer) {
+        head.command = {
+          title,
+          tooltip: `Click: show the diff of the verified rewrite (${offer.label}); apply it from the lightbulb\n${tooltip}`,
+          command: Commands.showCandidateDiff,
+          arguments: [uri, offer.id],
+        };
+      }
       return head;
     },
     // Every work-done report reaches the status bar, also for work the language client shows itself.
@@ -142,13 +162,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<Triton
         return undefined;
       }
       try {
+        if (command === Commands.optimizeKernel) optimizing = new Promise((resolve) => (answered = resolve));
         const result = LONG_RUNNING_COMMANDS.includes(command)
           ? await (coordinator ?? notRunning()).runCommand(command, filled, progressTitle(command, filled))
           : await next(command, filled);
         status.setRunners(runnersFromCommandResult(result, status.knownRunners));
         const outcome = commandOutcome(command, filled, result, advertised.includes('tritonlens.recordLaunches'));
         if (outcome) void showOutcome(outcome);
-        if (command === Commands.optimizeKernel) void offerDiff(result, filled[0]);
+        if (command === Commands.optimizeKernel) {
+          const offers = verifiedOffers(result);
+          if (offers) verified.set(String(filled[0]), offers);
+          else verified.delete(String(filled[0]));
+          void offerDiff(result, filled[0]);
+        }
         return result;
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
@@ -156,6 +182,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Triton
         log.error(`${command} failed: ${message}`);
         return undefined;
       } finally {
+        if (command === Commands.optimizeKernel) {
+          optimizing = undefined;
+          answered?.(); // after `verified` is set: lenses waiting on the answer resolve with it
+        }
         void kernels.refresh(); // new findings or measured times
       }
     },
