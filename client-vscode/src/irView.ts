@@ -75,7 +75,12 @@ export class IrView implements vscode.TextDocumentContentProvider, vscode.Dispos
     } catch (err) {
       this.results.delete(uri.toString());
       const message = err instanceof Error ? err.message : String(err);
-      return `// tritonlens could not produce the ${query.stage} of ${query.kernel}:\n// ${message.replace(/\n/g, '\n// ')}\n`;
+      const todo = /not set up|runner|environment/i.test(message)
+        ? 'set "tritonlens.runners": {"local": {...}} to a Python with Triton, or run scripts/bootstrap in the tritonlens checkout'
+        : /changed/i.test(message)
+          ? 'run "tritonlens: Show IR" again'
+          : 'fix what the compiler says above and save (the view recompiles), or see "tritonlens: Show log"';
+      return `// tritonlens could not produce the ${query.stage} of ${query.kernel}:\n// ${message.replace(/\n/g, '\n// ')}\n// What to do: ${todo}.\n`;
     }
   }
 

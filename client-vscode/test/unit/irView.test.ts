@@ -50,6 +50,7 @@ describe('IrView', () => {
     const text = await failing.provideTextDocumentContent(irUri({ uri: SOURCE, kernel: 'k', stage: 'sass' }) as unknown as import('vscode').Uri);
     expect(text).toContain('could not produce the sass of k');
     expect(text).toContain('Method Not Found');
+    expect(text).toMatch(/\/\/ What to do: fix what the compiler says above and save/);
     const bad = await failing.provideTextDocumentContent(vscode.Uri.from({ scheme: 'tritonlens-ir', path: '/x', query: '{' }));
     expect(bad).toMatch(/malformed/);
   });
