@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..analysis.targets import is_ascend_target, is_cuda_target
+from ..analysis.core.targets import is_ascend_target, is_cuda_target
 
 ENVIRONMENTS = ("cuda", "ascend")
 ENV_VARS = {"cuda": "TRITONLENS_CUDA_PYTHON", "ascend": "TRITONLENS_ASCEND_PYTHON"}

@@ -358,7 +358,7 @@ class LaunchRecord:
     autotune_trials: int = 0  # configs @triton.autotune benchmarked before this launch (the chosen config) ran
 
     def specialization(self) -> dict[str, Any]:
-        """The form analysis/specialization.py consumes (see docs/gpu-results.md, 'Recorded specializations')."""
+        """The form analysis/specialize/choose.py consumes (see docs/gpu-results.md, 'Recorded specializations')."""
         return {
             "kernel": self.kernel,
             "signature": dict(self.signature),

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..analysis.targets import platform_of
+from ..analysis.core.targets import platform_of
 from .cache import sibling_files
 from .protocol import (
     CompileRequest,

@@ -4,7 +4,7 @@ issue 8, not a test; the parse count is pinned by tests/pipeline/test_one_parse.
 One escalation = the steps a save runs for one kernel of one document version. Two modes, both reported:
 
   server       (the default) as the language server runs it: the version's level-1 result already exists (the
-               keystroke's analysis, server/lsp_analysis.py `analyze_text`, run before tracing starts; the
+               keystroke's analysis, server/lsp/analysis.py `analyze_text`, run before tracing starts; the
                escalation feature returns early without it), then, traced, the calls the server makes:
                `CompileService.changed_kernels` (launchable kernels, the recompile digest of each),
                `CompileService.analyze` (the digest, pyproject overrides, analyze_kernel: specialization,
@@ -115,7 +115,7 @@ def _engine() -> Any:
 def level1(text: str, path: Path) -> list[Any]:
     """The version's level-1 findings as the keystroke's analysis leaves them in the server (`DocState`)."""
     try:
-        from tritonlens.server.lsp_analysis import analyze_text
+        from tritonlens.server.lsp.analysis import analyze_text
     except ImportError:
         from tritonlens.analysis.triage import triage
 
@@ -124,7 +124,7 @@ def level1(text: str, path: Path) -> list[Any]:
 
 
 def _escalate_standalone(path: Path, case: dict[str, Any], text: str, kept: list[Any] | None) -> int:
-    from tritonlens.analysis.escalation import merge
+    from tritonlens.analysis.core.escalation import merge
     from tritonlens.analysis.triage import triage
 
     engine = _engine()
@@ -139,10 +139,10 @@ def _escalate_standalone(path: Path, case: dict[str, Any], text: str, kept: list
 
 def _escalate_server(path: Path, case: dict[str, Any], text: str, kept: list[Any] | None) -> int:
     """CompileService.changed_kernels, CompileService.analyze's worker-thread call, then visible_findings'
-    merge of every stored layer (server/compile_lsp.py, server/lsp_server.py), on a version whose level-1
+    merge of every stored layer (server/features/compile.py, server/lsp/core.py), on a version whose level-1
     findings (`kept`) exist."""
-    from tritonlens.analysis.escalation import apply_and_merge
-    from tritonlens.analysis.settings import Settings
+    from tritonlens.analysis.core.escalation import apply_and_merge
+    from tritonlens.analysis.core.settings import Settings
 
     assert kept is not None
     engine = _engine()
@@ -169,7 +169,7 @@ MODES: dict[str, Callable[[Path, dict[str, Any], str, list[Any] | None], int]] =
 
 
 def _counting_parses(text: str) -> tuple[dict[str, int], Callable[[], None]]:
-    from tritonlens.analysis import source_chunks
+    from tritonlens.analysis.source import chunks as source_chunks
 
     counts = {"model_parses": 0, "other_whole_text_ast_parses": 0}
     inside = [0]

@@ -47,7 +47,7 @@ def test_no_absolute_imports_of_the_distribution_inside_it():
 
 def test_relative_imports_resolve_to_the_layers():
     server = _imports("server")
-    assert "tritonlens.server.lsp_feature" in server["server/lsp.py"]
+    assert "tritonlens.server.lsp.feature" in server["server/lsp/server.py"]
     assert any(n.startswith("tritonlens.analysis") for names in server.values() for n in names)
 
 
@@ -92,19 +92,19 @@ def test_workers_are_standalone():
 def test_server_process_never_loads_triton_or_torch():
     modules = [
         "tritonlens.server.cli",
-        "tritonlens.server.lsp",
+        "tritonlens.server.lsp.server",
         "tritonlens.server.engine.diagnose",
-        "tritonlens.server.compile_lsp",
-        "tritonlens.server.escalation_lsp",
-        "tritonlens.server.profile_lsp",
+        "tritonlens.server.features.compile",
+        "tritonlens.server.features.escalation",
+        "tritonlens.server.features.profile",
         "tritonlens.ascend_runner.client",
         "tritonlens.ascend_runner.remote_client",
     ]
     code = (
         "import importlib, sys\n"
         f"for m in {modules!r}: importlib.import_module(m)\n"
-        "from tritonlens.analysis import rules; rules.all_rules()\n"
-        "from tritonlens.server.lsp import create_server; create_server()\n"
+        "from tritonlens.analysis.core import rules; rules.all_rules()\n"
+        "from tritonlens.server.lsp.server import create_server; create_server()\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('triton', 'torch')))\n"
     )
     out = subprocess.run(
@@ -151,9 +151,9 @@ def test_no_import_cycles_inside_the_distribution():
 
 
 def test_the_runner_protocol_and_analysis_name_the_same_compile_targets():
-    # analysis/targets.py reads target names for the server; the protocol validates jobs with its own table
+    # analysis/core/targets.py reads target names for the server; the protocol validates jobs with its own table
     # (workers cannot import the package): both must list the same targets.
-    from tritonlens.analysis import targets
+    from tritonlens.analysis.core import targets
     from tritonlens.ascend_runner import protocol
 
     assert tuple(protocol.CUDA_TARGETS) == targets.CUDA_TARGETS

@@ -1,9 +1,9 @@
-"""Target names are parsed in one place (analysis/targets.py): a check such as `target.startswith("ascend")`
+"""Target names are parsed in one place (analysis/core/targets.py): a check such as `target.startswith("ascend")`
 anywhere else in the server process's code fails here, with the line to route through `targets`.
 
 Scanned: server/, analysis/ and the runner's client side. Not scanned: the runner's workers and protocol, which
 run under the runner environments' Python, cannot import the package, and keep their own table (held equal to
-analysis/targets.py by tests/test_layers.py).
+analysis/core/targets.py by tests/test_layers.py).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tritonlens.analysis.targets import (
+from tritonlens.analysis.core.targets import (
     ASCEND_TARGETS,
     CUDA_TARGETS,
     cuda_capability,
@@ -22,7 +22,7 @@ from tritonlens.analysis.targets import (
 
 ROOT = Path(__file__).resolve().parents[1]
 SCANNED = ("server", "analysis", "ascend_runner")
-NOT_SCANNED = ("analysis/targets.py", "ascend_runner/worker/", "ascend_runner/protocol.py")
+NOT_SCANNED = ("analysis/core/targets.py", "ascend_runner/worker/", "ascend_runner/protocol.py")
 
 _NAME = r"(?:sm|ascend|cuda|gfx)"  # how target names begin (NVIDIA, Ascend, a CUDA alias, AMD)
 AD_HOC = [
@@ -65,7 +65,7 @@ def test_no_target_name_is_read_outside_targets_py():
         for path in sources
         for n, line in ad_hoc_target_checks(path.read_text(encoding="utf-8"))
     ]
-    assert not found, "read target names through analysis/targets.py:\n" + "\n".join(found)
+    assert not found, "read target names through analysis/core/targets.py:\n" + "\n".join(found)
 
 
 def test_the_scan_catches_the_checks_it_replaced():

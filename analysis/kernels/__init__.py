@@ -23,10 +23,10 @@ reaches, transitively. Helpers imported from other files are not followed.
 Modules: `model` (the dataclasses), `parse` (the memoised entry point `parse_module` and the parse itself),
 `collection` (which defs are jit functions, kernels vs helpers), `decorators` (jit/autotune/heuristics and call
 forms), `launch_sites`, `expressions` (canonical names through import aliases, literal values), `nodes` (cheap
-tree walks), `dependencies`; line table, character columns and syntax errors come from `analysis/source_lines.py`.
+tree walks), `dependencies`; line table, character columns and syntax errors come from `analysis/source/lines.py`.
 """
 
-from ..source_lines import SyntaxErrorInfo
+from ..source.lines import SyntaxErrorInfo
 from .decorators import call_form_wrappers
 from .expressions import AUTOTUNE, CONFIG, CONSTEXPR, HEURISTICS, JIT, literal
 from .model import AutotuneInfo, KernelInfo, LaunchArg, LaunchSite, ModuleInfo, Param

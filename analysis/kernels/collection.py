@@ -11,9 +11,9 @@ import ast
 import bisect
 import re
 
-from ..findings import Span
-from ..source_chunks import Chunk
-from ..source_lines import SourceText
+from ..core.findings import Span
+from ..source.chunks import Chunk
+from ..source.lines import SourceText
 from .decorators import DecoratorReader, Decorators
 from .expressions import CONSTEXPR, add_import, literal, resolve_dotted
 from .launch_sites import LaunchFinder

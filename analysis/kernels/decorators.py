@@ -10,9 +10,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..findings import Span
-from ..source_chunks import Chunk
-from ..source_lines import SourceText
+from ..core.findings import Span
+from ..source.chunks import Chunk
+from ..source.lines import SourceText
 from .expressions import AUTOTUNE, CONFIG, HEURISTICS, JIT, literal
 from .model import AutotuneInfo
 

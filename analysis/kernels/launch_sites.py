@@ -12,8 +12,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ..source_chunks import Chunk
-from ..source_lines import SourceText
+from ..source.chunks import Chunk
+from ..source.lines import SourceText
 from .expressions import grid_literal, literal
 from .model import LaunchArg, LaunchSite
 from .nodes import Entry, header_nodes, single_assignments

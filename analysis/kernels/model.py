@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from ..findings import Span
-from ..source_chunks import Chunk
-from ..source_lines import SourceText, SyntaxErrorInfo
+from ..core.findings import Span
+from ..source.chunks import Chunk
+from ..source.lines import SourceText, SyntaxErrorInfo
 from .expressions import resolve_dotted
 from .nodes import FunctionTree
 

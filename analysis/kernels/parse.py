@@ -11,8 +11,8 @@ from __future__ import annotations
 import functools
 import logging
 
-from ..source_chunks import parse_chunked
-from ..source_lines import SourceText, SyntaxErrorInfo, syntax_error_info
+from ..source.chunks import parse_chunked
+from ..source.lines import SourceText, SyntaxErrorInfo, syntax_error_info
 from .collection import Collector
 from .model import ModuleInfo
 

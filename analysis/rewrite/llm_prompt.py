@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..findings import Finding
-from ..source_lines import source_lines
-from ..targets import is_ascend_target
+from ..core.findings import Finding
+from ..core.targets import is_ascend_target
+from ..source.lines import source_lines
 
 MARK_TITLE, MARK_EVIDENCE, MARK_REASONING, MARK_FILE, MARK_END = (
     "<<<TITLE>>>", "<<<EVIDENCE>>>", "<<<REASONING>>>", "<<<FILE>>>", "<<<END>>>"
@@ -109,8 +109,8 @@ def profile_section(profile: dict[str, Any] | None, roofline: Sequence[dict[str,
 
 
 def target_section(target: str) -> str:
-    from ..compiler_ascend_devices import device_for
-    from ..compiler_cuda_limits import limits_for
+    from ..compiler.ascend.devices import device_for
+    from ..compiler.cuda.limits import limits_for
 
     if is_ascend_target(target):
         dev = device_for(target)

@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..findings import Finding
+from ..core.findings import Finding
+from ..core.targets import DEFAULT_CUDA_TARGET
 from ..kernels import ModuleInfo
-from ..targets import DEFAULT_CUDA_TARGET
 
 ORIGINS = ("recipe", "config", "llm")
 

@@ -17,10 +17,10 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from ..findings import Evidence, Finding, Span
+from ..core.findings import Evidence, Finding, Span
+from ..core.rules import checks
 from ..kernels import ModuleInfo, parse_module, walk_statements
-from ..rules import checks
-from ..source_lines import source_lines
+from ..source.lines import source_lines
 
 # Modules of this package that hold no rules; every other one registers its rules and checks on import.
 _NOT_RULE_MODULES = frozenset(
@@ -206,7 +206,7 @@ def _chunk_digests(stmts: tuple[ast.stmt, ...], digest_of: Callable[[int, int], 
 
 
 def _syntax_finding(module: ModuleInfo) -> Finding:
-    from ..front_rules import SYNTAX_ERROR
+    from ..core.front_rules import SYNTAX_ERROR
 
     error = module.syntax_error
     assert error is not None

@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from ..findings import Finding, Level, Severity
-from ..rules import Rule, register
+from ..core.findings import Finding, Level, Severity
+from ..core.rules import Rule, register
 from . import references as ref
 from .base import finding, kernel_check, short
 from .context import KernelContext

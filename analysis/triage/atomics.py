@@ -6,8 +6,8 @@ import ast
 from collections.abc import Iterator
 from math import prod
 
-from ..findings import Finding, Level, Severity
-from ..rules import Rule, register
+from ..core.findings import Finding, Level, Severity
+from ..core.rules import Rule, register
 from . import references as ref
 from .base import finding, kernel_check, short
 from .context import KernelContext

@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterable
 
-from ..findings import Evidence, Finding, Fix, Severity, Span, TextEdit
-from ..rules import Rule, register_check
+from ..core.findings import Evidence, Finding, Fix, Severity, Span, TextEdit
+from ..core.rules import Rule, register_check
 from .context import KernelContext
 from .context_names import TL
 

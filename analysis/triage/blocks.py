@@ -6,9 +6,9 @@ import ast
 import re
 from collections.abc import Iterator
 
-from ..findings import Finding, Level, Severity
-from ..numbers import data_number, number_text
-from ..rules import Rule, register
+from ..core.findings import Finding, Level, Severity
+from ..core.rules import Rule, register
+from ..source.numbers import data_number, number_text
 from . import references as ref
 from .base import (
     finding,

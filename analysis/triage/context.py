@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from ..findings import Span
+from ..core.findings import Span
 from ..kernels import KernelInfo, LaunchSite, ModuleInfo, Param
 from .context_dataflow import DataflowFacts
 from .context_names import LOOP_ITERATORS, assigned_in, names_in

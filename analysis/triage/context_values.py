@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from ..findings import Span
+from ..core.findings import Span
 from ..kernels import LaunchSite, literal
 from .context_names import TL, bare_names, is_number
 

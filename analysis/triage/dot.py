@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from ..findings import Finding, Level, Severity
-from ..rules import Rule, register
+from ..core.findings import Finding, Level, Severity
+from ..core.rules import Rule, register
 from . import references as ref
 from .base import finding, kernel_check
 from .context import KernelContext
@@ -125,8 +125,8 @@ def _launched_dtype(ctx: KernelContext, param: str) -> str | None:
     key = f"launched_dtype:{param}"
     if key in ctx.memo:
         return ctx.memo[key]
-    from ..specialization_launch import resolve
-    from ..specialization_scope import find_launches
+    from ..specialize.launch import resolve
+    from ..specialize.scope import find_launches
 
     dtypes: set[str | None] = set()
     order = [p.name for p in ctx.kernel.params if p.kind == "positional"]

@@ -13,11 +13,11 @@ from collections.abc import Iterator
 from math import prod
 from typing import Any
 
-from ..findings import Finding, Level, Severity
+from ..core.findings import Finding, Level, Severity
+from ..core.rules import Rule, register
 from ..kernels import LaunchSite
-from ..node_memo import per_node
-from ..rules import Rule, register
-from ..specialization_launch import resolve
+from ..source.node_memo import per_node
+from ..specialize.launch import resolve
 from . import references as ref
 from .base import finding, kernel_check
 from .context import KernelContext

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from math import prod
 
-from ..findings import Finding, Level, Severity
+from ..core.findings import Finding, Level, Severity
+from ..core.rules import Rule, register
 from ..kernels import LaunchSite
-from ..numbers import data_number, number_text
-from ..rules import Rule, register
+from ..source.numbers import data_number, number_text
 from . import references as ref
 from .base import finding, kernel_check
 from .context import KernelContext

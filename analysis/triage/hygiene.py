@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from ..findings import Finding, Fix, Level, Severity, Span, TextEdit
-from ..rules import Rule, register
+from ..core.findings import Finding, Fix, Level, Severity, Span, TextEdit
+from ..core.rules import Rule, register
 from . import references as ref
 from .base import finding, kernel_check, short
 from .context import KernelContext

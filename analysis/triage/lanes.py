@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from math import prod
 from typing import Any
 
-from ..findings import Finding, Level, Severity, Span
-from ..rules import Rule, register
-from ..safe_eval import UNKNOWN, evaluate
-from ..specialization_launch import resolve
+from ..core.findings import Finding, Level, Severity, Span
+from ..core.rules import Rule, register
+from ..source.safe_eval import UNKNOWN, evaluate
+from ..specialize.launch import resolve
 from . import references as ref
 from .base import finding, kernel_check
 from .context import KernelContext

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 import weakref
 
-from ..specialization_scope import CallIndex, Launch, find_launches, index_calls
+from ..specialize.scope import CallIndex, Launch, find_launches, index_calls
 
 # One call index per parsed tree, shared by every kernel of the file; dropped with the tree.
 _CALL_INDEX: weakref.WeakKeyDictionary[ast.Module, CallIndex] = weakref.WeakKeyDictionary()

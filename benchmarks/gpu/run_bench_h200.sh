@@ -6,7 +6,8 @@
 set -u
 OUT=${OUT:-/tmp/tl-out}
 WORK=/tmp/tl-bench
-RESULTS=bench/results/h200
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+RESULTS=${RESULTS:-bench/results/h200}  # the state to resume from (bench/results/h200-blind for bench/blind/)
 mkdir -p "$OUT" "$WORK"
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl >/dev/null 2>&1
 mkdir -p /tmp/tlpkg/tritonlens

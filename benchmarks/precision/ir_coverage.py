@@ -151,7 +151,7 @@ def classify(analysis: Any, tree: Path) -> tuple[str, str]:
 
 
 def provenance(analysis: Any) -> str:
-    from tritonlens.analysis.variant_findings import variant_guesses
+    from tritonlens.analysis.compiler.variants import variant_guesses
 
     spec = analysis.primary.specialization
     if spec.label.startswith("recorded"):
@@ -160,8 +160,8 @@ def provenance(analysis: Any) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tritonlens.analysis.platform import decide
-    from tritonlens.analysis.targets import compile_target_for
+    from tritonlens.analysis.core.platform import decide
+    from tritonlens.analysis.core.targets import compile_target_for
     from tritonlens.ascend_runner.client import LocalRunner
     from tritonlens.server.engine.diagnose import analyze_kernel
 

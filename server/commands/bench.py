@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ...analysis.targets import DEFAULT_CUDA_TARGET
+from ...analysis.core.targets import DEFAULT_CUDA_TARGET
 from ...ascend_runner.client import in_order, parallelism
 from ..engine.bench import state as bench_state
 from ..engine.bench.measure import BenchOptions, run_task
@@ -26,7 +26,7 @@ from ..engine.bench.tasks import find_tasks, parse_shard, shard
 from ..engine.optimize.config_search import ConfigSearch
 from ..engine.optimize.loop import Budget
 from ..engine.optimize.proposers import RecipeProposer, llm_proposer
-from ..profile_jobs import BACKEND_CHOICES
+from ..engine.profile.jobs import BACKEND_CHOICES
 from .profile import make_runner
 
 

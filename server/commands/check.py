@@ -11,9 +11,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from ...analysis.findings import Finding, Severity
-from ...analysis.settings import Settings
-from ...analysis.targets import PLATFORM_SETTINGS
+from ...analysis.core.findings import Finding, Severity
+from ...analysis.core.settings import Settings
+from ...analysis.core.targets import PLATFORM_SETTINGS
 from ..source_files import read_python_source
 from .findings_output import check_codes, print_findings
 
@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"tritonlens check: {exc}", file=sys.stderr)
         return 2
     from ...analysis.triage import triage
-    from ..launch_store import project_relative
+    from ..engine.record.launch_store import project_relative
 
     results: dict[str, list[Finding]] = {}
     unreadable = False

@@ -11,16 +11,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ...analysis.escalation import apply_and_merge
-from ...analysis.findings import Finding, Severity
-from ...analysis.settings import Settings
-from ...analysis.targets import COMPILE_TARGETS, compile_target_for, platform_of
+from ...analysis.core.escalation import apply_and_merge
+from ...analysis.core.findings import Finding, Severity
+from ...analysis.core.settings import Settings
+from ...analysis.core.targets import COMPILE_TARGETS, compile_target_for, platform_of
 from ..engine.diagnose import (
     KernelAnalysis,
     analyze_document,
     find_pyproject_overrides,
 )
-from ..launch_store import project_relative
+from ..engine.record.launch_store import project_relative
 from ..source_files import read_python_source
 
 SETUP_HINT = (

@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import sys
 
-from ...analysis.findings import Finding, Severity
-from ...analysis.settings import Settings
+from ...analysis.core.findings import Finding, Severity
+from ...analysis.core.settings import Settings
 
 
 def check_codes(settings: Settings) -> None:
     """Raise ValueError for a --select/--ignore entry that matches no rule: a typo would silently report nothing."""
-    from ...analysis.rules import all_rules
+    from ...analysis.core.rules import all_rules
 
     codes = [r.code for r in all_rules()]
     for option, prefixes in (("--select", settings.select), ("--ignore", settings.ignore)):

@@ -12,14 +12,14 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from ...analysis.kernels import parse_module
-from ...analysis.source_lines import source_lines
-from ...analysis.targets import (
+from ...analysis.core.targets import (
     DEFAULT_ASCEND_TARGET,
     DEFAULT_CUDA_TARGET,
     compile_target_problem,
     is_ascend_target,
 )
+from ...analysis.kernels import parse_module
+from ...analysis.source.lines import source_lines
 from ..engine.diagnose import analyze_kernel, find_pyproject_overrides, launchable_kernels
 from ..source_files import read_python_source
 from .check_ir import make_runner, report_unavailable

@@ -13,15 +13,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ...analysis.targets import DEFAULT_CUDA_TARGET
+from ...analysis.core.targets import DEFAULT_CUDA_TARGET
 from ...ascend_runner.client import in_order, parallelism
 from ..engine.optimize import report as reporting
 from ..engine.optimize.config_search import ConfigSearch
 from ..engine.optimize.gate import GateConfig
 from ..engine.optimize.loop import Budget, OptimizeOptions, optimize_source
 from ..engine.optimize.proposers import RecipeProposer, llm_proposer
-from ..launch_store import recorded_for
-from ..profile_jobs import BACKEND_CHOICES, detect_harness
+from ..engine.profile.jobs import BACKEND_CHOICES, detect_harness
+from ..engine.record.launch_store import recorded_for
 from ..source_files import decode_python_source, read_python_source
 from .profile import make_runner
 

@@ -3,7 +3,7 @@ print the launches with level-2 findings (roofline, grid, occupancy; Nsight Comp
 
 The harness is picked from the file (KernelBench `Model`/`ModelNew`/`get_inputs` -> kernelbench, else the file
 runs as a script) or named with --harness kernelbench|script|module:function. Measured ceilings are cached per
-device name, so later profiles on that device compare against them (see analysis/devices.py).
+device name, so later profiles on that device compare against them (see analysis/core/devices.py).
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ...analysis import profiling
-from ...analysis.findings import Finding
-from ...analysis.profiling_launch import LaunchAnalysis
-from ..launch_store import keep_profiled_launches
-from ..profile_jobs import BACKEND_CHOICES, analyze_result, harness_spec
+from ...analysis.core.findings import Finding
+from ...analysis.profile import analyze as profiling
+from ...analysis.profile.launch import LaunchAnalysis
+from ..engine.profile.jobs import BACKEND_CHOICES, analyze_result, harness_spec
+from ..engine.record.launch_store import keep_profiled_launches
 from ..source_files import read_python_source
 
 
@@ -106,7 +106,7 @@ def make_runner(
 
 def _measure(args: argparse.Namespace) -> bool:
     """--measure-ceilings, or by default when no ceilings were measured yet through this runner and backend."""
-    from ..ceilings_cache import needs_measuring
+    from ..engine.profile.ceilings import needs_measuring
 
     return bool(args.measure_ceilings) or needs_measuring(args.runner, args.backend)
 

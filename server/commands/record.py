@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..launch_store import SaveSummary, save, workspace_root
-from ..record_jobs import default_backend, record_local, record_remote
+from ..engine.record.jobs import default_backend, record_local, record_remote
+from ..engine.record.launch_store import SaveSummary, save, workspace_root
 
 BACKENDS = ("auto", "cuda", "interpret", "npu")
 

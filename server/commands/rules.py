@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ...analysis import rules
+from ...analysis.core import rules
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -1,7 +1,7 @@
 """`tritonlens runners`: the configured runners (local environments, remote services) and whether each answers.
 
 The configuration has the `tritonlens.runners` shape of the editor settings (see ascend_runner/settings.py):
-from --config (JSON), else `[tool.tritonlens.runners]` of the nearest pyproject.toml. `survey` (server/runner_survey.py) is shared with the
+from --config (JSON), else `[tool.tritonlens.runners]` of the nearest pyproject.toml. `survey` (server/engine/runner_survey.py) is shared with the
 language server, which reports the same rows to the editor as `tritonlens/status`.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ...ascend_runner.client import parse_runner_settings
-from ..runner_survey import survey
+from ..engine.runner_survey import survey
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -14,7 +14,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # Imported here so `tritonlens check` never pays for pygls start-up.
-    from ..lsp import serve
+    from ..lsp.server import serve
 
     host = port = None
     if args.tcp:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from ascend_cases import fixture_case
 
-from tritonlens.analysis import rules
-from tritonlens.analysis.compiler import analyze
-from tritonlens.analysis.compiler_ascend import analyze_ascend
-from tritonlens.analysis.findings import Finding, Level, Severity
+from tritonlens.analysis.compiler.ascend.analyze import analyze_ascend
+from tritonlens.analysis.compiler.dispatch import analyze
+from tritonlens.analysis.core import rules
+from tritonlens.analysis.core.findings import Finding, Level, Severity
 
 
 def report_for(

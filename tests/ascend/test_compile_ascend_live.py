@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from ascend_cases import FIXTURES, KERNELS, ROOT, run_worker
 
-from tritonlens.analysis.compiler import analyze
+from tritonlens.analysis.compiler.dispatch import analyze
 from tritonlens.ascend_runner.protocol import compile_result_from
 
 pytestmark = pytest.mark.ascend_env

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from tritonlens.analysis.compiler import analyze
-from tritonlens.analysis.compiler_ascend_hivm import retry_settings
-from tritonlens.analysis.ir import hivm as H
-from tritonlens.analysis.ir.mlir_loc import UserFiles
-from tritonlens.analysis.ub_feasibility import ub_feasibility
+from tritonlens.analysis.compiler.ascend.hivm import retry_settings
+from tritonlens.analysis.compiler.ascend.ub_feasibility import ub_feasibility
+from tritonlens.analysis.compiler.dispatch import analyze
+from tritonlens.analysis.compiler.ir import hivm as H
+from tritonlens.analysis.compiler.ir.mlir_loc import UserFiles
 
 ROOT = Path(__file__).resolve().parents[2]
 HIVM = ROOT / "tests" / "fixtures" / "ascend" / "hivm"
@@ -156,7 +156,7 @@ def test_int32_compare_kept_as_a_vector_op_is_not_confirmed() -> None:
 
 
 def test_code_lens_shows_the_compilers_ub_numbers() -> None:
-    from tritonlens.server.compile_lsp import ub_lens_part
+    from tritonlens.server.features.compile import ub_lens_part
 
     assert (
         ub_lens_part(report(case("ub_overflow-ascend910b3")).summary)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from ascend_cases import KERNELS, ROOT, run_worker
 
-from tritonlens.analysis.compiler import analyze
+from tritonlens.analysis.compiler.dispatch import analyze
 
 pytestmark = pytest.mark.ascend_env
 

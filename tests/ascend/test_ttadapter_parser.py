@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from ascend_cases import fixture_case
 
-from tritonlens.analysis.ir.ttadapter import parse_ttadapter, parse_types
-from tritonlens.analysis.ir.ttadapter_buffers import peak_live_bytes
-from tritonlens.analysis.ir.ttadapter_model import ShapedType
+from tritonlens.analysis.compiler.ir.ttadapter import parse_ttadapter, parse_types
+from tritonlens.analysis.compiler.ir.ttadapter_buffers import peak_live_bytes
+from tritonlens.analysis.compiler.ir.ttadapter_model import ShapedType
 
 
 def parsed(name: str):

@@ -5,9 +5,9 @@ from __future__ import annotations
 from lsprotocol import types
 from pygls.workspace import Workspace
 
-from tritonlens.server.lsp import create_server
-from tritonlens.server.lsp_server import TritonLensServer
-from tritonlens.server.text_sync import install_lsp_text_documents
+from tritonlens.server.lsp.core import TritonLensServer
+from tritonlens.server.lsp.server import create_server
+from tritonlens.server.lsp.text_sync import install_lsp_text_documents
 
 
 def make_server() -> tuple[TritonLensServer, list[types.PublishDiagnosticsParams]]:

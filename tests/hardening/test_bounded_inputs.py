@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from tritonlens.analysis.numbers import data_number, number_text
-from tritonlens.analysis.safe_eval import MAX_BITS, UNKNOWN, evaluate
-from tritonlens.analysis.specialization import specializations
-from tritonlens.analysis.specialization_findings import specialization_findings
+from tritonlens.analysis.source.numbers import data_number, number_text
+from tritonlens.analysis.source.safe_eval import MAX_BITS, UNKNOWN, evaluate
+from tritonlens.analysis.specialize.choose import specializations
+from tritonlens.analysis.specialize.findings import specialization_findings
 from tritonlens.analysis.triage import triage
 from tritonlens.server.source_files import UnreadableSource, decode_python_source, read_python_source
 

@@ -14,9 +14,9 @@ from inprocess import make_server
 from lsprotocol import types
 from raw_lsp import RawServer
 
-from tritonlens.analysis import rules
-from tritonlens.analysis.findings import Evidence, Finding, Severity, Span
-from tritonlens.server.hover_markdown import finding_markdown
+from tritonlens.analysis.core import rules
+from tritonlens.analysis.core.findings import Evidence, Finding, Severity, Span
+from tritonlens.server.features.hover_markdown import finding_markdown
 
 KERNEL = """import triton
 import triton.language as tl

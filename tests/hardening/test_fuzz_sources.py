@@ -14,10 +14,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tritonlens.analysis.kernels import parse_module
-from tritonlens.analysis.specialization import specializations
-from tritonlens.analysis.specialization_findings import specialization_findings
+from tritonlens.analysis.specialize.choose import specializations
+from tritonlens.analysis.specialize.findings import specialization_findings
 from tritonlens.analysis.triage import triage
-from tritonlens.server.lsp_analysis import analyze_text
+from tritonlens.server.lsp.analysis import analyze_text
 from tritonlens.server.source_files import UnreadableSource, decode_python_source
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,9 +12,9 @@ import pytest
 
 from tritonlens.analysis.rewrite.llm_prompt import numbered
 from tritonlens.analysis.rewrite.source_edit import reindent
-from tritonlens.analysis.source_lines import source_lines
+from tritonlens.analysis.source.lines import source_lines
 from tritonlens.server.engine.optimize.knobs import apply_edits, find_knobs
-from tritonlens.server.optimize_present import line_edits
+from tritonlens.server.features.optimize_present import line_edits
 
 BREAKS = ["\x0c", "\x0b", "\x85", "\u2028", "\u2029", "\x1c"]
 

@@ -14,8 +14,10 @@ from lsprotocol import types
 from tritonlens.analysis.kernels import ModuleInfo, clear_memo, parse_module
 from tritonlens.analysis.kernels import model as kernel_model
 from tritonlens.analysis.triage import _FunctionCache, triage
-from tritonlens.server import code_lens_lsp, findings_lsp, lsp_views
-from tritonlens.server.code_lens_lsp import CodeLensFeature
+from tritonlens.server.features import code_lenses as code_lens_lsp
+from tritonlens.server.features import findings as findings_lsp
+from tritonlens.server.features.code_lenses import CodeLensFeature
+from tritonlens.server.lsp import views as lsp_views
 
 
 def _triage_counting(monkeypatch: pytest.MonkeyPatch, source: str) -> tuple[int, int]:
@@ -91,7 +93,7 @@ async def _lenses_counting(monkeypatch: pytest.MonkeyPatch, k: int) -> tuple[int
             tables += 1
             super().__init__(*args, **kwargs)
 
-    import tritonlens.server.lsp_server as lsp_server
+    import tritonlens.server.lsp.core as lsp_server
 
     real_apply = lsp_server.apply_and_merge
 

@@ -8,7 +8,7 @@ import threading
 import pytest
 from inprocess import edit_text, kernels_source, make_server, open_text
 
-import tritonlens.server.lsp_server as lsp_server
+import tritonlens.server.lsp.core as lsp_server
 
 
 async def test_heavy_documents_do_not_starve_a_light_one(monkeypatch: pytest.MonkeyPatch):

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from lsprotocol import types
 from pygls.workspace import Workspace
 
-from tritonlens.analysis.source_lines import source_lines
-from tritonlens.server.lsp_convert import LineText
-from tritonlens.server.text_sync import install_lsp_text_documents
+from tritonlens.analysis.source.lines import source_lines
+from tritonlens.server.lsp.convert import LineText
+from tritonlens.server.lsp.text_sync import install_lsp_text_documents
 
 # Characters that are line breaks for str.splitlines but not for LSP, real breaks, and wide characters.
 ALPHABET = st.sampled_from(

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tritonlens.analysis.compiler import analyze
-from tritonlens.analysis.compiler_report import CompilerReport
+from tritonlens.analysis.compiler.dispatch import analyze
+from tritonlens.analysis.compiler.report import CompilerReport
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "cuda"

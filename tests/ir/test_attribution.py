@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from cuda_cases import load_case
 
-from tritonlens.analysis.attribution import ParsedStages, attribute, user_files_for
+from tritonlens.analysis.compiler.attribution import ParsedStages, attribute, user_files_for
 
 
 def _lines(name: str):  # noqa: ANN202

@@ -8,10 +8,10 @@ import json
 import pytest
 from cuda_cases import all_cases, load_case, report_for
 
-from tritonlens.analysis import rules
-from tritonlens.analysis.compiler import analyze
-from tritonlens.analysis.compiler_report import CompilerReport
-from tritonlens.analysis.findings import Finding, Level, Severity
+from tritonlens.analysis.compiler.dispatch import analyze
+from tritonlens.analysis.compiler.report import CompilerReport
+from tritonlens.analysis.core import rules
+from tritonlens.analysis.core.findings import Finding, Level, Severity
 
 # (case, rule, source needle on the line where it must fire, culprit or detail expected in the message)
 FIRES = [

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from cuda_cases import FIXTURES, ROOT, load_case
 
-from tritonlens.analysis.compiler import analyze
+from tritonlens.analysis.compiler.dispatch import analyze
 from tritonlens.ascend_runner.client import LocalRunner
 from tritonlens.ascend_runner.environments import EnvironmentUnavailable, find_environment
 from tritonlens.ascend_runner.protocol import CompileRequest

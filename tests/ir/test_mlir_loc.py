@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from cuda_cases import all_cases, load_case
 
-from tritonlens.analysis.ir.mlir import line_map, parse_mlir
-from tritonlens.analysis.ir.mlir_loc import LocTable, UserFiles
+from tritonlens.analysis.compiler.ir.mlir import line_map, parse_mlir
+from tritonlens.analysis.compiler.ir.mlir_loc import LocTable, UserFiles
 
 
 def test_every_fixture_op_with_a_loc_reaches_the_kernel_file() -> None:

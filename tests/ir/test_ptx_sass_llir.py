@@ -6,10 +6,10 @@ import re
 
 from cuda_cases import all_cases, load_case
 
-from tritonlens.analysis.ir.llir import parse_llir
-from tritonlens.analysis.ir.mlir_loc import UserFiles
-from tritonlens.analysis.ir.ptx import parse_ptx, vector_bits
-from tritonlens.analysis.ir.sass import parse_ptxas_verbose, parse_res_usage, parse_sass
+from tritonlens.analysis.compiler.ir.llir import parse_llir
+from tritonlens.analysis.compiler.ir.mlir_loc import UserFiles
+from tritonlens.analysis.compiler.ir.ptx import parse_ptx, vector_bits
+from tritonlens.analysis.compiler.ir.sass import parse_ptxas_verbose, parse_res_usage, parse_sass
 
 
 def test_ptx_file_table_target_and_entry() -> None:

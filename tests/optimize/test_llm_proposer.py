@@ -25,7 +25,7 @@ from tritonlens.server.engine.optimize.loop import Budget, OptimizeOptions, opti
 from tritonlens.server.engine.optimize.proposers import llm_proposer
 from tritonlens.server.engine.optimize.report import to_dict, to_markdown
 from tritonlens.server.engine.optimize.shapes import plan_shapes
-from tritonlens.server.optimize_present import action_title, offers
+from tritonlens.server.features.optimize_present import action_title, offers
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "optimize" / "kb_scale.py"
 SOURCE = FIXTURE.read_text()
@@ -212,7 +212,7 @@ def test_editor_settings_use_the_same_proposer(server, key_env, monkeypatch):
     """tritonlens.llm {baseUrl|endpoint, model, apiKeyEnv, tokenBudget} -> the same make_proposer as the CLI."""
     from types import SimpleNamespace
 
-    from tritonlens.server.optimize_lsp import OptimizeService
+    from tritonlens.server.features.optimize import OptimizeService
 
     shown: list[str] = []
     settings: dict = {"endpoint": server.base_url, "model": "m1", "apiKeyEnv": key_env, "tokenBudget": 77}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from tritonlens.analysis.rewrite.model import Candidate, Verdict
 from tritonlens.server.engine.optimize.loop import OptimizeResult, Step
 from tritonlens.server.engine.optimize.report import summary_markdown
-from tritonlens.server.optimize_present import action_title, line_edits, offers
+from tritonlens.server.features.optimize_present import action_title, line_edits, offers
 
 BEFORE = "a\nb\nc\nd\n"
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from tritonlens.analysis import rules
-from tritonlens.analysis.compiler import analyze
-from tritonlens.analysis.escalation import apply_and_merge, confirmations, merge
-from tritonlens.analysis.findings import Finding, Fix, Level, Severity, Span, TextEdit
-from tritonlens.analysis.settings import Settings
+from tritonlens.analysis.compiler.dispatch import analyze
+from tritonlens.analysis.core import rules
+from tritonlens.analysis.core.escalation import apply_and_merge, confirmations, merge
+from tritonlens.analysis.core.findings import Finding, Fix, Level, Severity, Span, TextEdit
+from tritonlens.analysis.core.settings import Settings
 from tritonlens.analysis.triage import triage
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tritonlens.analysis.escalation import merge
+from tritonlens.analysis.core.escalation import merge
 from tritonlens.analysis.triage import triage
 
 CUDA_KERNELS = """\
@@ -177,9 +177,10 @@ def test_ascend_pairs_are_one_finding_each(cli, tmp_path: Path) -> None:
 def test_measured_uncoalesced_store_is_explained_by_the_compiler(cli) -> None:
     """Level 2 on the numbers recorded on the H200 (benchmarks/gpu/results/run1: Nsight Compute's per-line L2
     sectors of the naive transpose) folded into level 4 from compiling the same file for sm_90."""
-    from tritonlens.analysis import devices, profiling
-    from tritonlens.analysis.findings import Finding, Level, Severity
-    from tritonlens.analysis.profiling_ncu import parse_source_csv
+    from tritonlens.analysis.core import devices
+    from tritonlens.analysis.core.findings import Finding, Level, Severity
+    from tritonlens.analysis.profile import analyze as profiling
+    from tritonlens.analysis.profile.ncu import parse_source_csv
 
     root = Path(__file__).resolve().parents[2]
     path = root / "benchmarks" / "gpu" / "kb_copy.py"

@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from tritonlens.analysis import source_chunks
-from tritonlens.analysis.escalation import merge
+from tritonlens.analysis.core.escalation import merge
 from tritonlens.analysis.kernels import clear_memo
 from tritonlens.analysis.kernels import parse as kernels_parse
+from tritonlens.analysis.source import chunks as source_chunks
 from tritonlens.analysis.triage import triage
 from tritonlens.ascend_runner.cache import compile_key
 from tritonlens.ascend_runner.protocol import CompileRequest, CompileResult

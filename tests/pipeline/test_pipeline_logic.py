@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tritonlens.analysis.findings import Severity
+from tritonlens.analysis.core.findings import Severity
 from tritonlens.ascend_runner.environments import EnvironmentUnavailable
 from tritonlens.ascend_runner.protocol import CompileRequest, CompileResult, StageError
 from tritonlens.server.engine.diagnose import (
@@ -258,8 +258,8 @@ def test_pyproject_absent_or_broken(tmp_path: Path) -> None:
 
 
 def test_assumptions_named_in_a_message() -> None:
-    from tritonlens.analysis.specialization import ASSUMED_DIVISIBLE, Specialization
-    from tritonlens.analysis.variant_findings import assumptions_in
+    from tritonlens.analysis.compiler.variants import assumptions_in
+    from tritonlens.analysis.specialize.choose import ASSUMED_DIVISIBLE, Specialization
 
     spec = Specialization(
         kernel="k",
@@ -283,7 +283,7 @@ def test_assumptions_named_in_a_message() -> None:
 
 
 def test_reports_of_cached_compiles_are_reused(monkeypatch) -> None:
-    import tritonlens.analysis.compiler as compiler
+    import tritonlens.analysis.compiler.dispatch as compiler
 
     calls: list[str] = []
 
@@ -385,9 +385,9 @@ def test_concurrent_analyses_do_not_interfere() -> None:
 
 
 def test_findings_that_hang_on_an_unseen_value_drop_to_info() -> None:
-    from tritonlens.analysis.findings import Finding, Severity, Span
-    from tritonlens.analysis.specialization import ASSUMED_DIVISIBLE, Specialization
-    from tritonlens.analysis.variant_findings import merge_variant_findings
+    from tritonlens.analysis.compiler.variants import merge_variant_findings
+    from tritonlens.analysis.core.findings import Finding, Severity, Span
+    from tritonlens.analysis.specialize.choose import ASSUMED_DIVISIBLE, Specialization
     from tritonlens.server.engine.diagnose import VariantResult
 
     def spec(stride_provenance: str) -> Specialization:
@@ -442,9 +442,9 @@ def test_a_kernel_the_worker_could_not_load_is_an_analysis_error_not_a_finding()
 def test_hedged_stride_finding_names_every_unseen_stride_of_the_address() -> None:
     # A block pointer with order=(0, 1): the compiler blames `stride_kn`, but the launch's unit stride is
     # `stride_kk`; the advice must name both, or the suggested pragma would not change anything.
-    from tritonlens.analysis.findings import Finding, Severity, Span
-    from tritonlens.analysis.specialization import ASSUMED_DIVISIBLE, Specialization
-    from tritonlens.analysis.variant_findings import merge_variant_findings
+    from tritonlens.analysis.compiler.variants import merge_variant_findings
+    from tritonlens.analysis.core.findings import Finding, Severity, Span
+    from tritonlens.analysis.specialize.choose import ASSUMED_DIVISIBLE, Specialization
     from tritonlens.server.engine.diagnose import VariantResult
 
     guessed = f"inferred; {ASSUMED_DIVISIBLE}"

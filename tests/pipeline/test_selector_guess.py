@@ -6,11 +6,11 @@ from __future__ import annotations
 import ast
 import textwrap
 
-from tritonlens.analysis.specialization import assumed_constexprs, specializations
-from tritonlens.analysis.specialization_cases import compared_cases, visible_constant
-from tritonlens.analysis.specialization_findings import specialization_findings
-from tritonlens.analysis.specialization_guess import ASSUMED_TYPICAL
-from tritonlens.analysis.variant_findings import variant_guesses
+from tritonlens.analysis.compiler.variants import variant_guesses
+from tritonlens.analysis.specialize.cases import compared_cases, visible_constant
+from tritonlens.analysis.specialize.choose import assumed_constexprs, specializations
+from tritonlens.analysis.specialize.findings import specialization_findings
+from tritonlens.analysis.specialize.guess import ASSUMED_TYPICAL
 
 SOURCE = textwrap.dedent(
     """

@@ -7,9 +7,9 @@ import ast
 import pytest
 
 from tritonlens.analysis.kernels import parse_module
-from tritonlens.analysis.safe_eval import UNKNOWN, evaluate
-from tritonlens.analysis.specialization import specializations
-from tritonlens.analysis.specialization_findings import specialization_findings
+from tritonlens.analysis.source.safe_eval import UNKNOWN, evaluate
+from tritonlens.analysis.specialize.choose import specializations
+from tritonlens.analysis.specialize.findings import specialization_findings
 
 KERNEL = """import triton
 import triton.language as tl

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import textwrap
 
-from tritonlens.analysis.findings import Severity
-from tritonlens.analysis.specialization import ASSUMED_DIVISIBLE, assumed_constexprs, specializations
-from tritonlens.analysis.specialization_findings import specialization_findings
-from tritonlens.analysis.specialization_guess import ASSUMED_TYPICAL
+from tritonlens.analysis.core.findings import Severity
+from tritonlens.analysis.specialize.choose import ASSUMED_DIVISIBLE, assumed_constexprs, specializations
+from tritonlens.analysis.specialize.findings import specialization_findings
+from tritonlens.analysis.specialize.guess import ASSUMED_TYPICAL
 
 HEADER = "import torch\nimport triton\nimport triton.language as tl\n"
 

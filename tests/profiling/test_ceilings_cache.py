@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from tritonlens.analysis import devices
-from tritonlens.server import ceilings_cache
+from tritonlens.analysis.core import devices
+from tritonlens.server.engine.profile import ceilings as ceilings_cache
 
 H200_RUN2 = {"copy_gbps": 4225.2, "bf16_tflops": 686.7}
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 WRITER = """
 import sys
-from tritonlens.server.profile_jobs import save_measured
+from tritonlens.server.engine.profile.jobs import save_measured
 for i in range(15):
     save_measured(f"{sys.argv[1]}-{i}", {"copy_gbps": float(i)})
 """

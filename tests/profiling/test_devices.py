@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tritonlens.analysis import devices
+from tritonlens.analysis.core import devices
 
 
 def test_lookup_by_reported_name():

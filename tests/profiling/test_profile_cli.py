@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tritonlens.analysis.specialization import specializations
+from tritonlens.analysis.specialize.choose import specializations
 from tritonlens.ascend_runner import protocol
 from tritonlens.server.cli import main
-from tritonlens.server.profile_jobs import detect_harness, harness_spec
+from tritonlens.server.engine.profile.jobs import detect_harness, harness_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 RUN1 = ROOT / "benchmarks" / "gpu" / "results" / "run1"

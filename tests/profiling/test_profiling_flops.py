@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tritonlens.analysis.profiling_flops import count_flops, kernel_params
+from tritonlens.analysis.profile.flops import count_flops, kernel_params
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 

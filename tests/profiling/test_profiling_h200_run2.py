@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tritonlens.analysis import devices, profiling, profiling_launch
-from tritonlens.analysis.profiling_ncu import parse_source_csv
+from tritonlens.analysis.core import devices
+from tritonlens.analysis.profile import analyze as profiling
+from tritonlens.analysis.profile import launch as profiling_launch
+from tritonlens.analysis.profile.ncu import parse_source_csv
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "benchmarks" / "gpu" / "results"

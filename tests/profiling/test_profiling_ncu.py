@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tritonlens.analysis.profiling_ncu import NcuParseError, _number, parse_source_csv
+from tritonlens.analysis.profile.ncu import NcuParseError, _number, parse_source_csv
 
 RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "gpu" / "results"
 TRANSPOSE_CSV = RESULTS / "run1" / "ncu_transpose_source.csv"

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tritonlens.analysis import devices, profiling
+from tritonlens.analysis.core import devices
+from tritonlens.analysis.profile import analyze as profiling
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 MEASURED = {"copy_gbps": 4225.2, "bf16_tflops": 686.7}  # benchmarks/gpu/results/run2 on the lent H200

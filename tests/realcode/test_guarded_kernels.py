@@ -9,7 +9,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from tritonlens.analysis.findings import Severity
+from tritonlens.analysis.core.findings import Severity
 from tritonlens.analysis.kernels.dependencies import dependency_sources
 from tritonlens.analysis.kernels.parse import parse_module
 from tritonlens.ascend_runner.client import LocalRunner

@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from tritonlens.analysis.specialization import specializations
-from tritonlens.analysis.specialization_retry import retry_guess
+from tritonlens.analysis.specialize.choose import specializations
+from tritonlens.analysis.specialize.retry import retry_guess
 from tritonlens.ascend_runner.client import LocalRunner
 from tritonlens.server.engine.diagnose import analyze_kernel
 
@@ -170,8 +170,8 @@ def test_a_reused_local_is_read_where_it_is_used() -> None:
 
 
 def test_helpers_imported_from_another_workspace_module_give_types(tmp_path: Path) -> None:
-    from tritonlens.analysis.specialization_callees import imported_helpers
-    from tritonlens.analysis.specialization_kernels import kernel_table
+    from tritonlens.analysis.specialize.callees import imported_helpers
+    from tritonlens.analysis.specialize.kernels import kernel_table
     from tritonlens.server.engine.diagnose.inputs import module_reader
 
     package = tmp_path / "mylib"

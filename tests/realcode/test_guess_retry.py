@@ -6,8 +6,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from tritonlens.analysis.specialization import specializations
-from tritonlens.analysis.specialization_retry import retry_guess
+from tritonlens.analysis.specialize.choose import specializations
+from tritonlens.analysis.specialize.retry import retry_guess
 from tritonlens.ascend_runner.client import LocalRunner
 from tritonlens.server.engine.diagnose import analyze_kernel
 

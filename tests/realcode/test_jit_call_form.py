@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tritonlens.analysis.kernels import parse_module
-from tritonlens.analysis.specialization import specializations
-from tritonlens.analysis.specialization_kernels import kernel_table
+from tritonlens.analysis.specialize.choose import specializations
+from tritonlens.analysis.specialize.kernels import kernel_table
 
 SOURCE = """
 import triton

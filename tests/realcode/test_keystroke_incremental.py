@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import ast
 
-from tritonlens.analysis import specialization_scope as specialization_launch
-from tritonlens.analysis.node_memo import per_node
-from tritonlens.analysis.source_chunks import parse_chunked
+from tritonlens.analysis.source.chunks import parse_chunked
+from tritonlens.analysis.source.node_memo import per_node
+from tritonlens.analysis.specialize import scope as specialization_launch
 
 SOURCE = """
 import triton

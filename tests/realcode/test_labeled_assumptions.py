@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import textwrap
 
-from tritonlens.analysis import variant_findings
-from tritonlens.analysis.findings import Finding, Level, Severity, Span
-from tritonlens.analysis.specialization import specializations
-from tritonlens.analysis.specialization_guess import typical_value
+from tritonlens.analysis.compiler import variants as variant_findings
+from tritonlens.analysis.core.findings import Finding, Level, Severity, Span
+from tritonlens.analysis.specialize.choose import specializations
+from tritonlens.analysis.specialize.guess import typical_value
 from tritonlens.ascend_runner.protocol import CompileRequest, CompileResult, StageError
 from tritonlens.server.engine.diagnose import analyze_kernel
 from tritonlens.server.engine.diagnose import run as diagnose_run

@@ -10,8 +10,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from tritonlens.analysis.specialization import specializations
-from tritonlens.analysis.variant_findings import variant_guesses
+from tritonlens.analysis.compiler.variants import variant_guesses
+from tritonlens.analysis.specialize.choose import specializations
 from tritonlens.ascend_runner.client import LocalRunner
 from tritonlens.server.engine.diagnose import analyze_kernel
 

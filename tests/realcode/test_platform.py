@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from tritonlens.analysis.findings import Finding, Level, Severity, Span
-from tritonlens.analysis.platform import decide, resolve_target
-from tritonlens.analysis.settings import Settings
-from tritonlens.analysis.targets import compile_target_for
+from tritonlens.analysis.core.findings import Finding, Level, Severity, Span
+from tritonlens.analysis.core.platform import decide, resolve_target
+from tritonlens.analysis.core.settings import Settings
+from tritonlens.analysis.core.targets import compile_target_for
 
 CUDA_FILE = """
 import torch, triton
@@ -76,7 +76,7 @@ def test_auto_is_the_default_and_filters_per_file() -> None:
 
 
 def test_backend_folder_of_a_package_without_project_marker_is_evidence(tmp_path) -> None:
-    from tritonlens.server.launch_store import project_relative
+    from tritonlens.server.engine.record.launch_store import project_relative
 
     folder = tmp_path / "vendor_ops" / "backend" / "_ascend" / "ops"
     folder.mkdir(parents=True)
@@ -90,7 +90,7 @@ def test_backend_folder_of_a_package_without_project_marker_is_evidence(tmp_path
 
 
 def test_every_text_pattern_has_a_literal_its_matches_contain() -> None:
-    from tritonlens.analysis import platform
+    from tritonlens.analysis.core import platform
 
     samples = {
         "imports torch_npu": "import torch_npu\n",

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tritonlens.ascend_runner.environments import EnvironmentUnavailable, find_environment
-from tritonlens.server.launch_store import recorded_for, workspace_root
+from tritonlens.server.engine.record.launch_store import recorded_for, workspace_root
 
 KERNEL = """import torch
 import triton
@@ -161,7 +161,7 @@ def local_service(tmp_path: Path) -> Iterator[str]:
 def test_record_through_a_remote_runner(
     project: Path, local_service: str, tmp_path: Path, monkeypatch
 ) -> None:
-    from tritonlens.server.record_jobs import record_remote
+    from tritonlens.server.engine.record.jobs import record_remote
 
     remote_copy = tmp_path / "client"
     remote_copy.mkdir()

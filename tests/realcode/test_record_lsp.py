@@ -16,7 +16,7 @@ sys.path.insert(0, str(ROOT / "tests" / "server"))
 from lsp_harness import open_doc, resolved_lenses, session, wait_published  # noqa: E402
 
 from tritonlens.ascend_runner.environments import EnvironmentUnavailable, find_environment  # noqa: E402
-from tritonlens.server.record_lsp import default_command  # noqa: E402
+from tritonlens.server.features.record import default_command  # noqa: E402
 
 KERNEL = """import torch
 import triton

@@ -8,8 +8,8 @@ import ast
 import textwrap
 from pathlib import Path
 
-from tritonlens.analysis.specialization import specializations
-from tritonlens.analysis.specialization_relations import consistent_guesses
+from tritonlens.analysis.specialize.choose import specializations
+from tritonlens.analysis.specialize.relations import consistent_guesses
 from tritonlens.ascend_runner.client import LocalRunner
 from tritonlens.server.engine.diagnose import analyze_kernel
 

@@ -8,7 +8,7 @@ import ast
 import textwrap
 from pathlib import Path
 
-from tritonlens.analysis.findings import Severity
+from tritonlens.analysis.core.findings import Severity
 from tritonlens.ascend_runner.client import LocalRunner
 from tritonlens.server.engine.diagnose import analyze_kernel
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from tritonlens.analysis.specialization_guess import typical_value
+from tritonlens.analysis.specialize.guess import typical_value
 
 SOURCE = """
 def kernel(x_ptr, n_blocks: tl.constexpr, BLOCK_D: tl.constexpr):
@@ -22,7 +22,7 @@ def test_unrolled_loop_bound_is_guessed_small_and_block_stays_typical() -> None:
 
 
 def test_many_guessed_block_dimensions_are_guessed_smaller() -> None:
-    from tritonlens.analysis.specialization_guess import typical_values
+    from tritonlens.analysis.specialize.guess import typical_values
 
     fn = ast.parse(
         "def k(x, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, N: tl.constexpr):\n"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from interp_helpers import check_files
 
-from tritonlens.analysis.findings import Finding, Level, Severity, Span
+from tritonlens.analysis.core.findings import Finding, Level, Severity, Span
 from tritonlens.analysis.kernels import parse_module
 from tritonlens.analysis.rewrite.model import Candidate, NotApplicable, RecipeContext
 from tritonlens.analysis.rewrite.registry import all_recipes

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tritonlens.analysis.findings import Evidence, Finding, Level, Severity, Span
+from tritonlens.analysis.core.findings import Evidence, Finding, Level, Severity, Span
 from tritonlens.analysis.rewrite.llm_prompt import SYSTEM, Attempt, build_messages, fence
 from tritonlens.analysis.rewrite.llm_reply import Rejected, Reply, check_source, parse_reply
 

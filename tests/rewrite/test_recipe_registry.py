@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from recipe_helpers import context
 
+from tritonlens.analysis.core.rules import get
 from tritonlens.analysis.kernels import parse_module
 from tritonlens.analysis.rewrite.model import Candidate, NotApplicable
 from tritonlens.analysis.rewrite.registry import all_recipes, recipes_for
-from tritonlens.analysis.rules import get
 
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = all_recipes()

@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 
 import tritonlens.analysis as analysis_package
-from tritonlens.analysis import rules
-from tritonlens.analysis.compiler import analyze
-from tritonlens.analysis.escalation import merge
-from tritonlens.analysis.findings import Level
-from tritonlens.analysis.specialization import ASSUMED_DIVISIBLE, Specialization
+from tritonlens.analysis.compiler.dispatch import analyze
+from tritonlens.analysis.compiler.variants import value_dependency
+from tritonlens.analysis.core import rules
+from tritonlens.analysis.core.escalation import merge
+from tritonlens.analysis.core.findings import Level
+from tritonlens.analysis.specialize.choose import ASSUMED_DIVISIBLE, Specialization
 from tritonlens.analysis.triage import triage
-from tritonlens.analysis.variant_findings import value_dependency
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "ir"))  # cuda_cases

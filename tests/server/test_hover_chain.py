@@ -6,9 +6,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tritonlens.analysis.escalation import merge
+from tritonlens.analysis.core.escalation import merge
 from tritonlens.analysis.triage import triage
-from tritonlens.server.hover_markdown import finding_markdown
+from tritonlens.server.features.hover_markdown import finding_markdown
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "ir"))  # cuda_cases

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from tritonlens.analysis.findings import Finding, Fix, Level, Severity, Span, TextEdit
-from tritonlens.server.documents import Analysis, DocState, finding_key, kernel_hashes
-from tritonlens.server.hover_markdown import finding_markdown
-from tritonlens.server.lsp_config import DEFAULT_DEBOUNCE_MS, ConfigStore, parse_config
-from tritonlens.server.lsp_convert import LineText, plain_text, to_diagnostic
-from tritonlens.server.workspace_index import IndexedFile, IndexedKernel, WorkspaceIndex
+from tritonlens.analysis.core.findings import Finding, Fix, Level, Severity, Span, TextEdit
+from tritonlens.server.features.hover_markdown import finding_markdown
+from tritonlens.server.features.workspace_index import IndexedFile, IndexedKernel, WorkspaceIndex
+from tritonlens.server.lsp.config import DEFAULT_DEBOUNCE_MS, ConfigStore, parse_config
+from tritonlens.server.lsp.convert import LineText, plain_text, to_diagnostic
+from tritonlens.server.lsp.documents import Analysis, DocState, finding_key, kernel_hashes
 
 
 # --- positions ----------------------------------------------------------------------------------------------
@@ -55,7 +55,7 @@ def test_plain_surfaces_drop_markdown_but_keep_the_words():
 
 
 def test_hover_markdown_has_rule_evidence_and_gain():
-    from tritonlens.analysis.findings import Evidence
+    from tritonlens.analysis.core.findings import Evidence
 
     f = Finding(
         "TL001",
@@ -248,7 +248,7 @@ def test_index_scans_skips_and_follows_disk(tmp_path: Path):
 def test_editor_analysis_pauses_gc_only_while_it_runs():
     import gc
 
-    from tritonlens.server.lsp_analysis import analyze_text_quickly
+    from tritonlens.server.lsp.analysis import analyze_text_quickly
 
     assert gc.isenabled()
     broken = analyze_text_quickly("def f(:\n", "broken.py", 4)

@@ -12,15 +12,15 @@ from typing import Any
 from lsprotocol import types
 from pygls.workspace import Workspace
 
-from tritonlens.server.code_action_lsp import CodeActionFeature
-from tritonlens.server.code_lens_lsp import CodeLensFeature
-from tritonlens.server.diagnostics_lsp import DiagnosticsFeature
-from tritonlens.server.hover_lsp import HoverFeature
-from tritonlens.server.ir_view_lsp import IR_REQUEST, IrViewFeature
-from tritonlens.server.lsp import create_server, feature_classes, register_core_methods
-from tritonlens.server.lsp_feature import Feature
-from tritonlens.server.lsp_server import TritonLensServer
-from tritonlens.server.text_sync import install_lsp_text_documents
+from tritonlens.server.features.code_actions import CodeActionFeature
+from tritonlens.server.features.code_lenses import CodeLensFeature
+from tritonlens.server.features.diagnostics import DiagnosticsFeature
+from tritonlens.server.features.hover import HoverFeature
+from tritonlens.server.features.ir_view import IR_REQUEST, IrViewFeature
+from tritonlens.server.lsp.core import TritonLensServer
+from tritonlens.server.lsp.feature import Feature
+from tritonlens.server.lsp.server import create_server, feature_classes, register_core_methods
+from tritonlens.server.lsp.text_sync import install_lsp_text_documents
 
 SOURCE = (
     "import triton\nimport triton.language as tl\n\n\n"

@@ -13,10 +13,10 @@ from tritonlens.ascend_runner.factory import get_runner
 from tritonlens.ascend_runner.remote_client import RemoteRunner
 from tritonlens.ascend_runner.settings import RemoteSettings, RunnerSettings, parse_runner_settings
 from tritonlens.server.commands.runners import load_runner_config
-from tritonlens.server.escalation_lsp import EscalationSettings, escalation_settings
-from tritonlens.server.profile_jobs import analyze_result, backend_from_health, backend_setting
-from tritonlens.server.profile_lsp import ProfiledKernel, hover_markdown, lens_title
-from tritonlens.server.runner_survey import survey
+from tritonlens.server.engine.profile.jobs import analyze_result, backend_from_health, backend_setting
+from tritonlens.server.engine.runner_survey import survey
+from tritonlens.server.features.escalation import EscalationSettings, escalation_settings
+from tritonlens.server.features.profile import ProfiledKernel, hover_markdown, lens_title
 
 ROOT = Path(__file__).resolve().parents[2]
 H200_ADD = ROOT / "benchmarks" / "gpu" / "results" / "run2" / "profile_add.json"

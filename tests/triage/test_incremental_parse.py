@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from tritonlens.analysis import kernels, source_chunks
+from tritonlens.analysis import kernels
 from tritonlens.analysis.kernels import ModuleInfo, parse_module
+from tritonlens.analysis.source import chunks as source_chunks
 from tritonlens.analysis.triage import triage
 
 ROOT = Path(__file__).resolve().parents[2]

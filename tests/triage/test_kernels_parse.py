@@ -8,7 +8,7 @@ import textwrap
 import pytest
 from triage_helpers import EXAMPLES, locate
 
-from tritonlens.analysis.findings import Span
+from tritonlens.analysis.core.findings import Span
 from tritonlens.analysis.kernels import parse_module
 
 ALIASES = """

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from triage_helpers import run
 
-from tritonlens.analysis import rules
-from tritonlens.analysis.findings import Severity
+from tritonlens.analysis.core import rules
+from tritonlens.analysis.core.findings import Severity
 
 ROOT = Path(__file__).resolve().parents[2]
 SHAPED = '''

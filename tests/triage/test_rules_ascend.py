@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from triage_helpers import EXAMPLES, locate, of
 
-from tritonlens.analysis.findings import Severity
+from tritonlens.analysis.core.findings import Severity
 
 
 def test_tl116_fires_on_the_gather_example() -> None:

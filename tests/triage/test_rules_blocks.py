@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from triage_helpers import locate, of, run
 
-from tritonlens.analysis.findings import Severity
+from tritonlens.analysis.core.findings import Severity
 
 RUNTIME_BLOCK = """
 import triton

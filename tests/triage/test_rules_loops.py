@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from triage_helpers import locate, of
 
-from tritonlens.analysis.findings import Severity, Span
+from tritonlens.analysis.core.findings import Severity, Span
 
 INVARIANT = """
 import triton

@@ -9,9 +9,9 @@ import re
 import pytest
 from triage_helpers import DATA, EXAMPLES, run
 
-from tritonlens.analysis import rules
-from tritonlens.analysis.findings import Finding, Level, Span
-from tritonlens.analysis.settings import Settings
+from tritonlens.analysis.core import rules
+from tritonlens.analysis.core.findings import Finding, Level, Span
+from tritonlens.analysis.core.settings import Settings
 from tritonlens.analysis.triage import triage
 from tritonlens.server.cli import main
 

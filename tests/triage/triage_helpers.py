@@ -8,7 +8,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from tritonlens.analysis.findings import Finding, Span
+from tritonlens.analysis.core.findings import Finding, Span
 from tritonlens.analysis.triage import triage
 
 DATA = Path(__file__).parent / "data"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from ...targets import is_ascend_target
+from ...core.targets import is_ascend_target
 from ..kernel_patterns import grid_node
 from ..recipe_edits import append_argument
 from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import ast
 
-from ...devices import DEVICES
-from ...targets import is_ascend_target
+from ...core.devices import DEVICES
+from ...core.targets import is_ascend_target
 from ..kernel_patterns import grid_node
 from ..recipe_edits import append_argument, launches_for_new_parameter
 from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish

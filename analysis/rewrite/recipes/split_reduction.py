@@ -20,8 +20,8 @@ from __future__ import annotations
 import ast
 import math
 
-from ...devices import DEVICES
-from ...targets import cuda_capability
+from ...core.devices import DEVICES
+from ...core.targets import cuda_capability
 from ..kernel_patterns import (
     add_terms,
     additive_update,

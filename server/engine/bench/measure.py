@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ....analysis.targets import DEFAULT_CUDA_TARGET
+from ....analysis.core.targets import DEFAULT_CUDA_TARGET
 from ..optimize import report as reporting
 from ..optimize.gate import Gate, GateConfig
 from ..optimize.loop import Budget, OptimizeOptions, optimize_source

@@ -10,7 +10,7 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
-from ....analysis.findings import Finding
+from ....analysis.core.findings import Finding
 from ....analysis.kernels.dependencies import dependency_sources
 from ....ascend_runner.protocol import CompileRequest
 from .result import VariantResult
@@ -120,7 +120,7 @@ def analyze_output(variant: VariantResult, target: str, source: str, kernel: str
         variant.findings, variant.summary, variant.line_maps = list(findings), dict(summary), dict(line_maps)
         return
     try:
-        from ....analysis.compiler import analyze
+        from ....analysis.compiler.dispatch import analyze
     except ImportError as exc:
         variant.analysis_error = f"compiler-grounded analysis is not installed ({exc})"
         return

@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from ....analysis.kernels import parse_module
-from ....analysis.pragmas import comment_lines
-from ....analysis.source_lines import source_lines
-from ....analysis.specialization_kernels import KernelTable, kernel_table
-from ...launch_store import recorded_for
+from ....analysis.source.lines import source_lines
+from ....analysis.specialize.kernels import KernelTable, kernel_table
+from ....analysis.specialize.pragmas import comment_lines
+from ..record.launch_store import recorded_for
 
 try:
     import tomllib

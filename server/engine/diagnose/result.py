@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ....analysis.findings import Finding, Span
-from ....analysis.specialization_variant import Specialization
+from ....analysis.core.findings import Finding, Span
+from ....analysis.specialize.variant import Specialization
 from ....ascend_runner.protocol import StageError
 
 

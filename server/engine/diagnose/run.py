@@ -15,16 +15,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ....analysis.compile_outcome import failure_findings, load_findings, worker_error
-from ....analysis.findings import Finding, Span
-from ....analysis.specialization import specializations
-from ....analysis.specialization_callees import imported_helpers
-from ....analysis.specialization_findings import specialization_findings
-from ....analysis.specialization_kernels import KernelTable, kernel_table
-from ....analysis.specialization_retry import MAX_RETRIES, retry_guess
-from ....analysis.specialization_variant import Specialization
-from ....analysis.targets import compile_target_problem, platform_of
-from ....analysis.variant_findings import merge_variant_findings, variant_guesses
+from ....analysis.compiler.outcome import failure_findings, load_findings, worker_error
+from ....analysis.compiler.variants import merge_variant_findings, variant_guesses
+from ....analysis.core.findings import Finding, Span
+from ....analysis.core.targets import compile_target_problem, platform_of
+from ....analysis.specialize.callees import imported_helpers
+from ....analysis.specialize.choose import specializations
+from ....analysis.specialize.findings import specialization_findings
+from ....analysis.specialize.kernels import KernelTable, kernel_table
+from ....analysis.specialize.retry import MAX_RETRIES, retry_guess
+from ....analysis.specialize.variant import Specialization
 from ....ascend_runner.protocol import CompileRequest
 from .compile import (
     analyze_output,

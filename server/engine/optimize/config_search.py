@@ -8,7 +8,7 @@ pruned before timing by what the compiler reports (spilled registers, shared mem
 limit, new error-level compiler findings such as an Ascend UB overflow) and the winner is written into the
 source, verified. Like Helion's pattern search, each round explores the neighbours of the best config so far.
 
-Ascend: each compiled move carries the compiler's own Unified Buffer verdict (analysis/ub_feasibility.py, from
+Ascend: each compiled move carries the compiler's own Unified Buffer verdict (analysis/compiler/ascend/ub_feasibility.py, from
 bishengir's PlanMemory); `FEASIBILITY["ascend"]` prunes a move the compiler said overflows the UB and keeps one
 it did not decide on (the candidate's rationale says so). `FEASIBILITY[platform]` is the hook for any further
 `(facts, config, target) -> reason | None` check.
@@ -22,9 +22,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from ....analysis.findings import Severity
+from ....analysis.core.findings import Severity
+from ....analysis.core.targets import platform_of
 from ....analysis.rewrite.model import Candidate, RecipeContext, Verdict
-from ....analysis.targets import platform_of
 from .knobs import Knob, apply_edits, find_knobs
 from .proposers import Declined
 
@@ -204,7 +204,7 @@ class ConfigSearch:
                                          cancel=self.cancel, max_variants=1):
             facts = compile_facts(analysis)
             if platform_of(self.target) == "ascend" and analysis.primary is not None:
-                from ....analysis.ub_feasibility import ub_feasibility
+                from ....analysis.compiler.ascend.ub_feasibility import ub_feasibility
 
                 verdict = ub_feasibility(analysis.primary)
                 facts["ub"] = {"feasible": verdict.feasible, "reason": verdict.reason, "source": verdict.source}
@@ -220,7 +220,7 @@ class ConfigSearch:
         return out
 
     def _prune_reason(self, fact: dict[str, Any], base: dict[str, Any], move: Move) -> str | None:
-        from ....analysis.compiler_cuda_limits import limits_for
+        from ....analysis.compiler.cuda.limits import limits_for
 
         if fact.get("error"):
             return f"does not compile: {fact['error']}"

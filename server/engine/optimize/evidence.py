@@ -8,7 +8,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from ....analysis.findings import Finding
+from ....analysis.core.findings import Finding
 
 
 @dataclass
@@ -54,7 +54,8 @@ def collect(
 
 
 def _profile(source: str, path: str, runner: Any, backend: str, ev: Evidence) -> None:
-    from ....analysis import devices, profiling
+    from ....analysis.core import devices
+    from ....analysis.profile import analyze as profiling
 
     payload = {"harness": {"mode": "kernelbench", "path": path, "source": source}, "backend": backend}
     try:
@@ -87,7 +88,8 @@ def roofline_of(profile: dict[str, Any] | None, source: str, path: str) -> list[
     """roofline_rows for a RunResult dict already collected (what a proposer sees in RecipeContext.profile)."""
     if not profile:
         return []
-    from ....analysis import devices, profiling
+    from ....analysis.core import devices
+    from ....analysis.profile import analyze as profiling
 
     try:
         report = profiling.analyze_run(profile, devices.from_runner(profile.get("device") or {}), source=source,

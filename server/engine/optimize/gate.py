@@ -19,9 +19,9 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from ....analysis.findings import Finding
+from ....analysis.core.findings import Finding
+from ....analysis.core.targets import DEFAULT_CUDA_TARGET
 from ....analysis.rewrite.model import Candidate, Verdict
-from ....analysis.targets import DEFAULT_CUDA_TARGET
 from .replay import first_changed_line
 from .replay_overrides import candidate_launches
 from .shapes import ShapePlan

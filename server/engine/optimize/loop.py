@@ -17,10 +17,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ....analysis.core.targets import DEFAULT_CUDA_TARGET
 from ....analysis.kernels import parse_module
 from ....analysis.rewrite.model import Candidate, RecipeContext, Verdict
-from ....analysis.targets import DEFAULT_CUDA_TARGET
-from ...launch_store import recorded_for
+from ..record.launch_store import recorded_for
 from .evidence import Evidence, collect
 from .gate import Gate, GateConfig
 from .proposers import Declined, Proposer, RecipeProposer

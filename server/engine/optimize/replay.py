@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from ...launch_store import recorded_for
+from ..record.launch_store import recorded_for
 from .shapes import Shape, ShapePlan
 
 MAX_PER_KERNEL = 3  # the smallest two and the largest recorded launch of each kernel (interpret is slow)

@@ -5,7 +5,7 @@ Replay launches each kernel with its recorded arguments, grid and options. A can
 original outside the kernels' bodies ONLY in the constexpr arguments and launch options (num_warps, num_stages,
 ...) given at a launch site, and in that site's grid, is replayed with those values overridden: the candidate's
 constexprs/options replace the recorded ones, and a changed grid is recomputed by evaluating the candidate's grid
-expression (analysis/safe_eval.py: no call into user code) with the recorded values of the kernel arguments the
+expression (analysis/source/safe_eval.py: no call into user code) with the recorded values of the kernel arguments the
 site passes by name, and the candidate's constexprs. Anything else (wrapper logic, a changed non-constexpr
 argument, a new argument, a signature, a grid built from values replay does not know) is refused with the reason.
 """
@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from ....analysis.safe_eval import UNKNOWN, evaluate
+from ....analysis.source.safe_eval import UNKNOWN, evaluate
 
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "multibuffer", "enable_fp_fusion")
 _HOLE = "__tritonlens_knob__"

@@ -1,0 +1,88 @@
+"""NVIDIA checks on arithmetic the compiler emitted: 64-bit index math and precise (slow-path) math functions."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from . import rules as R
+from .context import Context
+from .dataflow import value_type
+
+
+def check_int64(ctx: Context) -> None:
+    ttir = ctx.parsed.ttir
+    if ttir is None:
+        return
+    flow = ctx.flow(ttir)
+    seen: set[int] = set()
+    for op in ttir.ops:
+        if op.name not in ("tt.load", "tt.store") or not op.operands:
+            continue
+        line = ctx.line_of(op)
+        if line is None or line in seen:
+            continue
+        facts = flow.address(op.operands[0])
+        if not facts.int64 or _compiler_made_int64(ctx, facts):
+            continue
+        seen.add(line)
+        wide = [
+            o
+            for o in ttir.ops
+            if o.name.startswith("arith.") and value_type(o)[1] == "i64" and value_type(o)[0]
+        ]
+        # prefer the 64-bit ops written on this line; the offsets may also come from earlier lines
+        wide = [o for o in wide if ctx.line_of(o) == line] or wide
+        ctx.add(
+            R.INT64,
+            line,
+            f"The offsets of this access are int64 tensors (`{facts.int64[0]}`): every per-element index "
+            "operation is 64-bit, two instructions each, and AxisInfo's divisibility proof is weaker.",
+            [ctx.excerpt("ttir", [o.ir_line for o in wide][:6])],
+            "fewer integer instructions in address math (matters for memory-bound kernels)",
+            "keep per-element offsets int32; promote only the scalar base pointer to int64",
+            values=facts.int64,
+        )
+
+
+_ACCESS_OF_A_NAME = re.compile(r"\btl\.(load|store)\(\s*[\w.]+\s*[,)]")
+
+
+def _compiler_made_int64(ctx: Context, facts: Any) -> bool:
+    """int64 offsets the source never wrote: block pointers (`tl.load(K_block_ptr)`) are expanded into
+    64-bit offset arithmetic located on the access itself, which no int32 rewrite of the source removes."""
+    for op in facts.int64_ops:
+        line = ctx.line_of(op)
+        text = ctx.source_text(line) if line else ""
+        if not _ACCESS_OF_A_NAME.search(text) or "int64" in text:
+            return False
+    return bool(facts.int64_ops)
+
+
+def check_precise_math(ctx: Context) -> None:
+    for line, st in ctx.lines.items():
+        divs, sqrts = st.count("ptx", "div_precise"), st.count("ptx", "sqrt_precise")
+        if not divs and not sqrts:
+            continue
+        parts = [
+            p for p in (f"{divs} div.rn.f32" if divs else "", f"{sqrts} sqrt.rn.f32" if sqrts else "") if p
+        ]
+        ptx = ctx.parsed.ptx
+        picked = [
+            i.ir_line
+            for i in (ptx.instrs if ptx else [])
+            if i.opcode.startswith(("div.rn", "sqrt.rn"))
+            and (f := i.loc.user_frame(ctx.is_user))
+            and f.line == line
+        ]
+        ctx.add(
+            R.PRECISE_MATH,
+            line,
+            f"This line compiles to IEEE-rounded {' and '.join(parts)} (from tl.math.div_rn/sqrt_rn or "
+            "ieee_rounding); `/` and `tl.sqrt` use the approximate div.full/sqrt.approx paths.",
+            [ctx.excerpt("ptx", picked)],
+            "several times fewer instructions for each division/square root",
+            "use `a / b` and `tl.sqrt(x)` (or `tl.rsqrt`) unless bit-exact IEEE results are required",
+            precise_div=divs,
+            precise_sqrt=sqrts,
+        )

@@ -1,0 +1,174 @@
+"""NVIDIA checks on matrix products: how each `tl.dot` was lowered (tensor cores or FMA, MMA version, K
+width) and whether its loop was software-pipelined."""
+
+from __future__ import annotations
+
+import re
+
+from ...core.targets import cuda_capability
+from ..ir.mlir import MlirModule, MlirOp
+from . import rules as R
+from .context import DOT_OPS, Context, ptx_lines
+from .dataflow import value_type
+
+_MMA_VERSION_RE = re.compile(r"versionMajor\s*=\s*(\d+)")
+
+
+def check_dots(ctx: Context) -> None:
+    ttgir, ttir = ctx.parsed.ttgir, ctx.parsed.ttir
+    if ttgir is None:
+        return
+    cap = cuda_capability(ctx.target) or 0
+    for op in ttgir.ops:
+        if op.name not in ("tt.dot", "ttng.warp_group_dot", "tt.dot_scaled"):
+            continue
+        line = ctx.line_of(op)
+        if line is None:
+            continue
+        result_layout = op.text.rsplit("->", 1)[-1]
+        shape, _ = value_type(op)
+        operand_elems = re.findall(
+            r"tensor<(?:\d+x)+(\w+)|memdesc<(?:\d+x)+(\w+)", op.text.split(" : ", 1)[-1]
+        )
+        a_elem = next((a or b for a, b in operand_elems), "?")
+        ttir_dot = _ttir_dot_at(ttir, ctx, line)
+        # TTIR omits inputPrecision when it is the default for the operands: ieee for fp32 with
+        # input_precision="ieee", which is the only way an fp32 dot keeps it off the tensor cores.
+        found = re.search(r"inputPrecision\s*=\s*(\w+)", (ttir_dot.text if ttir_dot else op.text))
+        precision = found[1] if found else "ieee"
+        if op.name == "tt.dot" and "#mma" not in result_layout:
+            k = _dot_k(op)
+            if a_elem == "f32" and precision == "ieee":
+                why = "operands are fp32 with input_precision='ieee'; tensor cores need tf32/bf16/fp16"
+                fix = "use input_precision='tf32' (the default) or cast the tiles to bf16"
+            elif a_elem in ("f64",) or a_elem.startswith("i") and a_elem not in ("i8",):
+                why = f"operand type {a_elem} has no tensor-core instruction here"
+                fix = "cast operands to fp16/bf16 (or int8 for integer GEMMs)"
+            elif min(shape + (k,)) < 16:
+                why = f"the tile {shape} x K={k} is smaller than 16 in some dimension"
+                fix = "use BLOCK_M, BLOCK_N, BLOCK_K >= 16"
+            else:
+                why = f"AccelerateMatmul found no MMA instruction for {a_elem} operands on {ctx.target}"
+                fix = "use fp16/bf16 operands and tiles >= 16"
+            fma = ctx.lines.get(line)
+            ctx.add(
+                R.DOT_FMA,
+                line,
+                f"`tl.dot` is lowered to scalar FMAs ({fma.count('ptx', 'fma') if fma else '?'} fma.rn.f32 in PTX on "
+                f"this line) instead of tensor cores: {why}.",
+                [
+                    ctx.excerpt("ttgir", [op.ir_line]),
+                    ctx.excerpt("ptx", ptx_lines(ctx, line, ("fma.",))[:4]),
+                ],
+                "typically 8-16x more dot throughput on tensor cores",
+                fix,
+                operand_type=a_elem,
+            )
+        elif op.name == "tt.dot" and cap >= 90:
+            version = _mma_version(ttgir, result_layout)
+            if version == 2:
+                m_dim = shape[0] if shape else 0
+                reasons = []
+                if m_dim < 64:
+                    reasons.append(f"BLOCK_M={m_dim} < 64 (a warp group needs a 64-row tile)")
+                if ctx.num_warps % 4:
+                    reasons.append(f"num_warps={ctx.num_warps} is not a multiple of 4")
+                why = "; ".join(reasons) or "the operands or layout do not fit wgmma"
+                ctx.add(
+                    R.DOT_NOT_WGMMA,
+                    line,
+                    f"`tl.dot` uses Ampere-style mma.sync (MMA v2) on {ctx.target}, not {'tcgen05' if cap >= 100 else 'wgmma'}: {why}.",
+                    [ctx.excerpt("ttgir", [op.ir_line])],
+                    "up to ~2x tensor-core throughput with wgmma",
+                    "raise BLOCK_M to >= 64 with num_warps=4 (or 8)",
+                    block_m=m_dim,
+                )
+
+
+def _ttir_dot_at(ttir: MlirModule | None, ctx: Context, line: int) -> MlirOp | None:
+    if ttir is None:
+        return None
+    for op in ttir.ops:
+        if op.name == "tt.dot" and ctx.line_of(op) == line:
+            return op
+    return None
+
+
+def _dot_k(op: MlirOp) -> int:
+    m = re.search(r"(?:tensor|memdesc)<(\d+)x(\d+)x", op.text.split(" : ", 1)[-1])
+    return int(m[2]) if m else 0
+
+
+def _mma_version(ttgir: MlirModule, layout_text: str) -> int | None:
+    ref = re.search(r"(#mma\d*)", layout_text)
+    if not ref:
+        return None
+    m = _MMA_VERSION_RE.search(ttgir.aliases.get(ref[1], ""))
+    return int(m[1]) if m else None
+
+
+def check_pipelining(ctx: Context) -> None:
+    ttgir = ctx.parsed.ttgir
+    if ttgir is None:
+        return
+    loops = {op.ir_line: op for op in ttgir.ops if op.name == "scf.for"}
+    for loop_line, loop in loops.items():
+        body = [op for op in ttgir.ops if loop_line in op.loops]
+        has_dot = any(op.name in DOT_OPS for op in body)
+        sync_loads = [op for op in body if op.name == "tt.load" and value_type(op)[0]]
+        if not has_dot or not sync_loads:
+            continue
+        line = ctx.line_of(loop) or ctx.line_of(sync_loads[0])
+        if line is None:
+            continue
+        load_lines = sorted({ln for ln in (ctx.line_of(op) for op in sync_loads) if ln})
+        narrow: list[int] = []
+        if ctx.num_stages <= 1:
+            why = f"num_stages={ctx.num_stages}, so the pipeliner leaves the loop alone"
+            fix = "launch with num_stages=3 (or 4 on Hopper)"
+        else:
+            narrow = [
+                ln
+                for ln in load_lines
+                if (st := ctx.lines.get(ln)) and st.global_load_bits and min(st.global_load_bits) < 32
+            ]
+            if narrow:
+                why = (
+                    f"the loads on line(s) {', '.join(map(str, narrow))} move fewer than 4 bytes per thread, "
+                    "below cp.async's minimum, so the pipeliner keeps them synchronous"
+                )
+                fix = "make the loaded tiles contiguous and 16-byte aligned (see the TL301/TL302 findings)"
+            else:
+                why = "the pipeliner could not schedule these loads asynchronously"
+                fix = "check that the loads' addresses are loop-carried pointer increments"
+        ctx.add(
+            R.NOT_PIPELINED,
+            line,
+            f"The loop's {len(sync_loads)} global load(s) (line(s) {', '.join(map(str, load_lines))}) stay "
+            f"synchronous `tt.load`s next to the dot: {why}. Each iteration waits for memory before the "
+            "tensor cores can start.",
+            [ctx.excerpt("ttgir", [loop.ir_line] + [op.ir_line for op in sync_loads])],
+            "often 1.5-2x for memory-latency-bound GEMM loops",
+            fix,
+            num_stages=ctx.num_stages,
+            load_lines=load_lines,
+            narrow_lines=narrow,
+        )
+
+
+def pipelined_tensor_core_loop(ctx: Context) -> bool:
+    """A loop whose dot runs on tensor cores and whose global loads all went asynchronous."""
+    ttgir = ctx.parsed.ttgir
+    if ttgir is None:
+        return False
+    for loop in (op for op in ttgir.ops if op.name == "scf.for"):
+        body = [op for op in ttgir.ops if loop.ir_line in op.loops]
+        tensor_core = any(
+            op.name in ("ttng.warp_group_dot", "ttng.tc_gen5_mma")
+            or (op.name == "tt.dot" and "#mma" in op.text.rsplit("->", 1)[-1])
+            for op in body
+        )
+        sync_loads = any(op.name == "tt.load" and value_type(op)[0] for op in body)
+        if tensor_core and not sync_loads:
+            return True
+    return False

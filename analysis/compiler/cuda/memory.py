@@ -1,0 +1,313 @@
+"""NVIDIA checks on global memory access: vector widths of loads/stores (from the TTGIR layouts and the PTX
+instructions) and layout conversions through shared memory, with the evidence excerpts they attach."""
+
+from __future__ import annotations
+
+import re
+
+from ...core.findings import Evidence
+from ..attribution import stage_lines
+from ..ir.mlir import MlirModule, MlirOp
+from . import rules as R
+from .context import DOT_OPS, Context
+from .dataflow import Dataflow, value_type
+
+ELEM_BITS = {"f64": 64, "i64": 64, "f32": 32, "i32": 32, "f16": 16, "bf16": 16, "i16": 16, "i8": 8, "i1": 8}
+_FP8 = re.compile(r"f8E\w+")
+_SPT_RE = re.compile(r"sizePerThread\s*=\s*\[([\d,\s]+)\]")
+_ORDER_RE = re.compile(r"order\s*=\s*\[([\d,\s]+)\]")
+_LAYOUT_REF_RE = re.compile(r",\s*(#(?!smem|shared)[\w.]+)>")
+_CONTIG_RE = re.compile(r"contiguity\s*=\s*(\d+)")
+
+
+def elem_bits(elem: str) -> int:
+    elem = elem.replace("!tt.ptr<", "").rstrip(">")
+    if _FP8.match(elem):
+        return 8
+    return ELEM_BITS.get(elem, 32)
+
+
+def _layout_bits(ttgir: MlirModule, op: MlirOp) -> int | None:
+    """Bits per thread the TTGIR layout of a load/store gives along its contiguous dimension."""
+    shape, elem = value_type(op)
+    bits = elem_bits(elem)
+    m = _CONTIG_RE.search(op.text)
+    if m:
+        return min(128, int(m[1]) * bits)
+    ref = _LAYOUT_REF_RE.search(op.text.split(" : ", 1)[-1])
+    if not ref:
+        return bits if not shape else None
+    layout = ttgir.aliases.get(ref[1], "")
+    spt, order = _SPT_RE.search(layout), _ORDER_RE.search(layout)
+    if not spt:
+        return None
+    per = [int(x) for x in spt[1].split(",")]
+    fast = int(order[1].split(",")[0]) if order else len(per) - 1
+    return min(128, per[fast] * bits)
+
+
+def check_vectorization(ctx: Context) -> None:
+    ttir, ttgir = ctx.parsed.ttir, ctx.parsed.ttgir
+    if ttir is None or ttgir is None or ctx.parsed.ptx is None:
+        return
+    flow = ctx.flow(ttir)
+    gir_by_line: dict[tuple[int, str], list[MlirOp]] = {}
+    for op in ttgir.ops:
+        kind = _access_kind(op.name)
+        line = ctx.line_of(op)
+        if kind and line is not None:
+            gir_by_line.setdefault((line, kind), []).append(op)
+    reported: set[tuple[int, str]] = set()
+    for op in ttir.ops:
+        kind = _access_kind(op.name)
+        line = ctx.line_of(op)
+        if kind is None or line is None or (line, kind) in reported or not op.operands:
+            continue
+        shape, elem = value_type(op)
+        bits = elem_bits(elem)
+        numel = 1
+        for d in shape:
+            numel *= d
+        threads = ctx.num_warps * 32
+        if not shape or numel * bits < threads * 128 or bits >= 128:
+            continue  # too few elements for every thread to move 16 bytes: scalar access is expected
+        stats = ctx.lines.get(line)
+        measured = (stats.global_load_bits if kind == "load" else stats.global_store_bits) if stats else []
+        gir_ops = gir_by_line.get((line, kind), [])
+        layout_bits = [b for b in (_layout_bits(ttgir, g) for g in gir_ops) if b]
+        achieved = min(measured) if measured else (min(layout_bits) if layout_bits else None)
+        if achieved is None or achieved >= 128:
+            continue
+        allowed = max(layout_bits) if layout_bits else achieved
+        ptr = op.operands[0]
+        facts = flow.address(ptr)
+        mask_args: list[str] = []
+        if kind == "load" and len(op.operands) > 1:
+            mask_args = flow.unaligned_args(op.operands[1])
+        elif kind == "store" and len(op.operands) > 2:
+            mask_args = flow.unaligned_args(op.operands[2])
+        what = "load" if kind == "load" else "store"
+        ptx_ev = _ptx_evidence(ctx, line, kind)
+        sass_ev = _sass_evidence(ctx, line, kind)
+        gir_ev = ctx.excerpt("ttgir", [g.ir_line for g in gir_ops])
+        width = f"{achieved}-bit" if achieved else "scalar"
+        per_thread = max(1, 128 // max(achieved, 1))
+        gain = f"up to {per_thread}x fewer {what} instructions on this line"
+        base = facts.base or "the pointer"
+        if facts.gathered or facts.strided:
+            culprit = (facts.gathered or facts.strided)[0]
+            why = (
+                f"its offsets come from the loaded values `{culprit}` (a gather), so AxisInfo cannot prove any "
+                "contiguity"
+                if facts.gathered
+                else f"the contiguous index is multiplied by `{culprit}`, a runtime value, so AxisInfo proves "
+                "contiguity 1 along the fastest dimension"
+            )
+            rewrite = (
+                "sort or group the indices so each program reads whole contiguous rows"
+                if facts.gathered
+                else f"put the unit-stride index innermost, or pass `{culprit}`=1 so Triton specializes it away"
+            )
+            ctx.add(
+                R.NOT_CONTIGUOUS,
+                line,
+                f"{what} from `{base}` is issued as {width} accesses per thread: {why}; the coalesce pass "
+                f"gave each thread {allowed // bits} element(s).",
+                [
+                    Evidence("ast", f"offset built from `{culprit}`", None, ctx.source_text(line)),
+                    gir_ev,
+                    ptx_ev,
+                    sass_ev,
+                ],
+                gain,
+                rewrite,
+                achieved_bits=achieved,
+                culprit=culprit,
+                cause="gather" if facts.gathered else "stride",
+                runtime_multipliers=list(facts.multipliers),  # every stride argument of the address
+            )
+        elif facts.unaligned:
+            culprit = facts.unaligned[0]
+            is_pointer = flow.args[culprit].type.startswith("!tt.ptr") if culprit in flow.args else False
+            decider = "coalesce pass" if allowed < 128 else "load/store lowering"
+            ctx.add(
+                R.UNALIGNED,
+                line,
+                f"{what} from `{base}` is issued as {width} accesses: `{culprit}` carries no tt.divisibility "
+                f"hint, so AxisInfo cannot prove each thread's chunk is 16-byte aligned and the {decider} "
+                f"falls back to {width} accesses.",
+                [_arg_evidence(ctx.stages.get("ttir", ""), culprit), gir_ev, ptx_ev, sass_ev],
+                gain,
+                f"pass a 16-byte aligned tensor for `{culprit}` (no odd-offset views) so Triton marks it aligned"
+                if is_pointer
+                else f"make `{culprit}` a multiple of 16 (pad) so Triton specializes it, or assert it with "
+                f"tl.multiple_of({culprit}, 16)",
+                achieved_bits=achieved,
+                culprit=culprit,
+            )
+        elif mask_args:
+            culprit = mask_args[0]
+            ctx.add(
+                R.MASK,
+                line,
+                f"{what} from `{base}` is contiguous and aligned (layout allows {allowed}-bit) but is issued "
+                f"as {width} accesses: the mask depends on `{culprit}`, which is not known divisible by 16, so "
+                "AxisInfo gives the mask constancy 1 and the lowering splits every vector.",
+                [_arg_evidence(ctx.stages.get("ttir", ""), culprit), gir_ev, ptx_ev, sass_ev],
+                gain,
+                f"pad so `{culprit}` % 16 == 0, or add an unmasked fast path for full blocks",
+                achieved_bits=achieved,
+                allowed_bits=allowed,
+                culprit=culprit,
+            )
+        reported.add((line, kind))
+
+
+def _access_kind(name: str) -> str | None:
+    if name in ("tt.load", "ttg.async_copy_global_to_local"):
+        return "load"
+    if name == "tt.store":
+        return "store"
+    return None
+
+
+def _arg_evidence(ttir_text: str, arg: str) -> Evidence:
+    """The kernel signature's entry for `arg` in TTIR: shows the missing tt.divisibility attribute."""
+    for idx, line in enumerate(ttir_text.splitlines(), start=1):
+        start = line.find(f"%{arg}:")
+        if start >= 0 and ("tt.func" in line or "func.func" in line):
+            end = line.find(" loc(", start)
+            text = line[start:end] if end > 0 else line[start : start + 80]
+            return Evidence("ir", f"argument `{arg}` has no tt.divisibility", "ttir", text, (idx,))
+    return Evidence("ir", f"argument `{arg}` has no tt.divisibility", "ttir")
+
+
+def _ptx_evidence(ctx: Context, line: int, kind: str) -> Evidence:
+    ptx = ctx.parsed.ptx
+    picked: list[int] = []
+    if ptx is not None:
+        prefix = ("ld.global", "cp.async") if kind == "load" else ("st.global",)
+        for ins in ptx.instrs:
+            if ins.opcode.startswith(prefix):
+                frame = ins.loc.user_frame(ctx.is_user)
+                if frame and frame.line == line:
+                    picked.append(ins.ir_line)
+    return Evidence(
+        "ir",
+        f"PTX {'loads' if kind == 'load' else 'stores'} on this line",
+        "ptx",
+        stage_lines(ctx.stages.get("ptx", ""), picked, 4),
+        tuple(picked[:4]),
+    )
+
+
+def _sass_evidence(ctx: Context, line: int, kind: str) -> Evidence:
+    stats = ctx.lines.get(line)
+    wanted = ("LDG", "LDGSTS") if kind == "load" else ("STG",)
+    picked: list[int] = []
+    if stats is not None and ctx.parsed.sass is not None:
+        at_line = set(stats.ir_lines.get("sass", []))
+        picked = [i.ir_line for i in ctx.parsed.sass if i.ir_line in at_line and i.base in wanted]
+    text = stage_lines(ctx.stages.get("sass", ""), picked, 4)
+    return Evidence(
+        "ir", f"SASS {'loads' if kind == 'load' else 'stores'} on this line", "sass", text, tuple(picked[:4])
+    )
+
+
+def check_layout_conversions(ctx: Context) -> None:
+    ttgir = ctx.parsed.ttgir
+    if ttgir is None:
+        return
+    flow = ctx.flow(ttgir)
+    users: dict[str, list[MlirOp]] = {}
+    for op in ttgir.ops:
+        for o in op.operands:
+            users.setdefault(o, []).append(op)
+    has_dot = any(op.name in DOT_OPS for op in ttgir.ops)
+    for op in ttgir.ops:
+        if op.name != "ttg.convert_layout" or not op.results:
+            continue
+        line = ctx.line_of(op)
+        if line is None:
+            continue
+        src, _, dst = op.text.split(" : ", 1)[-1].partition(" -> ")
+        if "#ttg.dot_op" in dst and "#mma" in src:
+            continue  # accumulator -> dot operand with the same MMA parent stays in registers
+        only_store = all(u.name == "tt.store" for u in users.get(op.results[0], []))
+        if only_store and not op.loops and has_dot:
+            continue  # a GEMM epilogue: one conversion per output tile, amortized over the K loop
+        shape, elem = value_type(op)
+        numel = 1
+        for d in shape:
+            numel *= d
+        if only_store and not op.loops and (_reduced(flow, op) or numel <= ctx.num_warps * 32):
+            # A reduction's result (or at most one value per thread) stored once per program: a small
+            # fraction of the data the kernel moved, and no rewrite avoids it.
+            continue
+        stats = ctx.lines.get(line)
+        shared = (
+            stats is not None and (stats.count("ptx", "shared_store") + stats.count("ptx", "shared_load")) > 0
+        )
+        if not shared:
+            continue
+        in_loop = bool(op.loops)
+        cause = _convert_cause(flow, op)
+        ctx.add(
+            R.CONVERT,
+            line,
+            f"`ttg.convert_layout` of a {'x'.join(map(str, shape)) or 'scalar'} {elem} tensor {cause} survives "
+            f"RemoveLayoutConversions and is lowered through shared memory (st.shared + barrier + ld.shared)"
+            f"{' on every loop iteration' if in_loop else ''}.",
+            [ctx.excerpt("ttgir", [op.ir_line]), _shared_evidence(ctx, line)],
+            "removes a shared-memory round trip and a barrier" + (" per iteration" if in_loop else ""),
+            "use the same index expression (and so the same coalesced layout) for producer and consumer, or "
+            "reduce along the contiguous axis",
+            in_loop=in_loop,
+        )
+
+
+def _reduced(flow: Dataflow, op: MlirOp) -> bool:
+    """Is the converted value a reduction result (through elementwise ops, casts and constants)?"""
+    return bool(op.operands) and _from_reduce(flow, op.operands[0], 0)
+
+
+def _from_reduce(flow: Dataflow, value: str, depth: int) -> bool:
+    producer = flow.defs.get(flow.resolve(value))
+    if producer is None or depth > 16:
+        return False
+    if producer.name == "tt.reduce":
+        return True
+    if producer.name.startswith(("arith.", "math.")) and producer.operands:
+        return all(flow._is_constant(o) or _from_reduce(flow, o, depth + 1) for o in producer.operands)
+    return False
+
+
+def _convert_cause(flow: Dataflow, op: MlirOp) -> str:
+    producer = flow.defs.get(flow.resolve(op.operands[0])) if op.operands else None
+    if producer is None:
+        return ""
+    if producer.name == "tt.reduce":
+        return "(a reduction result re-laid out for its consumer)"
+    if producer.name in ("tt.trans", "tt.reshape"):
+        return f"(after {producer.name})"
+    if producer.name in DOT_OPS:
+        return "(a dot result)"
+    return f"(produced by {producer.name}, consumed with another layout)"
+
+
+def _shared_evidence(ctx: Context, line: int) -> Evidence:
+    ptx = ctx.parsed.ptx
+    picked = []
+    if ptx is not None:
+        for ins in ptx.instrs:
+            if ins.opcode.startswith(("st.shared", "ld.shared", "bar.", "stmatrix", "ldmatrix")):
+                frame = ins.loc.user_frame(ctx.is_user)
+                if frame and frame.line == line:
+                    picked.append(ins.ir_line)
+    return Evidence(
+        "ir",
+        "shared-memory traffic on this line",
+        "ptx",
+        stage_lines(ctx.stages.get("ptx", ""), picked, 4),
+        tuple(picked[:4]),
+    )

@@ -1,0 +1,143 @@
+"""Compile errors from any stage as findings on the user's source range, with a plain explanation.
+
+TL300 (NVIDIA) / TL400 (Ascend): the compiler's own message is kept verbatim (first lines) and followed by
+what it usually means for a kernel author, from a small table of known messages.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from ..core.findings import Evidence, Finding, Level, Severity, Span
+from ..core.rules import Rule, register
+from ..source.lines import source_lines
+
+NVIDIA_COMPILE_ERROR = register(
+    Rule(
+        code="TL300",
+        name="nvidia-compile-error",
+        title="The kernel does not compile for the NVIDIA target",
+        level=Level.IR,
+        severity=Severity.ERROR,
+        platforms=("cuda",),
+        rationale=(
+            "Upstream Triton stopped while compiling this kernel for the selected GPU target (front end, "
+            "TTIR/TTGIR passes, LLVM, or ptxas). The message is the compiler's own; the diagnostic sits on the "
+            "source line the compiler blamed. Nothing else about this kernel can be analyzed until it compiles."
+        ),
+        references=("https://triton-lang.org/main/programming-guide/chapter-1/introduction.html",),
+        lowers_to=Severity.WARNING,
+        lowering="when another variant of the kernel compiled, or the failing compile used guessed values",
+    )
+)
+
+ASCEND_COMPILE_ERROR = register(
+    Rule(
+        code="TL400",
+        name="ascend-compile-error",
+        title="The kernel does not compile for the Ascend target",
+        level=Level.IR,
+        severity=Severity.ERROR,
+        platforms=("ascend",),
+        rationale=(
+            "triton-ascend stopped while compiling this kernel (front end, TTIR, or the lowering to the "
+            "ttadapter/linalg dialect that the BiSheng compiler consumes). The message is the compiler's own, "
+            "placed on the source line it blamed. Constructs accepted by upstream Triton may be unsupported here."
+        ),
+        references=("https://gitee.com/ascend/triton-ascend",),
+        lowers_to=Severity.WARNING,
+        lowering="when another variant of the kernel compiled, or the failing compile used guessed values",
+    )
+)
+
+# (pattern in the compiler's message, what it usually means)
+EXPLANATIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(p, re.IGNORECASE), text)
+    for p, text in (
+        (
+            r"arange's range must be a power of 2|must be a power of 2",
+            "block sizes given to tl.arange must be powers of two",
+        ),
+        (
+            r"shape mismatch|incompatible (shapes|dimensions)",
+            "the operands' block shapes do not broadcast together",
+        ),
+        (r"is not defined|NameError", "a name used in the kernel is not defined in the kernel or its module"),
+        (r"constexpr", "a value that must be known at compile time (tl.constexpr) is not"),
+        (
+            r"out of resource|shared memory",
+            "the kernel needs more on-chip memory than the target has: reduce block sizes or stages",
+        ),
+        (r"dot.*(16|shape|K)|K >= 16|min.*dot", "tl.dot needs each tile dimension to be at least 16"),
+        (
+            r"unsupported|not supported|not implemented",
+            "this construct is not supported by the compiler for this target",
+        ),
+        (
+            r"incompatible types|type mismatch|cannot (cast|convert)",
+            "operands have types the operation cannot combine: add an explicit .to(...)",
+        ),
+        (r"ptxas", "the PTX assembler rejected the generated code (often a resource limit on the target)"),
+        (
+            r"takes \d+ positional|unexpected keyword|missing \d+ required|signature does not match",
+            "the call's arguments do not match the function's parameters",
+        ),
+        (
+            r"UB|ub overflow|exceeds? .*buffer",
+            "the kernel's tiles do not fit the AI core's unified buffer: reduce block sizes",
+        ),
+    )
+)
+
+
+def explain(message: str) -> str:
+    for pattern, text in EXPLANATIONS:
+        if pattern.search(message):
+            return text
+    return ""
+
+
+def _line_span(source_lines: list[str], line: int | None, col: int | None, fallback: Span) -> Span:
+    if not line or line < 1 or line > len(source_lines):
+        return fallback
+    text = source_lines[line - 1]
+    start = len(text) - len(text.lstrip())
+    if col is not None and start < col < len(text):
+        start = col
+    end = len(text.rstrip())
+    return Span(line, start, line, max(end, start))
+
+
+def compile_error_findings(
+    errors: Sequence[Any], target_platform: str, source: str, kernel: str, fallback: Span, variant: str
+) -> list[Finding]:
+    """One finding per distinct (stage, line, message); `errors` are StageError-like (stage, message, line, col)."""
+    rule = ASCEND_COMPILE_ERROR if target_platform == "ascend" else NVIDIA_COMPILE_ERROR
+    lines = source_lines(source)
+    out: list[Finding] = []
+    seen: set[tuple[str, int | None, str]] = set()
+    for err in errors:
+        text = (err.message or "").strip()
+        first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "compile failed")
+        key = (err.stage, err.line, first)
+        if key in seen:
+            continue
+        seen.add(key)
+        meaning = explain(text)
+        message = f"{err.stage} failed ({variant}): {first}"
+        if meaning:
+            message += f" — {meaning}"
+        out.append(
+            rule.finding(
+                message,
+                _line_span(lines, err.line, err.col, fallback),
+                kernel=kernel,
+                evidence=(
+                    Evidence(kind="ir", summary=f"{err.stage} error", stage=err.stage, excerpt=text[:2000]),
+                ),
+                data={"stage": err.stage, "variant": variant},
+            )
+        )
+    return out

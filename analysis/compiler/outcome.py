@@ -1,0 +1,118 @@
+"""Findings about a compile that did not go through: the kernel's compile errors on the lines the compiler
+blamed (TL3xx/TL4xx front-end errors), imports that failed in the runner (TL004) and an analysis that stopped
+for another reason (TL005). Pure: reads the variants' errors and the runner's module warnings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from ..core.findings import Finding, Severity, Span
+from ..core.front_rules import IMPORT_FAILED, NOT_ANALYZED
+from ..source.lines import source_lines
+from .errors import compile_error_findings
+from .variants import guess_label, source_alone_label, variant_guesses
+
+
+def not_the_kernels_fault(error: Any) -> bool:
+    """A worker crash, or a kernel the worker could not load because a module-level statement needs a GPU
+    or a device (e.g. `configs=get_autotune_config()` asking the driver for its target): an error of the
+    analysis, never a compile-error finding on the user's kernel."""
+    return error.stage == "worker" or str(error.message).startswith("no @triton.jit function named")
+
+
+
+def worker_error(variants: Sequence[Any]) -> str | None:
+    """What stopped the runner (not the kernel's compile error) in the failed variants, one sentence each."""
+    messages = [e.message for v in variants if not v.ok for e in v.errors if not_the_kernels_fault(e)]
+    return "; ".join(dict.fromkeys(messages)) or None
+
+
+def failure_findings(
+    variants: Sequence[Any], platform: str, source: str, kernel: str, fallback: Span
+) -> list[Finding]:
+    """Compile errors on the lines the compiler blamed: errors when no variant compiles, warnings for an
+    autotune config / launch variant that fails while another compiles. Worker failures are no finding."""
+    failed = [v for v in variants if not v.ok]
+    if not failed:
+        return []
+    all_failed = len(failed) == len(variants)
+    out: list[Finding] = []
+    seen: set[tuple[str, int]] = set()
+    for variant in failed:
+        errors = [e for e in variant.errors if not not_the_kernels_fault(e)]
+        label = variant.specialization.label
+        guesses = variant_guesses(variant.specialization)
+        for f in compile_error_findings(errors, platform, source, kernel, fallback, label):
+            key = (f.message.split(": ", 1)[-1], f.span.line)
+            if key in seen:
+                continue
+            seen.add(key)
+            if not all_failed:
+                f = replace(f, severity=Severity.WARNING)
+            alone = source_alone_label(variant.metadata)
+            if alone:
+                f = replace(f, message=f.message + alone, severity=max(f.severity, Severity.WARNING))
+            if guesses:  # the failure may be the guess's, not the kernel's: say so, no error
+                f = replace(
+                    f,
+                    message=f.message + guess_label(guesses),
+                    severity=max(f.severity, Severity.WARNING),
+                    data={**f.data, "assumed_values": guesses},
+                )
+            out.append(f)
+        if all_failed:
+            break  # one variant's errors say it; the others usually repeat them
+    return out
+
+
+
+def load_findings(
+    variants: Sequence[Any], source: str, kernel: str, stopped: str | None, span: Span | None
+) -> list[Finding]:
+    """TL004 on each import line that failed in the runner; TL005 on the kernel when the analysis stopped
+    (`stopped`: why) for a reason that is not the kernel's compile error. Never an empty result after an error."""
+    out: list[Finding] = []
+    lines = source_lines(source)
+    compiled = any(v.ok for v in variants)
+    seen: set[int] = set()
+    for variant in variants:
+        meta = variant.metadata or {}
+        for warning in meta.get("module_warnings") or meta.get("skipped_statements") or []:
+            line = int(warning.get("line") or 1)
+            if not warning.get("import") or line in seen:
+                continue
+            seen.add(line)
+            text = lines[line - 1] if 0 < line <= len(lines) else ""
+            col = len(text) - len(text.lstrip())
+            message = str(warning.get("message", "")).replace("top-level statement skipped: ", "")
+            where = variant.compiler or "runner"
+            headline = f"this import failed in the runner environment ({where}): {message}"
+            if warning.get("stand_in"):
+                headline = (
+                    f"`{warning['stand_in']}` is not installed in the runner environment ({where}): a stand-in "
+                    "took its place so the file could load"
+                )
+            consequence = (
+                "the kernel compiled without it"
+                if compiled
+                else "the kernel could not be compiled without it"
+            )
+            out.append(
+                IMPORT_FAILED.finding(
+                    f"{headline}; {consequence}",
+                    Span(line, col, line, len(text)),
+                    severity=Severity.INFO if compiled else Severity.WARNING,
+                    kernel=kernel,
+                    data={"exception": message},
+                )
+            )
+    if stopped and not compiled:
+        out.append(
+            NOT_ANALYZED.finding(
+                f"{kernel} was not analyzed at levels 3-4: {stopped}", span or Span(1, 0, 1, 0), kernel=kernel
+            )
+        )
+    return out

@@ -1,0 +1,211 @@
+"""How the findings of a kernel's compiled variants combine, and the assumptions each one rests on.
+
+Pure policy over findings and specializations (no compiler, no runner): the diagnose engine
+(server/engine/diagnose) compiles the variants and calls `merge_variant_findings`; the CLI and the language
+server show what it returns. Three kinds of assumption are named in a finding:
+- a value nobody showed (value dependency): a finding holds only for some launches when it depends on an argument
+  value no launch or pragma shows, through the argument it blames (`data["culprit"]`, or the narrow accesses it
+  blames, `data["narrow_lines"]`) and, as its rule declares (`Rule.depends_on`), through a narrow access on its
+  own line or through the whole compile's budget; it drops to INFO and names the pragma that gives the value;
+- a guessed value or type: the finding names the guesses and is at most a warning;
+- a compile built from the file's source alone (the runner's worker, `ascend_runner/worker/source_alone.py`,
+  falls back to the kernel's own statements when the file cannot be imported as a module of its package): the
+  finding names it and is at most a warning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any, Protocol
+
+from ..core import rules
+from ..core.findings import Finding, Severity
+from ..core.rules import DependsOn
+from ..specialize.cases import cases_note
+from ..specialize.guess import ASSUMED_TYPICAL
+from ..specialize.infer import DESCRIPTOR_GUESS
+from ..specialize.retry import RETRIED
+from ..specialize.variant import ASSUMED_DIVISIBLE, Specialization
+
+
+class CompiledVariant(Protocol):
+    """What the policy reads of one compiled specialization (server.engine.diagnose.VariantResult)."""
+
+    specialization: Specialization
+    ok: bool
+    findings: list[Finding]
+    metadata: dict[str, Any]
+
+
+def merge_variant_findings(variants: Sequence[CompiledVariant]) -> list[Finding]:
+    """The first variant's findings, plus those only other variants show (tagged with the variant).
+
+    Each finding records the specialization it was compiled with; one that names an argument whose
+    value or type was guessed says so, since a real launch may specialize differently. A finding caused
+    by an argument whose value is not visible (`data["culprit"]`) holds only for some launches: it drops
+    to INFO and says which pragma gives the real value."""
+    out: list[Finding] = []
+    seen: set[tuple[str, int, int]] = set()
+    for n, variant in enumerate(v for v in variants if v.ok):
+        spec = variant.specialization
+        guessed_lines = value_dependent_lines(variant.findings, spec)
+        for f in variant.findings:
+            key = (f.code, f.span.line, f.span.col)
+            if key in seen:
+                continue
+            seen.add(key)
+            message = f.message
+            severity = f.severity
+            data = {**f.data, "variant": spec.label, "specialization": spec.to_dict()}
+            depends = value_dependency(f, spec, guessed_lines)
+            if depends:
+                arg, advice = depends
+                message += f" [{advice}]"
+                severity = max(severity, Severity.INFO)
+                data["depends_on_unknown_value"] = arg
+            assumed = {
+                a: why for a, why in assumptions_in(f.message, spec).items() if not depends or a != depends[0]
+            }
+            if assumed:
+                message += " [assumed: " + "; ".join(f"{a} {why}" for a, why in assumed.items()) + "]"
+                data["assumptions"] = assumed
+            alone = source_alone_label(variant.metadata)
+            if alone:  # the kernel was built from the file's source alone: an assumption, never an error
+                message += alone
+                severity = max(severity, Severity.WARNING)
+                data["source_alone"] = variant.metadata["source_alone"]
+            guesses = {a: g for a, g in variant_guesses(spec).items() if a not in assumed}
+            if guesses:
+                # a compile of guessed values: the finding names them and never passes for an error
+                message += guess_label(guesses)
+                severity = max(severity, Severity.WARNING)
+                data["assumed_values"] = guesses
+            for failed in variant.metadata.get("failed_guesses") or []:
+                message += f" [an earlier guess ({failed['variant']}) did not compile: {failed['error']}]"
+            if n > 0:
+                message += f" [{spec.label}]"
+            out.append(replace(f, message=message, severity=severity, data=data))
+    return out
+
+
+_GUESSES = (
+    (ASSUMED_DIVISIBLE, "has no known value: compiled as a multiple of 16 (what most launches get)"),
+    ("element type assumed", "is taken as fp32 (no launch shows its dtype)"),
+    ("assumed i32", "is taken as i32 (nothing shows its type)"),
+    ("assumed contiguous", "is taken as 1 (tensor assumed contiguous)"),
+)
+
+
+def variant_guesses(spec: Specialization) -> dict[str, str]:
+    """Argument -> what was guessed, for every value or type of `spec` that no launch, pragma or source showed
+    (typical constexpr values, pointer dtypes, scalar types); ASSUMED_DIVISIBLE ints are labeled per finding."""
+    out: dict[str, str] = {}
+    for arg, why in spec.provenance.items():
+        if why.startswith(ASSUMED_TYPICAL):  # a selector's guess says which cases it chose from
+            out[arg] = f"{arg}={spec.constants.get(arg)!r}{cases_note(why)}"
+        elif RETRIED in why or "element type assumed" in why or why.startswith("assumed i32"):
+            out[arg] = f"{arg} as {spec.signature.get(arg)}"  # a retry's guess when the first did not compile
+        elif DESCRIPTOR_GUESS in why:
+            out[arg] = f"{arg} as {spec.signature.get(arg)}"
+    return out
+
+
+def guess_label(guesses: Mapping[str, str]) -> str:
+    return (
+        " [compiled with assumed "
+        + ", ".join(guesses.values())
+        + " (nothing shows them); record real launches with `tritonlens record -- <test or script>`]"
+    )
+
+
+def assumptions_in(message: str, spec: Specialization) -> dict[str, str]:
+    """Arguments named in `message` (as `name`) whose specialization was a guess, with what was guessed."""
+    out: dict[str, str] = {}
+    for arg, provenance in spec.provenance.items():
+        if f"`{arg}`" not in message:
+            continue
+        why = next((text for marker, text in _GUESSES if marker in provenance), None)
+        if why and RETRIED in provenance:
+            why = f"is taken as {spec.signature.get(arg)} (the first guess did not compile)"
+        if why:
+            out[arg] = why
+    return out
+
+
+# -- values nobody showed ----------------------------------------------------------------------------
+
+
+def unknown_value(spec: Specialization, arg: Any) -> bool:
+    """An int argument compiled as a multiple of 16 only because no launch or pragma shows its value."""
+    return isinstance(arg, str) and ASSUMED_DIVISIBLE in spec.provenance.get(arg, "")
+
+
+def value_dependent_lines(findings: Sequence[Finding], spec: Specialization) -> dict[int, str]:
+    """Source line -> argument, for access findings caused by an argument whose value is not visible."""
+    return {f.span.line: f.data["culprit"] for f in findings if unknown_value(spec, f.data.get("culprit"))}
+
+
+def value_dependency(
+    f: Finding, spec: Specialization, guessed_lines: Mapping[int, str]
+) -> tuple[str, str] | None:
+    """(argument, advice) when the finding holds only for some values of an argument nobody showed."""
+    arg = f.data.get("culprit")
+    pragma = "add `# tritonlens: {}=<value>` above the kernel to analyze a real launch"
+    if not unknown_value(spec, arg):
+        # consequences of those accesses inherit the dependency: a pipelining finding blamed on the narrow
+        # loads, a layout conversion on the same line, the register/shared-memory budget of the compile
+        narrow = f.data.get("narrow_lines") or []
+        arg = next((guessed_lines[ln] for ln in narrow if ln in guessed_lines), None)
+        rule = rules.get(f.code)  # what a rule's findings depend on is declared with the rule
+        scope = rule.depends_on if rule is not None else DependsOn.CULPRIT
+        if arg is None and scope is DependsOn.LINE:
+            arg = guessed_lines.get(f.span.line)
+        if arg is None and scope is DependsOn.COMPILE and guessed_lines:
+            arg = next(iter(guessed_lines.values()))
+            return arg, (
+                f"measured on a compile where `{arg}` has no visible value and its accesses are narrow; a "
+                f"real launch may need fewer resources: {pragma.format(arg)}"
+            )
+        if arg is None:
+            return None
+    pragma = pragma.format(arg)
+    if f.data.get("cause") == "stride":
+        # The compiler blames the stride of the dimension it took as fastest; the launch's unit stride may
+        # be another one (a block pointer with order=(0, 1)): name every unseen stride of the address.
+        strides = [a for a in f.data.get("runtime_multipliers") or [arg] if unknown_value(spec, a)]
+        if arg not in strides:
+            strides.insert(0, arg)
+        if len(strides) > 1:
+            names = ", ".join(f"`{a}`" for a in strides)
+            values = ", ".join(f"{a}=<value>" for a in strides)
+            return arg, (
+                f"{names} have no visible value: when the contiguous dimension's stride is 1 at launch the "
+                f"JIT specializes it to the constant 1 and this is not an issue; add `# tritonlens: {values}` "
+                "above the kernel to analyze a real launch"
+            )
+    if f.data.get("cause") == "stride" or f.data.get("narrow_lines"):
+        return arg, (
+            f"`{arg}` has no visible value: when it is 1 at launch (a contiguous dimension) the JIT "
+            f"specializes it to the constant 1 and this is not an issue; {pragma}"
+        )
+    return arg, f"`{arg}` has no visible value, so this holds only for some launches; {pragma}"
+
+
+# -- built from the source alone ---------------------------------------------------------------------
+
+
+def source_alone_label(metadata: Mapping[str, Any] | None) -> str:
+    """ " [analyzed from the file's source alone: ...]" for a compile built that way, else ""."""
+    info = (metadata or {}).get("source_alone")
+    if not isinstance(info, Mapping):
+        return ""
+    parts = [
+        f"its package could not be imported here ({info.get('reason') or 'a top-level statement failed'})"
+    ]
+    dropped = [str(d) for d in info.get("dropped_decorators") or []]
+    if dropped:
+        parts.append(
+            "decorators not applied: " + ", ".join(dropped[:4]) + (" ..." if len(dropped) > 4 else "")
+        )
+    return " [analyzed from the file's source alone: " + "; ".join(parts) + "]"

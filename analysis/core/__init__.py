@@ -1,0 +1,1 @@
+"""What every level shares: findings, rules, settings, escalation, targets, platforms, devices."""

@@ -1,0 +1,1 @@
+"""Level 2: measured launches against the device's roofline (TL2xx)."""

@@ -1,0 +1,1 @@
+"""The user's Python text: lines and positions, incremental parsing, constant evaluation."""

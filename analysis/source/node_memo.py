@@ -1,0 +1,37 @@
+"""Facts derived from one AST node alone, remembered for as long as the node lives.
+
+The editor's incremental parse (analysis/source/chunks.py) hands back the same statement objects for the chunks a
+keystroke did not touch, so a whole-module pass written as "merge one result per top-level statement" costs a
+lookup per unchanged statement and a walk of the edited one only, instead of a walk of the whole document on
+every keystroke. Results must be derived from the node's own subtree (never from its position among others) and
+must not be mutated by callers. Thread-safe (the language server triages in worker threads).
+"""
+
+from __future__ import annotations
+
+import ast
+import threading
+import weakref
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+_MEMO: dict[str, weakref.WeakKeyDictionary[ast.AST, Any]] = {}
+_LOCK = threading.Lock()
+
+
+def per_node(what: str, node: ast.AST, compute: Callable[[ast.AST], T]) -> T:
+    """`compute(node)`, computed once per (what, node object)."""
+    with _LOCK:
+        table = _MEMO.setdefault(what, weakref.WeakKeyDictionary())
+        hit = table.get(node, _MISSING)
+    if hit is not _MISSING:
+        return hit  # type: ignore[no-any-return]
+    value = compute(node)
+    with _LOCK:
+        table[node] = value
+    return value
+
+
+_MISSING = object()

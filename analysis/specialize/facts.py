@@ -1,0 +1,255 @@
+"""What each source says about one argument (`Fact`: a value, a type, and where it came from), and how the
+facts of every source combine into one `Specialization` the way Triton 3.6's JIT specializes a launch."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..source.safe_eval import NOT_NONE, UNKNOWN, evaluate
+from .cases import selectors
+from .guess import ASSUMED_TYPICAL, typical_values
+from .kernels import SpecKernel, literal_value
+from .launch import ArgFact, resolve
+from .optional import reconcile
+from .pragmas import TritonType, parse_value
+from .relations import fit_guesses
+from .scope import Launch
+from .variant import (
+    ASSUMED_DIVISIBLE,
+    I32_MAX,
+    I32_MIN,
+    INT_TYPES,
+    OPTION_NAMES,
+    Specialization,
+)
+
+
+@dataclass
+class Fact:
+    source: str  # provenance text
+    value: Any = UNKNOWN  # a known value
+    type: str | None = None  # a known type (Triton spelling; "*" alone = pointer of unknown element type)
+
+
+def _value_type(value: Any) -> str | None:
+    if isinstance(value, bool):
+        return "i1"
+    if isinstance(value, int):
+        return "i32" if I32_MIN <= value <= I32_MAX else ("u64" if value >= 2**63 else "i64")
+    if isinstance(value, float):
+        return "fp32"
+    return None
+
+
+def fact_from_literal(value: Any, source: str) -> Fact:
+    if isinstance(value, TritonType):
+        return Fact(source, type=value.spelling)
+    return Fact(source, value=value)
+
+
+def _fact_from_launch(fact: ArgFact, source: str) -> Fact | None:
+    where = f"{source}: {fact.reason}" if fact.reason else source
+    if fact.kind == "value":
+        derived = fact.reason and not fact.reason.startswith("value at line")
+        return Fact(f"{source}: {fact.reason}" if derived else source, value=fact.value)
+    if fact.kind == "tensor":
+        return Fact(where, type=f"*{fact.dtype}" if fact.dtype else "*")
+    if fact.kind == "int":
+        return Fact(where, type="i32")
+    if fact.kind == "float":
+        return Fact(where, type="fp32")
+    return None
+
+
+def launch_facts(kernel: SpecKernel, launch: Launch) -> tuple[dict[str, Fact], dict[str, Any]]:
+    """Per-param facts and launch options (num_warps=... keywords) from one launch site."""
+    source = f"launch at line {launch.line}"
+    names = kernel.param_names
+    facts: dict[str, Fact] = {}
+    options: dict[str, Any] = {}
+    for i, arg in enumerate(launch.call.args):
+        if isinstance(arg, ast.Starred) or i >= len(names):
+            break
+        got = _fact_from_launch(resolve(arg, launch.scope), source)
+        if got:
+            facts[names[i]] = got
+    for kw in launch.call.keywords:
+        if kw.arg is None:
+            continue
+        fact = resolve(kw.value, launch.scope)
+        if kw.arg in names:
+            got = _fact_from_launch(fact, source)
+            if got:
+                facts[kw.arg] = got
+        elif kw.arg in OPTION_NAMES and fact.kind == "value":
+            options[kw.arg] = fact.value
+    return facts, options
+
+
+def override_facts(
+    kernel: SpecKernel, overrides: Mapping[str, Any] | None
+) -> tuple[dict[str, Fact], dict[str, Any], dict[str, Fact], dict[str, Any]]:
+    """(pragma facts, pragma options, pyproject facts, pyproject options)."""
+    pragma_facts: dict[str, Fact] = {}
+    pragma_options: dict[str, Any] = {}
+    params = set(kernel.param_names)
+    for entry in kernel.pragma.entries:
+        # a kernel parameter named like an option (`num_stages: tl.constexpr`) is the parameter
+        is_option = entry.name in OPTION_NAMES and entry.name not in params
+        target = pragma_options if is_option else pragma_facts
+        if is_option:
+            target[entry.name] = entry.value
+        else:
+            target[entry.name] = fact_from_literal(entry.value, f"pragma line {entry.line}")
+    project_facts: dict[str, Fact] = {}
+    project_options: dict[str, Any] = {}
+    for name, raw in (overrides or {}).items():
+        value: Any = raw
+        if isinstance(raw, str):
+            try:
+                value = parse_value(raw)
+            except ValueError:
+                value = raw  # a plain string constexpr (e.g. ACTIVATION = "relu")
+        if name in OPTION_NAMES and name not in params:
+            project_options[name] = value
+        else:
+            project_facts[name] = fact_from_literal(
+                value, f"pyproject.toml [tool.tritonlens.kernels.{kernel.name}]"
+            )
+    return pragma_facts, pragma_options, project_facts, project_options
+
+
+def build_variant(
+    kernel: SpecKernel,
+    label: str,
+    line: int | None,
+    layers: Sequence[dict[str, Fact]],
+    options: dict[str, Any],
+    inferred: dict[str, Fact],
+    guess: bool = True,
+) -> Specialization:
+    signature: dict[str, str] = {}
+    constants: dict[str, Any] = {}
+    divisibility: list[str] = []
+    provenance: dict[str, str] = {}
+    missing: list[str] = []
+    chosen: dict[str, Fact] = {}
+    for name in kernel.param_names:
+        facts = [layer[name] for layer in layers if name in layer]
+        default = kernel.defaults.get(name)
+        if default is not None and literal_value(default) is not UNKNOWN:
+            facts.append(Fact("default", value=literal_value(default)))
+        if name in inferred:
+            facts.append(inferred[name])
+        if name in kernel.constexpr:
+            valued = next((f for f in facts if f.value is not UNKNOWN), None)
+            if valued:
+                chosen[name] = valued
+            continue
+        first = next((f for f in facts if f.value is not UNKNOWN or f.type), None)
+        if first is None:
+            chosen[name] = Fact("assumed i32: nothing shows this argument's type", type="i32")
+        elif first.type == "*":
+            # a tensor whose dtype is not visible: take the element type from a lower source if any
+            element = next((f for f in facts if f.type and f.type.startswith("*") and f.type != "*"), None)
+            chosen[name] = Fact(
+                f"{first.source}; {element.source}"
+                if element
+                else f"{first.source}; element type assumed fp32",
+                type=element.type if element else "*fp32",
+            )
+        else:
+            chosen[name] = first
+    _heuristics(kernel, chosen, ("default",))
+    guessed = [n for n in kernel.param_names if n not in chosen and n in kernel.constexpr]
+    if guess:  # nothing shows a value: compile the most likely one, labeled so no finding passes it as fact
+        typical = typical_values(kernel.node, guessed)
+        chosen.update({n: Fact(ASSUMED_TYPICAL, value=v) for n, v in typical.items()})
+        for n, (v, note) in selectors(
+            kernel.node, guessed, kernel.module_env, kernel.module_functions
+        ).items():
+            chosen[n] = Fact(f"{ASSUMED_TYPICAL}; {note}", value=v)  # enum-like: a case, never a size
+    pointers = {n: f.type for n, f in inferred.items() if f.type and f.type.startswith("*")}
+    if reconcile(kernel.node, frozenset(kernel.constexpr), chosen, pointers):
+        _heuristics(kernel, chosen, ("default", "heuristics", ASSUMED_TYPICAL))  # on what is passed now
+    for name in kernel.param_names:
+        fact = chosen.get(name)
+        if fact is None:
+            signature[name] = "constexpr"
+            missing.append(name)
+            continue
+        provenance[name] = fact.source
+        if name in kernel.constexpr:
+            signature[name] = "constexpr"
+            constants[name] = fact.value
+        elif fact.value is not UNKNOWN:
+            _specialize_value(name, fact, kernel, signature, constants, divisibility, provenance)
+        else:
+            signature[name] = fact.type or "i32"
+            if signature[name].startswith("*"):
+                divisibility.append(
+                    name
+                )  # the JIT sees aligned tensors (torch allocations are 16-byte aligned)
+            elif signature[name] in INT_TYPES and name not in kernel.do_not_specialize:
+                # No visible value: compile the variant most launches get (sizes and strides are usually
+                # multiples of 16). Findings that depend on the value say so; a pragma gives the real one.
+                divisibility.append(name)
+                provenance[name] = f"{fact.source}; {ASSUMED_DIVISIBLE}"
+    spec = Specialization(
+        kernel=kernel.name,
+        label=label,
+        signature=signature,
+        constants=constants,
+        divisibility=tuple(divisibility),
+        options=dict(options),
+        provenance=provenance,
+        missing=tuple(missing),
+        line=line,
+    )
+    return fit_guesses(kernel.node, spec) if guess else spec  # guesses that satisfy the kernel's own shapes
+
+
+def _heuristics(kernel: SpecKernel, chosen: dict[str, Fact], replaceable: tuple[str, ...]) -> None:
+    """`@triton.heuristics` values from every value known so far (constexprs, literal runtime args; a tensor
+    argument is known not to be None), over facts whose source starts with one of `replaceable`."""
+    env = {
+        n: f.value if f.value is not UNKNOWN else NOT_NONE
+        for n, f in chosen.items()
+        if f.value is not UNKNOWN or (f.type or "").startswith("*")
+    }
+    for name, (fn, hline) in kernel.heuristics.items():
+        if name in chosen and not chosen[name].source.startswith(replaceable):
+            continue
+        args_name = fn.args.args[0].arg if fn.args.args else None
+        value = evaluate(fn.body, env, args_name)
+        if value is not UNKNOWN and value is not NOT_NONE:
+            chosen[name] = Fact(f"heuristics at line {hline}", value=value)
+            env[name] = value
+
+
+def _specialize_value(
+    name: str,
+    fact: Fact,
+    kernel: SpecKernel,
+    signature: dict[str, str],
+    constants: dict[str, Any],
+    divisibility: list[str],
+    provenance: dict[str, str],
+) -> None:
+    """A runtime arg with a known value, typed and specialized as Triton 3.6's JIT would."""
+    value = fact.value
+    specialize = name not in kernel.do_not_specialize
+    if value is None or (
+        specialize and isinstance(value, int) and not isinstance(value, bool) and value == 1
+    ):
+        signature[name] = "constexpr"  # 3.6 turns None and ints equal to 1 into constants
+        constants[name] = value
+        provenance[name] = f"{fact.source} (the JIT specializes {value!r} to a constant)"
+        return
+    signature[name] = _value_type(value) or "i32"
+    if specialize and isinstance(value, int) and not isinstance(value, bool) and value % 16 == 0:
+        divisibility.append(name)
+        provenance[name] = f"{fact.source} (divisible by 16)"

@@ -1,0 +1,314 @@
+"""What a launch site `kernel[grid](args...)` tells about each argument: a literal value, a tensor's dtype,
+or just "an int" / "a float", resolved through the simple assignments of the launching function.
+
+`x = torch.empty(n, dtype=torch.float16)` then `add_kernel[grid](x, ...)` makes the first argument `*fp16`;
+`BLOCK = 1024` then `BLOCK_SIZE=BLOCK` gives the constexpr 1024; `n = x.numel()` gives "an i32 of unknown value".
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..source.safe_eval import NOT_NONE, UNKNOWN, call_name, evaluate
+from .scope import Scope
+from .torch_spellings import (
+    CAST_METHODS,
+    INT_METHODS,
+    LIKE_FACTORIES,
+    NEW_METHODS,
+    SAME_DTYPE_METHODS,
+    SAME_LAYOUT_METHODS,
+    SHAPED_FACTORIES,
+    TENSOR_FACTORIES,
+    is_shape_of,
+    product,
+    torch_dtype,
+)
+
+
+@dataclass(frozen=True)
+class ArgFact:
+    kind: str  # "value" | "tensor" | "int" | "float" | "unknown"
+    value: Any = None
+    dtype: str | None = None  # tensors: Triton element type, None when not visible
+    reason: str = ""
+    shape: tuple[Any, ...] | None = None  # tensors: dims (int or None) when the rank is known; contiguous
+
+
+UNKNOWN_FACT = ArgFact("unknown")
+
+
+def resolve(expr: ast.expr, scope: Scope, depth: int = 0) -> ArgFact:
+    """What the launch passes: follows names through assignments (bounded), never evaluates user code."""
+    if depth > 12:
+        return UNKNOWN_FACT
+    line = getattr(expr, "lineno", 0)
+    fallback = getattr(expr, "branch_fallback", None)
+    if isinstance(expr, ast.IfExp) and fallback is not None:  # a name bound in both branches of an `if`
+        test = evaluate(expr.test, _constant_env(scope, depth))
+        taken = fallback if test is UNKNOWN else (expr.body if test else expr.orelse)
+        return resolve(taken, scope, depth + 1)
+    value = UNKNOWN if isinstance(expr, ast.Name) else evaluate(expr, _constant_env(scope, depth))
+    if value is not UNKNOWN and not _holds_tensor(value):
+        return ArgFact("value", value=value, reason=f"value at line {line}")
+    if isinstance(expr, ast.Name):
+        found = scope.lookup(expr.id, prior=getattr(expr, "prior", False))
+        if found is None:
+            return UNKNOWN_FACT
+        kind, target = found
+        if kind == "param":
+            return _param_fact(target, scope, depth)
+        return resolve(target, scope, depth + 1)
+    if isinstance(expr, ast.Call):
+        return _call_fact(expr, scope, depth)
+    if isinstance(expr, ast.Subscript):
+        if isinstance(expr.value, ast.Attribute) and expr.value.attr == "shape":
+            owner = resolve(expr.value.value, scope, depth + 1)
+            dim = _dim(owner, evaluate(expr.slice, {}))
+            if dim is not None:
+                return ArgFact("value", value=dim, reason=f"a tensor dimension at line {line}")
+            return ArgFact("int", reason=f"a tensor dimension at line {line}")
+        base = resolve(expr.value, scope, depth + 1)
+        if base.kind == "tensor":
+            return ArgFact("tensor", dtype=base.dtype, reason=base.reason)  # a view: layout no longer known
+        return UNKNOWN_FACT
+    if isinstance(expr, ast.Attribute) and expr.attr == "T":
+        return resolve(expr.value, scope, depth + 1)
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
+        found = scope.lookup(f"self.{expr.attr}")
+        return resolve(found[1], scope, depth + 1) if found and found[0] == "expr" else UNKNOWN_FACT
+    if isinstance(expr, ast.BinOp):
+        left, right = resolve(expr.left, scope, depth + 1), resolve(expr.right, scope, depth + 1)
+        kinds = {left.kind, right.kind}
+        scaled = left if left.kind == "tensor" else right
+        if kinds in ({"tensor", "value"}, {"tensor", "int"}, {"tensor", "float"}) and (scaled.dtype or "")[:2] in (
+            "fp", "bf"
+        ):  # a float tensor scaled or shifted by a scalar keeps its dtype and shape
+            return ArgFact("tensor", dtype=scaled.dtype, reason=scaled.reason, shape=scaled.shape)
+        if "tensor" in kinds:
+            return UNKNOWN_FACT
+        floats = [f for f in (left, right) if f.kind == "float" or (f.kind == "value" and type(f.value) is float)]
+        if kinds <= {"int", "value", "float"} and (floats or isinstance(expr.op, ast.Div)):
+            return ArgFact("float", reason=f"float arithmetic at line {line}")  # `1.0 / n`: a Python float
+        if kinds <= {"int", "value"}:
+            return ArgFact("int", reason=f"integer arithmetic at line {line}")
+    return UNKNOWN_FACT
+
+
+class _ConstantEnv(dict):
+    """Literal values of names in scope, looked up lazily by evaluate(); bounded by depth to stay cheap."""
+
+    def __init__(self, scope: Scope, depth: int) -> None:
+        super().__init__()
+        self.scope = scope
+        self.depth = depth
+
+    def get(self, key: str, default: Any = UNKNOWN) -> Any:  # type: ignore[override]
+        found = self.scope.lookup(key)
+        if found is None or self.depth > 8:
+            return default
+        if found[0] == "param":  # what the callers pass (or the default): `if bias is None:` reads it
+            fact = _param_fact(found[1], self.scope, self.depth + 4)
+        else:
+            fact = resolve(found[1], self.scope, self.depth + 4)
+        if fact.kind == "tensor":
+            return NOT_NONE
+        return fact.value if fact.kind == "value" else default
+
+
+def _holds_tensor(value: Any) -> bool:
+    """A value the evaluator built around a tensor's stand-in (NOT_NONE): not a literal."""
+    return value is NOT_NONE or (isinstance(value, tuple) and any(_holds_tensor(v) for v in value))
+
+
+def _constant_env(scope: Scope, depth: int) -> dict[str, Any]:
+    return _ConstantEnv(scope, depth)
+
+
+def _param_fact(arg: ast.arg, scope: Scope, depth: int) -> ArgFact:
+    """A parameter of the launching function: what its callers in this module pass, else its annotation."""
+    default = scope.defaults.get(arg.arg)
+    for call, caller_scope in scope.callers:
+        passed = _passed(call, arg.arg, scope.param_order)
+        if passed is None:
+            if default is not None and not _has_splat(call):
+                fact = resolve(default, scope, depth + 1)  # not passed: the default applies
+                if fact.kind == "value":
+                    return replace(fact, reason=f"default of {arg.arg} (not passed at line {call.lineno})")
+            continue
+        fact = resolve(passed, caller_scope, depth + 1)
+        if fact.kind != "unknown":
+            return replace(fact, reason=f"{fact.reason} (passed as {arg.arg} at line {call.lineno})")
+    if default is not None and not scope.callers:
+        fact = resolve(default, scope, depth + 1)
+        if fact.kind == "value":
+            return replace(
+                fact, reason=f"default of parameter {arg.arg} (no call of the wrapper in this file)"
+            )
+    ann = arg.annotation
+    text = ast.unparse(ann) if ann is not None else ""
+    if "Tensor" in text:
+        return ArgFact("tensor", reason=f"tensor parameter {arg.arg} (dtype not visible)")
+    if text == "int":
+        return ArgFact("int", reason=f"int parameter {arg.arg}")
+    if text == "float":
+        return ArgFact("float", reason=f"float parameter {arg.arg}")
+    return UNKNOWN_FACT
+
+
+def _has_splat(call: ast.Call) -> bool:
+    return any(isinstance(a, ast.Starred) for a in call.args) or any(kw.arg is None for kw in call.keywords)
+
+
+def _passed(call: ast.Call, name: str, order: list[str]) -> ast.expr | None:
+    for kw in call.keywords:
+        if kw.arg == name:
+            return kw.value
+    index = order.index(name) if name in order else -1
+    if 0 <= index < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[: index + 1]):
+        return call.args[index]
+    return None
+
+
+def _call_fact(call: ast.Call, scope: Scope, depth: int) -> ArgFact:
+    name = call_name(call.func)
+    line = call.lineno
+    dtype_kw = next((kw.value for kw in call.keywords if kw.arg == "dtype"), None)
+    explicit = torch_dtype(dtype_kw)
+    is_method = isinstance(call.func, ast.Attribute) and not (
+        isinstance(call.func.value, ast.Name) and call.func.value.id in ("torch", "th")
+    )
+    if not is_method and name in TENSOR_FACTORIES:
+        dtype = explicit or TENSOR_FACTORIES[name]
+        how = "dtype" if explicit else "torch's default dtype"
+        shape = _factory_shape(name, call, scope, depth)
+        return ArgFact(
+            "tensor", dtype=dtype, reason=f"torch.{name} at line {line} ({how} {dtype})", shape=shape
+        )
+    if not is_method and name in LIKE_FACTORIES and call.args:
+        src = resolve(call.args[0], scope, depth + 1)
+        if explicit:
+            return ArgFact("tensor", dtype=explicit, reason=f"torch.{name} at line {line}", shape=src.shape)
+        reason = f"torch.{name} at line {line} ({src.reason or 'like'})"
+        return ArgFact("tensor", dtype=src.dtype, reason=reason, shape=src.shape)
+    if is_method:
+        assert isinstance(call.func, ast.Attribute)
+        owner = call.func.value
+        if name == "to" and call.args and torch_dtype(call.args[0]):
+            return ArgFact("tensor", dtype=torch_dtype(call.args[0]), reason=f".to() at line {line}")
+        if name == "to" and explicit:
+            return ArgFact("tensor", dtype=explicit, reason=f".to() at line {line}")
+        if name in CAST_METHODS and not call.args:
+            base = resolve(owner, scope, depth + 1)
+            if base.kind == "tensor":
+                return ArgFact("tensor", dtype=CAST_METHODS[name], reason=f".{name}() at line {line}")
+        if name in NEW_METHODS:
+            base = resolve(owner, scope, depth + 1)
+            shape = _shape_args(call.args[:1], scope, depth) if name != "new_tensor" else None
+            if explicit:
+                return ArgFact("tensor", dtype=explicit, reason=f".{name}() at line {line}", shape=shape)
+            if base.kind in ("tensor", "unknown"):
+                reason = f".{name}() at line {line}" + (f" ({base.reason})" if base.reason else "")
+                return ArgFact("tensor", dtype=base.dtype, reason=reason, shape=shape)
+        if name in SAME_LAYOUT_METHODS or name == "to":
+            base = resolve(owner, scope, depth + 1)
+            if base.kind == "tensor":
+                return base
+        if name in SAME_DTYPE_METHODS:
+            base = resolve(owner, scope, depth + 1)
+            if base.kind == "tensor":
+                return ArgFact(
+                    "tensor", dtype=base.dtype, reason=base.reason
+                )  # layout changed: shape unknown
+        if name in INT_METHODS:
+            return _int_method(name, owner, call, scope, depth, line)
+    if name in ("cdiv", "next_power_of_2", "len", "int"):
+        return ArgFact("int", reason=f"{name}() at line {line}")
+    if name == "float":
+        return ArgFact("float", reason=f"float() at line {line}")
+    return UNKNOWN_FACT
+
+
+def _shape_args(args: list[ast.expr], scope: Scope, depth: int) -> tuple[Any, ...] | None:
+    """Dims of `torch.empty(M, N)` / `torch.empty((M, N))`: ints where known, None where not."""
+    found = scope.lookup(args[0].id) if len(args) == 1 and isinstance(args[0], ast.Name) else None
+    if found is not None and found[0] == "expr" and isinstance(found[1], (ast.Tuple, ast.List)):
+        args = [found[1]]  # `shape = (B, H, S, D)` then `torch.randn(shape)`
+    if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
+        args = list(args[0].elts)
+    elif len(args) == 1 and is_shape_of(args[0]):
+        # torch.empty(x.shape) / y.new_empty(x.size()): x's shape, if known
+        owner = args[0].value if isinstance(args[0], ast.Attribute) else args[0].func.value  # type: ignore[union-attr]
+        return resolve(owner, scope, depth + 1).shape
+    if not args or any(isinstance(a, ast.Starred) for a in args):
+        return None
+    dims: list[Any] = []
+    for a in args:
+        fact = resolve(a, scope, depth + 1)
+        dims.append(fact.value if fact.kind == "value" and isinstance(fact.value, int) else None)
+    return tuple(dims)
+
+
+def _factory_shape(name: str, call: ast.Call, scope: Scope, depth: int) -> tuple[Any, ...] | None:
+    """Shape of a torch factory call when its size arguments can be read."""
+    size = next((kw.value for kw in call.keywords if kw.arg == "size"), None)
+    if size is not None:
+        return _shape_args([size], scope, depth)
+    if name in SHAPED_FACTORIES:
+        return _shape_args(call.args, scope, depth)
+    if name == "randint" and len(call.args) in (2, 3):
+        return _shape_args([call.args[-1]], scope, depth)  # randint([low,] high, size)
+    if name == "full" and call.args:
+        return _shape_args([call.args[0]], scope, depth)
+    if name == "arange" and 1 <= len(call.args) <= 2:
+        bounds = [resolve(a, scope, depth + 1) for a in call.args]
+        if all(b.kind == "value" and isinstance(b.value, int) for b in bounds):
+            start, end = (0, bounds[0].value) if len(bounds) == 1 else (bounds[0].value, bounds[1].value)
+            return (max(end - start, 0),)
+        return (None,)
+    return None
+
+
+def _rank(owner: ast.expr, fact: ArgFact, scope: Scope) -> int | None:
+    if fact.shape is not None:
+        return len(fact.shape)
+    return scope.unpacked_rank(owner.id) if isinstance(owner, ast.Name) else None
+
+
+def _dim(fact: ArgFact, index: Any) -> int | None:
+    if fact.shape is None or not isinstance(index, int) or not -len(fact.shape) <= index < len(fact.shape):
+        return None
+    dim = fact.shape[index]
+    return dim if isinstance(dim, int) else None
+
+
+def _int_method(name: str, owner: ast.expr, call: ast.Call, scope: Scope, depth: int, line: int) -> ArgFact:
+    """`x.stride(d)`, `x.size(d)`, `x.numel()`: a value when the layout is known, else an int.
+
+    Tensors are taken as contiguous (what torch allocates and what kernels are usually given), so the
+    innermost stride is 1, which the JIT specializes to a constant."""
+    fact = resolve(owner, scope, depth + 1)
+    index = evaluate(call.args[0], {}) if call.args else None
+    if fact.kind in ("tensor", "unknown") and name == "stride" and isinstance(index, int):
+        rank = _rank(owner, fact, scope)
+        if rank is not None and index in (rank - 1, -1):
+            return ArgFact(
+                "value", value=1, reason=f"innermost stride at line {line}; tensor assumed contiguous"
+            )
+        if fact.shape is not None and 0 <= index < len(fact.shape):
+            value = product(fact.shape[index + 1 :])
+            if value is not None:
+                return ArgFact(
+                    "value", value=value, reason=f"stride of a contiguous {fact.shape} tensor at line {line}"
+                )
+    if fact.kind == "tensor" and name == "size" and isinstance(index, int):
+        dim = _dim(fact, index)
+        if dim is not None:
+            return ArgFact("value", value=dim, reason=f"size at line {line}")
+    if fact.kind == "tensor" and name == "numel" and fact.shape:
+        value = product(fact.shape)
+        if value is not None:
+            return ArgFact("value", value=value, reason=f"numel of a {fact.shape} tensor at line {line}")
+    return ArgFact("int", reason=f".{name}() at line {line}")

@@ -1,0 +1,129 @@
+"""out = softmax(Q K^T * scale) V (no mask) for Q, K, V of shape (BATCH, HEADS, SEQ, HEAD_DIM), fp16, scale = 1/sqrt(HEAD_DIM).
+
+Flash-attention style forward: one program per (block of BLOCK_M query rows, batch * head). It walks all key/value
+blocks, keeps a running row max and row sum (online softmax) in fp32 and accumulates P @ V in
+fp32; the output is normalised once at the end and rounded to fp16.
+
+Known problems:
+- lines 59-62, 70-71: the sequence-bound mask (tl.where over the whole score tile) and the masked K/V loads are applied on every key block, though only the last partial block needs them
+- lines 61, 65-66: the softmax scale is multiplied into every BLOCK_M x BLOCK_N score tile instead of into Q once, and tl.exp is used instead of tl.exp2 with log2(e) folded into that scale
+- lines 85, 96: fixed 64x64 tiles with 4 warps and the default num_stages, chosen without tuning for the H200 or for head_dim 128
+"""
+
+import math
+
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+BATCH = 2
+HEADS = 8
+SEQ = 1024
+HEAD_DIM = 128
+
+
+@triton.jit
+def attention_kernel(
+    q_ptr, k_ptr, v_ptr, o_ptr,
+    stride_qb, stride_qh, stride_qs, stride_qd,
+    stride_kb, stride_kh, stride_ks, stride_kd,
+    stride_vb, stride_vh, stride_vs, stride_vd,
+    stride_ob, stride_oh, stride_os, stride_od,
+    H, SEQ_LEN,
+    scale,
+    HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+):
+    pid_m = tl.program_id(0)
+    pid_bh = tl.program_id(1)
+    b = pid_bh // H
+    h = pid_bh % H
+
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, HEAD_DIM)
+
+    q_base = q_ptr + b * stride_qb + h * stride_qh
+    k_base = k_ptr + b * stride_kb + h * stride_kh
+    v_base = v_ptr + b * stride_vb + h * stride_vh
+
+    q = tl.load(q_base + offs_m[:, None] * stride_qs + offs_d[None, :] * stride_qd,
+                mask=offs_m[:, None] < SEQ_LEN, other=0.0)
+
+    m_i = tl.full((BLOCK_M,), float("-inf"), dtype=tl.float32)
+    l_i = tl.zeros((BLOCK_M,), dtype=tl.float32)
+    acc = tl.zeros((BLOCK_M, HEAD_DIM), dtype=tl.float32)
+
+    for start_n in range(0, SEQ_LEN, BLOCK_N):
+        cols = start_n + offs_n
+        kt = tl.load(k_base + cols[None, :] * stride_ks + offs_d[:, None] * stride_kd,
+                     mask=cols[None, :] < SEQ_LEN, other=0.0)
+        s = tl.dot(q, kt) * scale
+        s = tl.where(cols[None, :] < SEQ_LEN, s, float("-inf"))
+
+        m_new = tl.maximum(m_i, tl.max(s, axis=1))
+        alpha = tl.exp(m_i - m_new)
+        p = tl.exp(s - m_new[:, None])
+        l_i = l_i * alpha + tl.sum(p, axis=1)
+        acc = acc * alpha[:, None]
+
+        v = tl.load(v_base + cols[:, None] * stride_vs + offs_d[None, :] * stride_vd,
+                    mask=cols[:, None] < SEQ_LEN, other=0.0)
+        acc += tl.dot(p.to(v.dtype), v)
+        m_i = m_new
+
+    out = acc / l_i[:, None]
+    o_ptrs = o_ptr + b * stride_ob + h * stride_oh + offs_m[:, None] * stride_os + offs_d[None, :] * stride_od
+    tl.store(o_ptrs, out.to(o_ptr.dtype.element_ty), mask=offs_m[:, None] < SEQ_LEN)
+
+
+def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    batch, heads, seq, head_dim = q.shape
+    assert k.shape == q.shape and v.shape == q.shape
+    assert head_dim >= 16 and head_dim & (head_dim - 1) == 0, "head_dim must be a power of two >= 16"
+    o = torch.empty_like(q)
+    block_m, block_n = 64, 64
+    grid = (triton.cdiv(seq, block_m), batch * heads)
+    attention_kernel[grid](
+        q, k, v, o,
+        q.stride(0), q.stride(1), q.stride(2), q.stride(3),
+        k.stride(0), k.stride(1), k.stride(2), k.stride(3),
+        v.stride(0), v.stride(1), v.stride(2), v.stride(3),
+        o.stride(0), o.stride(1), o.stride(2), o.stride(3),
+        heads, seq,
+        1.0 / math.sqrt(head_dim),
+        HEAD_DIM=head_dim, BLOCK_M=block_m, BLOCK_N=block_n,
+        num_warps=4,
+    )
+    return o
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, q, k, v):
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, q, k, v):
+        return attention(q, k, v)
+
+
+def get_inputs():
+    shape = (BATCH, HEADS, SEQ, HEAD_DIM)
+    return [torch.randn(shape, dtype=torch.float16) for _ in range(3)]
+
+
+def get_init_inputs():
+    return []
+
+
+TEST_SHAPES = [
+    {"BATCH": 1, "HEADS": 2, "SEQ": 37, "HEAD_DIM": 128},
+    {"BATCH": 2, "HEADS": 1, "SEQ": 129, "HEAD_DIM": 128},
+]

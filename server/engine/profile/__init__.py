@@ -1,0 +1,1 @@
+"""Level 2 engine: profile jobs and measured device ceilings."""

@@ -1,0 +1,1 @@
+"""Recording real launches: where the command runs, and the workspace's launch store."""

@@ -1,0 +1,151 @@
+"""Levels 3-4 without an explicit command (`tritonlens.escalation`: {onSave, onSymptom}): on save, or once
+typing pauses on a kernel with a level-1 symptom, compile the kernels whose compile inputs changed since their
+last IR analysis; a newer save cancels an older escalation of the same document."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from ...analysis.core.findings import Level, Severity
+from ..lsp.feature import Feature
+from ..lsp.progress import work_done
+from .compile import CompileFeature
+
+log = logging.getLogger(__name__)
+
+SYMPTOM_IDLE_S = 2.0  # on-symptom escalation waits for the typing to pause this long
+
+
+@dataclass(frozen=True)
+class EscalationSettings:
+    on_save: bool = True  # a save is a deliberate "I am done for now": worth a compile
+    on_symptom: bool = False  # compiles while typing pauses: opt-in (CPU on small machines)
+
+
+def escalation_settings(raw: Any) -> tuple[EscalationSettings, list[str]]:
+    if raw is None:
+        return EscalationSettings(), []
+    if not isinstance(raw, dict):
+        return EscalationSettings(), ["tritonlens.escalation must be an object {onSave, onSymptom}"]
+    problems: list[str] = []
+    values: dict[str, bool] = {}
+    for key, attr in (("onSave", "on_save"), ("onSymptom", "on_symptom")):
+        value = raw.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            values[attr] = value
+        else:
+            problems.append(f"tritonlens.escalation.{key} must be true or false")
+    return EscalationSettings(**values), problems
+
+
+
+class EscalationFeature(Feature):
+    """Levels 3-4 without an explicit command: on save, or once typing pauses on a kernel with a symptom."""
+
+    name = "escalation"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.running: dict[str, tuple[asyncio.Task[None], threading.Event]] = {}
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self.runs = 0  # escalations started (for tests and logs)
+
+    def register(self, server: Any) -> None:
+        super().register(server)
+        self.service = server.features.get(CompileFeature).service
+
+    def escalation(self, uri: str) -> EscalationSettings:
+        settings, problems = escalation_settings(self.server.config.for_uri(uri).extra.get("escalation"))
+        for problem in problems:
+            self.server.show_once(f"tritonlens: {problem}")
+        return settings
+
+    def on_save(self, uri: str) -> None:
+        if self.escalation(uri).on_save:
+            self.start(uri, "save")
+
+    def on_analysis(self, doc: Any) -> None:
+        if not self.escalation(doc.uri).on_symptom:
+            return
+        timer = self._timers.pop(doc.uri, None)
+        if timer is not None:
+            timer.cancel()
+        loop = asyncio.get_running_loop()
+        self._timers[doc.uri] = loop.call_later(SYMPTOM_IDLE_S, self.start, doc.uri, "symptom")
+
+    def start(self, uri: str, why: str) -> None:
+        self._timers.pop(uri, None)
+        older = self.running.pop(uri, None)
+        if older is not None and not older[0].done():
+            older[1].set()  # the compile in the worker thread stops at its next check
+            log.debug("escalation of %s superseded by a newer %s", uri, why)
+        cancel = threading.Event()
+        task = asyncio.get_running_loop().create_task(self._escalate(uri, why, cancel))
+        self.running[uri] = (task, cancel)
+
+    def with_symptoms(self, doc: Any) -> set[str]:
+        """Kernels with a level-1 warning or error (on the event loop: it reads the server's findings)."""
+        return {
+            f.kernel
+            for f in self.server.visible_findings(doc)
+            if f.level == Level.TRIAGE and f.severity <= Severity.WARNING and f.kernel
+        }
+
+    def on_document_closed(self, uri: str) -> None:
+        self.stop(uri)
+
+    def shutdown(self) -> None:
+        for uri in list(self.running):
+            self.stop(uri)
+
+    def stop(self, uri: str) -> None:
+        timer = self._timers.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
+        running = self.running.pop(uri, None)
+        if running is not None:
+            running[1].set()
+
+    async def _escalate(self, uri: str, why: str, cancel: threading.Event) -> None:
+        try:
+            doc = await self.server.current(uri)
+            if doc is None or cancel.is_set():
+                return
+            version = doc.version
+            target = self.service.target_for(uri)
+            if doc.analysis is None or doc.analysis.syntax_error:
+                return
+            among = self.with_symptoms(doc) if why == "symptom" else None
+            text, path = doc.text, doc.path
+            names = await asyncio.get_running_loop().run_in_executor(
+                None, self.service.changed_kernels, uri, text, path, target, among
+            )
+            if not names:
+                return
+            self.runs += 1
+            title = f"tritonlens: compiling {len(names)} changed kernel(s) for {target} ({why})"
+            async with work_done(self.server, title, cancel_event=cancel) as progress:
+                for n, name in enumerate(names):
+                    if progress.cancelled:
+                        break
+                    progress.report(f"{name} ({n + 1}/{len(names)})", int(100 * n / len(names)))
+                    analysis = await self.service.analyze(uri, name, target, cancel, version=version)
+                    if analysis is None:
+                        log.debug("escalation of %s dropped: the document changed", uri)
+                        break
+                    if analysis.runner_unavailable:
+                        # One pop-up per session; the lens and the log keep saying it.
+                        self.server.show_once(f"tritonlens: IR analysis is off: {analysis.error}")
+                        break
+        except Exception:
+            log.exception("escalation of %s failed", uri)
+        finally:
+            current = self.running.get(uri)
+            if current is not None and current[1] is cancel:
+                self.running.pop(uri, None)

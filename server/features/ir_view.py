@@ -1,0 +1,58 @@
+"""The IR view: the `tritonlens/ir` request answers one compiled stage of a kernel (its text, the IR-line to
+source-line map, the compiler's summary) from the compile service's stored analysis, compiling it when none is
+stored (IrViewFeature)."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from ..lsp.commands import CommandError
+from ..lsp.feature import Feature
+from .compile import compile_service
+
+IR_REQUEST = "tritonlens/ir"
+
+
+class IrViewFeature(Feature):
+    name = "ir-view"
+
+    def register(self, server: Any) -> None:
+        super().register(server)
+        self.add_request(IR_REQUEST, self.ir_request)
+
+    async def ir_request(self, ls: Any, params: Any) -> dict[str, Any]:
+        service = compile_service(ls)
+        get = params.get if isinstance(params, dict) else lambda k, d=None: getattr(params, k, d)
+        uri, kernel, stage = get("uri"), get("kernel"), get("stage")
+        if not isinstance(uri, str) or not isinstance(kernel, str):
+            return {"error": "tritonlens/ir needs {uri, kernel, stage}", "stages": []}
+        try:
+            target = service.target_for(uri, get("target"))
+        except CommandError as exc:
+            return {"error": str(exc), "stages": []}
+        analysis = service.stored(uri, kernel, target)
+        if analysis is None:
+            try:
+                analysis = await service.analyze(uri, kernel, target, threading.Event())
+            except CommandError as exc:  # e.g. the document is not open: a sentence, not a traceback
+                return {"error": str(exc), "stages": [], "target": target}
+        if analysis is None:
+            return {"error": "the document changed; ask again", "stages": [], "target": target}
+        primary = analysis.primary
+        if primary is None:
+            return {"error": analysis.error or "the kernel did not compile", "stages": [], "target": target}
+        stages = list(primary.stages)
+        stage = (
+            stage if isinstance(stage, str) and stage in primary.stages else (stages[0] if stages else None)
+        )
+        return {
+            "kernel": kernel,
+            "target": target,
+            "variant": primary.specialization.label,
+            "stage": stage,
+            "stages": stages,
+            "text": primary.stages.get(stage, "") if stage else "",
+            "lineMap": [list(p) for p in primary.line_maps.get(stage, [])] if stage else [],
+            "summary": analysis.summary,
+        }

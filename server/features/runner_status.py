@@ -1,0 +1,57 @@
+"""The `tritonlens/status` notification: which runners the settings name and whether each is reachable, sent
+when the runner settings change (health checks off the event loop)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from ...ascend_runner.client import RunnerSettings
+from ..engine.runner_survey import survey
+from ..lsp.feature import Feature
+from .compile import CompileFeature
+
+STATUS_NOTIFICATION = "tritonlens/status"
+
+
+class RunnerStatusFeature(Feature):
+    """Sends `tritonlens/status` {runners: [{name, reachable, detail}]} when the runner settings change."""
+
+    name = "runner-status"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._last: Any = None
+        self.rows: list[dict[str, Any]] = []
+
+    def register(self, server: Any) -> None:
+        super().register(server)
+        self.service = server.features.get(CompileFeature).service
+
+    def settings(self) -> list[RunnerSettings]:
+        uris = list(self.server.config.folders) or [""]
+        out: list[RunnerSettings] = []
+        for uri in uris:
+            settings = self.service.runner_settings(uri)
+            if settings not in out:
+                out.append(settings)
+        return out
+
+    def on_config(self) -> None:
+        settings = self.settings()
+        if settings == self._last:
+            return
+        self._last = settings
+        asyncio.get_running_loop().create_task(self.report(settings))
+
+    async def report(self, settings: list[RunnerSettings] | None = None) -> list[dict[str, Any]]:
+        settings = settings if settings is not None else self.settings()
+        loop = asyncio.get_running_loop()
+        rows: dict[str, dict[str, Any]] = {}
+        for one in settings:
+            # Health checks are network calls: off the event loop. Local envs are only looked up, not started.
+            for row in await loop.run_in_executor(None, lambda s=one: survey(s, probe_local=False)):
+                rows.setdefault(row["name"], row)
+        self.rows = [{k: r[k] for k in ("name", "reachable", "detail")} for r in rows.values()]
+        self.server.protocol.notify(STATUS_NOTIFICATION, {"runners": self.rows})
+        return self.rows

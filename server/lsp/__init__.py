@@ -1,0 +1,1 @@
+"""The language server core: lifecycle, document sync, configuration, the feature protocol."""

@@ -1,0 +1,142 @@
+"""What a server feature is: a small object with the same lifecycle hooks, plugged into the server core.
+
+The core (lsp_server.TritonLensServer: documents, conversion, progress, configuration) knows features only
+through this interface: it calls every feature's hooks in registration order. Every LSP method family is a
+feature too (diagnostics_lsp, hover_lsp, code_action_lsp, code_lens_lsp): it answers its requests and asks every
+feature for its part of them (a hover section, a code lens, the code actions of a range, a kernel's row).
+A feature registers its own commands and requests in `register`, keeps its state on itself, and reaches another
+feature with `server.features.get(Cls)`. Every hook runs on the event loop; long work goes to the feature's own
+thread and reports `$/progress`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from lsprotocol import types
+
+if TYPE_CHECKING:  # the core imports this module; features receive the server object
+    from ...analysis.core.findings import Finding
+    from .documents import DocState
+    from .views import DocVersion
+
+log = logging.getLogger("tritonlens.lsp")
+
+F = TypeVar("F", bound="Feature")
+
+
+class Feature:
+    """Base of every feature: each hook is a no-op unless the feature overrides it."""
+
+    name = "feature"  # stable: code lenses and code actions carry it to their resolve request
+
+    def __init__(self) -> None:
+        self.server: Any = None
+
+    # --- lifecycle -------------------------------------------------------------------------------------------
+    def register(self, server: Any) -> None:
+        """Add commands (`server.commands.add`) and LSP methods or custom requests (`add_request`); called before
+        initialize, so that the capabilities the server announces include them."""
+        self.server = server
+
+    def add_request(self, method: str, handler: Callable[[Any, Any], Any], options: Any = None) -> None:
+        """Answer the LSP method or custom request `method` with `handler(server, params)`, sync or async (a
+        bound method is fine); `options` are the method's server capability options."""
+        if inspect.iscoroutinefunction(handler):
+
+            async def handle(ls: Any, params: Any) -> Any:
+                return await handler(ls, params)
+
+        else:  # answered at once, like a plain pygls handler
+
+            def handle(ls: Any, params: Any) -> Any:  # type: ignore[misc]
+                return handler(ls, params)
+
+        self.server.feature(method, options)(handle)
+
+    def on_initialized(self) -> None:
+        """The client sent `initialized` (workspace folders are known; before the configuration is read)."""
+
+    def on_folders_changed(self, added: list[str], removed: list[str]) -> None:
+        """Workspace folders (URIs) were added or removed."""
+
+    def on_config(self) -> None:
+        """The configuration was (re-)read."""
+
+    def on_analysis(self, doc: DocState) -> None:
+        """A level-1 analysis of `doc`'s newest version was accepted."""
+
+    def on_findings_changed(self, uri: str) -> None:
+        """What the open document `uri` shows changed: a new analysis, later-level findings, or its settings."""
+
+    def on_lenses_changed(self) -> None:
+        """A feature's code lenses changed without a new document version (e.g. launches were recorded)."""
+
+    def on_save(self, uri: str) -> None:
+        """The editor saved `uri`."""
+
+    def on_document_closed(self, uri: str) -> None:
+        """Drop what is kept for `uri`."""
+
+    def shutdown(self) -> None:
+        """Stop threads and runners (the server is shutting down)."""
+
+    # --- contributions to the requests of the method-family features ----------------------------------------
+    def lens_kernels(self, version: DocVersion) -> set[str] | None:
+        """Kernels of an analysed document version that get this feature's code lens: None = every kernel, empty
+        = none. Called off the event loop once per version (it may read files); must be thread-safe."""
+        return set()
+
+    def lens_command(self, doc: DocState, kernel: Any, findings: list[Finding]) -> types.Command | None:
+        """The command of this feature's lens on `kernel` (codeLens/resolve: one lens, O(1) in the document)."""
+        return None
+
+    def hover(self, doc: DocState, line: int, col: int) -> str | None:
+        """A Markdown section of the hover at (1-based line, 0-based col), or None."""
+        return None
+
+    def kernel_fields(self, doc: DocState, kernel: Any) -> dict[str, Any]:
+        """Extra fields of an open kernel's `tritonlens/kernels` row."""
+        return {}
+
+    def code_actions(self, doc: DocState, rng: types.Range) -> list[types.CodeAction]:
+        """Code actions for `rng`; their data carries {"provider": self.name} to come back to resolve_action."""
+        return []
+
+    async def resolve_action(self, action: types.CodeAction) -> types.CodeAction:
+        return action
+
+
+class Features:
+    """The server's features in registration order; a failing hook is logged and never stops the others."""
+
+    def __init__(self) -> None:
+        self._all: list[Feature] = []
+
+    def add(self, feature: Feature, server: Any) -> None:
+        feature.register(server)
+        self._all.append(feature)
+
+    def __iter__(self) -> Iterator[Feature]:
+        return iter(list(self._all))
+
+    def get(self, cls: type[F]) -> F:
+        """The registered feature of class `cls` (LookupError when it is not part of this server)."""
+        for feature in self._all:
+            if isinstance(feature, cls):
+                return feature
+        raise LookupError(f"no {cls.__name__} registered")
+
+    def named(self, name: str) -> Feature | None:
+        return next((f for f in self._all if f.name == name), None)
+
+    def each(self, hook: str, *args: Any) -> None:
+        """Call `hook(*args)` on every feature."""
+        for feature in self:
+            try:
+                getattr(feature, hook)(*args)
+            except Exception:
+                log.exception("%s.%s failed", type(feature).__name__, hook)
