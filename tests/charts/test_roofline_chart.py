@@ -9,7 +9,8 @@ import xml.etree.ElementTree as ET
 from dataclasses import replace
 from pathlib import Path
 
-from tritonlens.analysis import devices, profiling
+from tritonlens.analysis.core import devices
+from tritonlens.analysis.profile import analyze as profiling
 from tritonlens.server.charts.roofline import before_after, chart_from_report, to_svg
 
 RUN2 = Path(__file__).resolve().parents[2] / "benchmarks" / "gpu" / "results" / "run2"

@@ -10,7 +10,7 @@ import pytest
 from tritonlens.ascend_runner.client import LocalRunner
 from tritonlens.ascend_runner.environments import EnvironmentUnavailable, find_environment
 from tritonlens.ascend_runner.protocol import ProtocolError, profile_request_from
-from tritonlens.server.profile_jobs import harness_spec, interpret_sizes, profile_payload
+from tritonlens.server.engine.profile.jobs import harness_spec, interpret_sizes, profile_payload
 
 TASK = Path(__file__).resolve().parents[1] / "fixtures" / "optimize" / "kb_scale.py"  # N=4096, TEST_SHAPES 1000/1537
 

@@ -78,7 +78,7 @@ def interpret_sizes(source: str, mode: str) -> tuple[dict[str, int], str | None]
     benchmark size (minutes on the CPU). Returns the size overrides and a note that says which, or why none."""
     if mode != "kernelbench":
         return {}, None
-    from .engine.optimize.shapes import declared_test_shapes
+    from ..optimize.shapes import declared_test_shapes
 
     declared = [
         {k: v for k, v in d.items() if isinstance(k, str) and type(v) is int}
