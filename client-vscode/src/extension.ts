@@ -16,6 +16,7 @@ import {
   KERNELS_REQUEST,
   KERNELS_VIEW,
   LONG_RUNNING_COMMANDS,
+  ROOFLINE_REQUEST,
   SERVER_COMMANDS,
   STATUS_NOTIFICATION,
 } from './constants';
@@ -27,6 +28,7 @@ import { combineLens, groupByPosition, headlineIndex } from './lensModel';
 import { commandOutcome, type Outcome } from './outcomeModel';
 import { KernelsTree } from './kernelsTree';
 import { ProgressCoordinator, workDoneMiddleware } from './progress';
+import { RooflineView } from './rooflineView';
 import { onPythonInterpreterChanged, pythonExtensionInterpreter } from './pythonExtension';
 import { ServerManager } from './server';
 import { StatusBar } from './statusBar';
@@ -75,6 +77,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Triton
   const candidates = new CandidateDocuments(async (uri, id) =>
     (manager.current ?? notRunning()).sendRequest(CANDIDATE_REQUEST, { uri, id }),
   );
+  const roofline = new RooflineView(async (uri) => (manager.current ?? notRunning()).sendRequest(ROOFLINE_REQUEST, { uri }));
   const setOffered = (commands: string[]): void => {
     for (const [key, value] of Object.entries(commandContextKeys(commands, SERVER_COMMANDS))) {
       void vscode.commands.executeCommand('setContext', key, value);
@@ -169,6 +172,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Triton
         status.setRunners(runnersFromCommandResult(result, status.knownRunners));
         const outcome = commandOutcome(command, filled, result, advertised.includes('tritonlens.recordLaunches'));
         if (outcome) void showOutcome(outcome);
+        // After profiling: where the kernels sit on the roofline, beside the editor.
+        if (command === Commands.profileKernel && Array.isArray(result) && result.some((r) => r && !r.error)) {
+          void roofline.show(String(filled[0]));
+        }
         if (command === Commands.optimizeKernel) {
           const offers = verifiedOffers(result);
           if (offers) verified.set(String(filled[0]), offers);
@@ -279,6 +286,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<Triton
     vscode.commands.registerCommand(Commands.showCandidateDiff, (uri: unknown, id: unknown) =>
       showCandidateDiff(candidates, uri, id),
     ),
+    roofline,
+    vscode.commands.registerCommand(Commands.showRoofline, (uri?: unknown) => {
+      const target = typeof uri === 'string' ? uri : vscode.window.activeTextEditor?.document.uri.toString();
+      if (target) return roofline.show(target);
+      void vscode.window.showWarningMessage('tritonlens: open a profiled Python file to show its roofline.');
+      return undefined;
+    }),
     { dispose: () => dropFallbacks() },
     { dispose: () => coordinator?.dispose() },
     { dispose: () => clearTimeout(restartTimer) },

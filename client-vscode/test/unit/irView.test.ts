@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as vscode from 'vscode';
-import { FakeEditor, recorded } from '../mocks/vscode';
+import { FakeEditor, recorded, window as mockWindow, workspace as mockWorkspace } from '../mocks/vscode';
 import { parseIrQuery } from '../../src/irModel';
 import { IrView, irUri } from '../../src/irView';
 
@@ -84,7 +84,7 @@ describe('IrView when the source changes (issue 23: stale IR kept highlighted)',
   it('marks itself stale on an unsaved edit, stops highlighting, offers to recompile, and recompiles', async () => {
     recorded.reset();
     const source = { uri: vscode.Uri.parse(SOURCE), text: 'v1', getText() { return this.text; } };
-    vscode.workspace.textDocuments.splice(0, vscode.workspace.textDocuments.length, source as never);
+    mockWorkspace.textDocuments.splice(0, mockWorkspace.textDocuments.length, source as never);
     let compiles = 0;
     const view = new IrView(async () => {
       compiles++;
@@ -101,8 +101,8 @@ describe('IrView when the source changes (issue 23: stale IR kept highlighted)',
 
     // An unsaved edit (or the file reloaded from disk): stale, told, no highlight of the old lines.
     source.text = 'v2';
-    vscode.window.nextPick = 'Recompile';
-    for (const l of vscode.workspace.changeListeners) l({ document: source as never });
+    mockWindow.nextPick = 'Recompile';
+    for (const l of mockWorkspace.changeListeners) l({ document: source as never });
     expect(view.isStale(uri)).toBe(true);
     expect(editor.decorations).toEqual([]);
     expect(recorded.messages.at(-1)?.text).toMatch(/ttgir of k is stale: its source changed/);
@@ -117,19 +117,19 @@ describe('IrView when the source changes (issue 23: stale IR kept highlighted)',
   it('shows the old IR under a STALE header until asked, and is fresh again after an undo', async () => {
     recorded.reset();
     const source = { uri: vscode.Uri.parse(SOURCE), text: 'v1', getText() { return this.text; } };
-    vscode.workspace.textDocuments.splice(0, vscode.workspace.textDocuments.length, source as never);
+    mockWorkspace.textDocuments.splice(0, mockWorkspace.textDocuments.length, source as never);
     let compiles = 0;
     const view = new IrView(async () => ({ text: `module ${++compiles}`, lineMap: [], stages: [] }));
     const uri = irUri({ uri: SOURCE, kernel: 'k', stage: 'ttir' });
     await view.provideTextDocumentContent(uri);
     source.text = 'v1 edited';
-    for (const l of vscode.workspace.changeListeners) l({ document: source as never }); // dismissed
+    for (const l of mockWorkspace.changeListeners) l({ document: source as never }); // dismissed
     const text = await view.provideTextDocumentContent(uri);
     expect(text.split('\n')[0]).toMatch(/^\/\/ tritonlens: STALE - k's source changed since this ttir was compiled/);
     expect(text).toContain('module 1');
     expect(compiles).toBe(1);
     source.text = 'v1';
-    for (const l of vscode.workspace.changeListeners) l({ document: source as never });
+    for (const l of mockWorkspace.changeListeners) l({ document: source as never });
     expect(view.isStale(uri)).toBe(false);
     view.dispose();
   });
