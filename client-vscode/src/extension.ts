@@ -50,6 +50,7 @@ export interface TritonLensApi {
 
 export async function activate(context: vscode.ExtensionContext): Promise<TritonLensApi> {
   const log = vscode.window.createOutputChannel('tritonlens', { log: true });
+  log.info('tritonlens extension activating'); // the e2e times activation -> server start -> first diagnostics
   const tracker = new ActivityTracker();
   const status = new StatusBar(tracker);
   let advertised: string[] = [];
