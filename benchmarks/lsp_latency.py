@@ -7,6 +7,12 @@ embedding gather, ...). Then times `tritonlens check` over a folder of such file
 
     .venv/bin/python benchmarks/lsp_latency.py [--iterations 40] [--debounce-ms 150]
     .venv/bin/python benchmarks/lsp_latency.py --compare-with SHIM [--rounds 3]   # before/after, interleaved
+    .venv/bin/python benchmarks/lsp_latency.py --first [--opens 12]   # didOpen -> first diagnostics, cold and warm
+
+`--first` times `textDocument/didOpen` of a 2,000-line file (written to disk in the workspace, as a user's file
+is) to its first `publishDiagnostics`: cold = a fresh server process per open (initialize, initialized, open),
+warm = one server that opens a new file each time (kernel names changed so no cache answers). It records the
+1-minute load average around each sample: the machine may be shared.
 
 SHIM is a folder with a `tritonlens/` holding links to another checkout's server/, analysis/ and ascend_runner/
 (e.g. a `git worktree` of the commit before a change): its server runs with SHIM first on PYTHONPATH.
@@ -33,7 +39,7 @@ from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
 ROOT = Path(__file__).resolve().parent.parent
-SERVER_ARGS: list[str] = []  # e.g. ["--log-file", "server.log"] when investigating
+SERVER_ARGS: list[str] = os.environ.get("TRITONLENS_BENCH_SERVER_ARGS", "").split()  # e.g. "--log-file s.log"
 RESULTS = ROOT / "benchmarks" / "results" / "lsp_latency.json"
 
 HEADER = '''"""Generated benchmark module: realistic Triton kernels and their launchers."""
@@ -312,6 +318,142 @@ async def measure_latency(
     }
 
 
+async def _start(client: LanguageClient, workdir: Path, debounce_ms: int, env: dict[str, str] | None) -> None:
+    @client.feature(types.WORKSPACE_CONFIGURATION)
+    def on_config(params: types.ConfigurationParams) -> list[Any]:
+        return [{"debounceMs": debounce_ms} for _ in params.items]
+
+    await client.start_io(sys.executable, "-m", "tritonlens.server.cli", "serve", *SERVER_ARGS, env=env)
+    caps = types.ClientCapabilities(
+        text_document=types.TextDocumentClientCapabilities(
+            publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True)
+        ),
+        workspace=types.WorkspaceClientCapabilities(configuration=True),
+    )
+    await client.initialize_async(
+        types.InitializeParams(
+            capabilities=caps, workspace_folders=[types.WorkspaceFolder(uri=workdir.as_uri(), name="bench")]
+        )
+    )
+    client.initialized(types.InitializedParams())
+
+
+async def _stop(client: LanguageClient) -> None:
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+
+
+async def first_diagnostics(
+    opens: int, debounce_ms: int, workdir: Path, cold: bool, env: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """didOpen -> first publishDiagnostics of that file, `opens` times (see the module docstring)."""
+    base = generate(2000)
+    samples: list[float] = []
+    loads: list[float] = []
+    counts: list[int] = []
+    client: LanguageClient | None = None
+    arrivals: dict[str, tuple[float, int]] = {}
+    event = asyncio.Event()
+
+    scanned = asyncio.Event()
+
+    def new_client() -> LanguageClient:
+        made = LanguageClient("tritonlens-bench", "1")
+
+        @made.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def on_publish(params: types.PublishDiagnosticsParams) -> None:
+            if params.version == 1:
+                arrivals.setdefault(params.uri, (time.perf_counter(), len(params.diagnostics)))
+                event.set()
+
+        @made.feature("tritonlens/kernelsChanged")
+        def on_kernels(params: Any) -> None:
+            scanned.set()
+
+        @made.feature("tritonlens/status")
+        def on_status(params: Any) -> None:
+            pass
+
+        return made
+
+    if not cold:
+        client = new_client()
+        await _start(client, workdir, debounce_ms, env)
+        # A warm server is an idle one: its start-up work (the workspace scan of the files already there) is done.
+        try:
+            await asyncio.wait_for(scanned.wait(), 60.0)
+        except TimeoutError:
+            pass
+        await asyncio.sleep(0.5)
+    for n in range(opens):
+        if cold:
+            client = new_client()
+            await _start(client, workdir, debounce_ms, env)
+        assert client is not None
+        # Distinct names per open: neither the server nor the triage caches can answer from an earlier open.
+        text = base.replace("_kernel_", f"_kernel_o{n}{'c' if cold else 'w'}_")
+        path = workdir / f"first_{'cold' if cold else 'warm'}_{n}.py"
+        path.write_text(text, encoding="utf-8")
+        uri = path.as_uri()
+        loads.append(os.getloadavg()[0])
+        sent = time.perf_counter()
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text))
+        )
+        deadline = sent + 60.0
+        while uri not in arrivals:
+            event.clear()
+            try:
+                await asyncio.wait_for(event.wait(), max(deadline - time.perf_counter(), 0.01))
+            except TimeoutError:
+                if time.perf_counter() >= deadline:
+                    raise TimeoutError(f"no first diagnostics for {uri}") from None
+        arrived, count = arrivals[uri]
+        samples.append((arrived - sent) * 1000.0)
+        counts.append(count)
+        client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri=uri)))
+        if cold:
+            await _stop(client)
+        else:
+            await asyncio.sleep(0.3)
+    if not cold and client is not None:
+        await _stop(client)
+    return {
+        "server": "cold" if cold else "warm",
+        "lines": len(base.split("\n")),
+        "kernels": base.count("@triton.jit"),
+        "diagnostics": counts[-1],
+        "opens": opens,
+        "p50_ms": round(percentile(samples, 0.5), 1),
+        "p95_ms": round(percentile(samples, 0.95), 1),
+        "max_ms": round(max(samples), 1),
+        "samples_ms": [round(s, 1) for s in samples],
+        "load_average_1m": [round(x, 2) for x in loads],
+    }
+
+
+def run_first(args: argparse.Namespace) -> int:
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for cold in (True, False):
+            row = asyncio.run(first_diagnostics(args.opens, args.debounce_ms, Path(tmp), cold))
+            rows.append(row)
+            print(
+                f"{row['server']:>5} server, {row['lines']} lines: first diagnostics p50 {row['p50_ms']} ms, "
+                f"p95 {row['p95_ms']} ms, max {row['max_ms']} ms ({row['diagnostics']} diagnostics, "
+                f"load {min(row['load_average_1m'])}-{max(row['load_average_1m'])})",
+                flush=True,
+            )
+    if args.output == RESULTS:
+        args.output = RESULTS.with_name("lsp_first_diagnostics.json")
+    out = {"machine": machine(), "first_diagnostics": rows}
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {args.output}")
+    return 0
+
+
 def measure_check(workdir: Path, files: int, lines_per_file: int) -> dict[str, Any]:
     folder = workdir / "check_corpus"
     folder.mkdir(exist_ok=True)
@@ -418,7 +560,11 @@ def main() -> int:
         help="a folder holding another version's `tritonlens` package: 2,000-line latency before/after, interleaved",
     )
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds of --compare-with")
+    parser.add_argument("--first", action="store_true", help="didOpen -> first diagnostics, cold and warm server")
+    parser.add_argument("--opens", type=int, default=12, help="opens per server kind with --first")
     args = parser.parse_args()
+    if args.first:
+        return run_first(args)
     if args.compare_with:
         if args.output == RESULTS:
             args.output = RESULTS.with_name("lsp_latency_compare.json")

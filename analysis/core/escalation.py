@@ -79,6 +79,8 @@ def merge(findings: Iterable[Finding], platforms: Iterable[str] = PLATFORMS) -> 
     platforms stays for the rest of them (if shown), restricted to those.
     """
     items = list(findings)
+    if len({f.level for f in items}) < 2:
+        return items  # only a higher level confirms: nothing to fold, and no need to load every level's rules
     shown = set(platforms)
     absorbed: set[int] = set()
     merged: dict[int, Finding] = {}

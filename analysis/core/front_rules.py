@@ -1,4 +1,5 @@
-"""Rules of the front end: the file could not be read as Python, or a kernel could not be specialized."""
+"""Rules of the front end: the file could not be read as Python, a kernel could not be specialized, or an
+ignore comment silences nothing."""
 
 from .findings import Level, Severity
 from .rules import Rule, register
@@ -91,5 +92,24 @@ NOT_ANALYZED = register(
             "kernel itself (a failed import, a worker crash, a kernel the module does not define when run). "
             "The message says why; nothing about the compiled code is known until it is fixed."
         ),
+    )
+)
+
+UNUSED_IGNORE = register(
+    Rule(
+        code="TL006",
+        name="unused-ignore",
+        title="A `# tritonlens: ignore[...]` comment silences nothing",
+        level=Level.TRIAGE,
+        severity=Severity.HINT,
+        platforms=("cuda", "ascend"),
+        rationale=(
+            "An ignore comment names a level-1 code that no finding on its line (or, for `ignore-file`, in its "
+            "file) has, or a code no rule has: the problem it silenced was fixed, or the code is misspelt. "
+            "Remove it (the quick fix does) so that the next real finding there is not hidden. Codes of later "
+            "levels (TL2xx-TL4xx) are never reported as unused: their findings appear only after a profile or "
+            "a compile."
+        ),
+        has_fix=True,
     )
 )

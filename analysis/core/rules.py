@@ -199,8 +199,11 @@ def checks(family: str, *, discover: bool = True) -> list[Check]:
 
 
 def get(code: str) -> Rule | None:
-    _load_all()
-    return _RULES.get(code)
+    rule = _RULES.get(code)
+    if rule is None:  # discovery imports every level's modules: only when the code is not registered yet
+        _load_all()
+        rule = _RULES.get(code)
+    return rule
 
 
 def require(code: str) -> Rule:
@@ -209,6 +212,11 @@ def require(code: str) -> Rule:
     if rule is None:
         raise KeyError(f"no rule registered for {code}")
     return rule
+
+
+def registered() -> list[Rule]:
+    """The rules registered so far, without importing the rest (level 1's are there once triage ran)."""
+    return list(_RULES.values())
 
 
 def all_rules() -> list[Rule]:

@@ -1,4 +1,5 @@
-"""`# tritonlens: NAME=VALUE, ...` comments that pin a kernel's specialization by hand.
+"""`# tritonlens: NAME=VALUE, ...` comments that pin a kernel's specialization by hand, and
+`# tritonlens: ignore[TL127]` / `# tritonlens: ignore-file[TL127]` comments that silence findings (ruff's `noqa`).
 
 A pragma belongs to the kernel whose `def` (or decorator block) it sits on or directly above:
 a run of comment lines right above the first decorator, comments between decorators, or a trailing
@@ -159,7 +160,7 @@ def _indent(source_lines: list[str] | None, line: int) -> int:
 
 def parse_comment(line: int, col: int, comment: str) -> tuple[list[PragmaEntry], list[PragmaProblem]]:
     match = PRAGMA_RE.match(comment)
-    if not match:
+    if not match or IGNORE_RE.match(comment):  # an ignore comment pins nothing
         return [], []
     entries: list[PragmaEntry] = []
     problems: list[PragmaProblem] = []
@@ -206,3 +207,64 @@ def pragma_for(
         entries.extend(got)
         problems.extend(bad)
     return Pragma(tuple(entries), tuple(problems))
+
+
+# -- ignore comments -----------------------------------------------------------------------------------------
+# `ignore` alone silences every code on its line (ruff's bare `noqa`); codes are rule codes or prefixes (TL1).
+IGNORE_RE = re.compile(r"#\s*tritonlens\s*:\s*ignore(?P<file>-file)?\b\s*(?:\[(?P<codes>[^\]]*)\])?")
+CODE_RE = re.compile(r"^TL\d{0,3}$")
+
+
+@dataclass(frozen=True)
+class IgnoreComment:
+    line: int  # 1-based line of the comment
+    col: int  # 0-based column of its `#`
+    end_col: int
+    codes: tuple[str, ...]  # empty: every code
+    whole_file: bool
+    code_spans: tuple[tuple[int, int], ...] = ()  # (col, end_col) of each code, in the order of `codes`
+    space_col: int = 0  # where the blank run before the `#` starts (removing the comment removes it too)
+    own_line: bool = False  # nothing but the comment on its line
+
+    def covers(self, code: str) -> bool:
+        return not self.codes or any(code.startswith(c) for c in self.codes)
+
+
+def ignore_comments(source: str) -> tuple[IgnoreComment, ...]:
+    """Every `# tritonlens: ignore[...]` and `# tritonlens: ignore-file[...]` comment of the file."""
+    out: list[IgnoreComment] = []
+    comments = comment_lines(source)
+    lines = source_lines(source) if comments else []
+    for line, (col, text) in comments.items():
+        match = IGNORE_RE.match(text)
+        if match is None:
+            continue
+        codes: list[str] = []
+        spans: list[tuple[int, int]] = []
+        if match.group("codes") is not None:
+            base = col + match.start("codes")
+            for off, item in _split_items(match.group("codes")):
+                code = item.strip().upper()
+                if code and code not in codes:
+                    start = base + off + len(item) - len(item.lstrip())
+                    codes.append(code)
+                    spans.append((start, start + len(item.strip())))
+        before = lines[line - 1][:col] if line <= len(lines) else ""
+        out.append(
+            IgnoreComment(
+                line,
+                col,
+                col + match.end(),
+                tuple(codes),
+                bool(match.group("file")),
+                tuple(spans),
+                len(before.rstrip()),
+                not before.strip(),
+            )
+        )
+    return tuple(out)
+
+
+def ignore_comment_text(codes: list[str] | tuple[str, ...], whole_file: bool) -> str:
+    kind = "ignore-file" if whole_file else "ignore"
+    return f"# tritonlens: {kind}[{', '.join(codes)}]"

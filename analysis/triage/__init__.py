@@ -47,8 +47,11 @@ class TriageResult:
     module: ModuleInfo = field(default_factory=lambda: ModuleInfo(source=""))
 
 
-def triage(source: str, path: str = "<buffer>", *, strict: bool = False) -> TriageResult:
-    """All level-1 findings for one file, sorted by position. `strict` re-raises a failing check (tests)."""
+def triage(
+    source: str, path: str = "<buffer>", *, strict: bool = False, between: Callable[[], None] | None = None
+) -> TriageResult:
+    """All level-1 findings for one file, sorted by position. `strict` re-raises a failing check (tests);
+    `between` is called before each uncached function (a background caller pauses there for the editor)."""
     from .base import TRIAGE
     from .context import KernelContext
 
@@ -65,6 +68,8 @@ def triage(source: str, path: str = "<buffer>", *, strict: bool = False) -> Tria
         if cached is not None:
             findings.extend(cached)
             continue
+        if between is not None:
+            between()
         own: list[Finding] = []
         try:
             ctx = KernelContext(module=module, kernel=function, path=path)

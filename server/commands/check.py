@@ -2,7 +2,8 @@
 
 Info and hint findings end with ` [info]` / ` [hint]` so a reader (or a grep) tells them from warnings and
 errors while editors' `file:line:col: message` matchers still parse the line. `--min-severity` hides findings
-below it and decides the exit status: 1 only when a finding at or above it remains.
+below it; the exit status is a linter's: 0 when no shown finding is at or above `--fail-on` (default warning),
+1 when one is, 2 on a usage or tool error (a missing file, a bad option, an unreadable file, no runner).
 """
 
 from __future__ import annotations
@@ -46,7 +47,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--min-severity",
         choices=SEVERITY_CHOICES,
         default="hint",
-        help="report only findings at or above this severity; exit 1 only if one remains (default: hint, all)",
+        help="report only findings at or above this severity (default: hint, all)",
+    )
+    p.add_argument(
+        "--fail-on",
+        choices=SEVERITY_CHOICES,
+        default="warning",
+        help="exit 1 when a reported finding is at or above this severity (default: warning); 0 otherwise",
     )
     p.set_defaults(func=run)
 
@@ -105,8 +112,10 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"tritonlens check: {exc}", file=sys.stderr)
         return 2
+    from ...analysis.ignores import Ignores
     from ...analysis.triage import triage
     from ..engine.record.launch_store import project_relative
+    from ..ignores.project import project_ignores
 
     results: dict[str, list[Finding]] = {}
     unreadable = False
@@ -118,7 +127,12 @@ def run(args: argparse.Namespace) -> int:
             print(f"tritonlens check: cannot read {path}: {exc}", file=sys.stderr)
             unreadable = True
             continue
+        try:
+            ignores = Ignores.of(source, project_ignores(str(path)))
+        except ValueError as exc:
+            print(f"tritonlens check: pyproject.toml: {exc}", file=sys.stderr)
+            return 2
         file_settings = settings.for_file(source, project_relative(str(path)))
-        results[str(path)] = file_settings.apply(triage(source, str(path)).findings)
-    status = print_findings(args.format, results, Severity.parse(args.min_severity))
+        results[str(path)] = file_settings.apply(ignores.apply(triage(source, str(path)).findings))
+    status = print_findings(args.format, results, Severity.parse(args.min_severity), Severity.parse(args.fail_on))
     return 2 if unreadable else status

@@ -64,6 +64,8 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
 
 def analyze_files_ir(args: argparse.Namespace, files: list[Path]) -> int:
     from .findings_output import check_codes, print_findings  # noqa: I001
+    from ...analysis.ignores import Ignores
+    from ..ignores.project import project_ignores
 
     requested = args.target
     if requested not in (*COMPILE_TARGETS, "auto"):
@@ -105,6 +107,11 @@ def analyze_files_ir(args: argparse.Namespace, files: list[Path]) -> int:
                 unreadable = True
                 continue
             overrides = find_pyproject_overrides(path)
+            try:
+                ignores = Ignores.of(source, project_ignores(str(path)))
+            except ValueError as exc:
+                print(f"tritonlens check: pyproject.toml: {exc}", file=sys.stderr)
+                return 2
             file_settings = settings.for_file(source, project_relative(str(path)))
             target = requested if requested != "auto" else compile_target_for(file_settings.platforms)
             findings = _triage(source, str(path))
@@ -129,8 +136,13 @@ def analyze_files_ir(args: argparse.Namespace, files: list[Path]) -> int:
                         )
                 findings.extend(analysis.findings)
             # Same merge as the language server: a confirmed triage symptom folds into the compiler finding.
-            results[str(path)] = apply_and_merge(file_settings, _dedupe(findings))
+            results[str(path)] = apply_and_merge(file_settings, ignores.apply(_dedupe(findings)))
     finally:
         runner.close()
-    status = print_findings(args.format, results, Severity.parse(getattr(args, "min_severity", "hint")))
+    status = print_findings(
+        args.format,
+        results,
+        Severity.parse(getattr(args, "min_severity", "hint")),
+        Severity.parse(getattr(args, "fail_on", "warning")),
+    )
     return 2 if unreadable else status

@@ -34,8 +34,14 @@ def at_least(findings: list[Finding], minimum: Severity) -> list[Finding]:
     return [f for f in findings if f.severity <= minimum]
 
 
-def print_findings(fmt: str, results: dict[str, list[Finding]], minimum: Severity = Severity.HINT) -> int:
-    """Print per-file findings at or above `minimum` in the chosen format; exit status 1 if any is printed."""
+def print_findings(
+    fmt: str,
+    results: dict[str, list[Finding]],
+    minimum: Severity = Severity.HINT,
+    fail_on: Severity = Severity.WARNING,
+) -> int:
+    """Print per-file findings at or above `minimum` in the chosen format; exit status 1 if a printed finding is
+    at or above `fail_on` (a linter's convention: info and hints alone do not fail a build by default)."""
     before = sum(len(fs) for fs in results.values())
     results = {path: at_least(findings, minimum) for path, findings in results.items()}
     total = sum(len(fs) for fs in results.values())
@@ -48,4 +54,4 @@ def print_findings(fmt: str, results: dict[str, list[Finding]], minimum: Severit
                 print(format_text(path, f))
         hidden = f", {before - total} below {minimum.name.lower()} not shown" if before > total else ""
         print(f"{total} finding(s) in {len(results)} file(s){hidden}", file=sys.stderr)
-    return 1 if any(results.values()) else 0
+    return 1 if any(at_least(fs, fail_on) for fs in results.values()) else 0

@@ -1,5 +1,8 @@
-"""Code actions: quick fixes of the fixable findings touching a range, then every feature's own actions
-(`Feature.code_actions`); edits are attached by `codeAction/resolve` when the client can resolve them.
+"""Code actions: for every finding touching a range, its quick fix (when it has one), "Ignore TLxxx on this line"
+and "... in this file" (server/ignores/actions.py), "Show IR for this line" and "Optimize this kernel" (the
+client's IR view and the server's Optimize command, scoped to the finding's kernel with the finding as evidence);
+then every feature's own actions (`Feature.code_actions`). Edits are attached by `codeAction/resolve` when the
+client can resolve them.
 
 A quick fix's edit is a versioned WorkspaceEdit of the document's current analysed version: the server never
 writes user files, and an edit of a version the editor has left is never offered.
@@ -12,13 +15,18 @@ from typing import Any
 
 from lsprotocol import types
 
-from ...analysis.core.findings import Finding
+from ...analysis.core.findings import Finding, TextEdit
+from ...analysis.core.front_rules import UNUSED_IGNORE
+from ..ignores.actions import FILE, LINE, file_ignore_edit, line_ignore_edit
 from ..lsp.convert import LineText, plain_text, to_diagnostic, to_text_edit
 from ..lsp.documents import DocState, finding_key
 from ..lsp.feature import Feature
 from ..lsp.views import lines_for
 
 log = logging.getLogger("tritonlens.lsp")
+
+SHOW_IR_COMMAND = "tritonlens.showIr"  # the client's IR view (client-vscode), at the finding's line
+OPTIMIZE_COMMAND = "tritonlens.optimizeKernel"  # optimize_lsp's command: [uri, kernel, {code, line}]
 
 
 def _overlaps(f: Finding, start: tuple[int, int], end: tuple[int, int]) -> bool:
@@ -40,19 +48,37 @@ def code_actions(server: Any, doc: DocState, rng: types.Range) -> list[types.Cod
     version = doc.analysis.version
     lazy = supports_resolve_edit(server)
     out: list[types.CodeAction] = []
+    later: list[types.CodeAction] = []  # ignores and commands come after every quick fix of the range
     for f in server.visible_findings(doc):
-        if f.fix is None or not _overlaps(f, start, end):
+        if not _overlaps(f, start, end):
             continue
-        action = types.CodeAction(
-            title=plain_text(f.fix.title),
-            kind=types.CodeActionKind.QuickFix,
-            diagnostics=[to_diagnostic(f, lines, doc.uri, version)],
-            is_preferred=True,
-            data={"uri": doc.uri, "version": version, "key": finding_key(f)},
-        )
-        if not lazy:
-            action.edit = workspace_edit(doc, f, lines)
-        out.append(action)
+        diagnostic = [to_diagnostic(f, lines, doc.uri, version)]
+        key = finding_key(f)
+        if f.fix is not None:
+            action = types.CodeAction(
+                title=plain_text(f.fix.title),
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=diagnostic,
+                is_preferred=True,
+                data={"uri": doc.uri, "version": version, "key": key},
+            )
+            if not lazy:
+                action.edit = workspace_edit(doc, f, lines)
+            out.append(action)
+        if f.code != UNUSED_IGNORE.code:  # its fix removes the ignore; ignoring it would be circular
+            for scope, title in ((LINE, f"Ignore {f.code} on this line"), (FILE, f"Ignore {f.code} in this file")):
+                action = types.CodeAction(
+                    title=title,
+                    kind=types.CodeActionKind.QuickFix,
+                    diagnostics=diagnostic,
+                    data={"uri": doc.uri, "version": version, "key": key, "ignore": scope},
+                )
+                edit = None if lazy else ignore_edit(doc, f, scope, lines)
+                if lazy or edit is not None:
+                    action.edit = edit
+                    later.append(action)
+        later.extend(command_actions(doc, f, diagnostic))
+    out.extend(later)
     for feature in server.features:
         try:
             out.extend(feature.code_actions(doc, rng))
@@ -61,13 +87,49 @@ def code_actions(server: Any, doc: DocState, rng: types.Range) -> list[types.Cod
     return out
 
 
-def workspace_edit(doc: DocState, f: Finding, lines: LineText) -> types.WorkspaceEdit:
-    assert f.fix is not None and doc.analysis is not None
-    ident = types.OptionalVersionedTextDocumentIdentifier(uri=doc.uri, version=doc.analysis.version)
-    edits: list[types.TextEdit | types.AnnotatedTextEdit | types.SnippetTextEdit] = [
-        to_text_edit(e, lines) for e in f.fix.edits
+def command_actions(doc: DocState, f: Finding, diagnostic: list[types.Diagnostic]) -> list[types.CodeAction]:
+    """"Show IR for this line" and "Optimize this kernel" for a finding inside a kernel (commands, no edit)."""
+    if f.kernel is None or doc.analysis is None or doc.analysis.kernel_named(f.kernel) is None:
+        return []
+    evidence = {"code": f.code, "line": f.span.line}
+    return [
+        types.CodeAction(
+            title=f"Show IR for line {f.span.line} of {f.kernel}",
+            kind=types.CodeActionKind.Empty,
+            diagnostics=diagnostic,
+            command=types.Command(
+                title="Show IR", command=SHOW_IR_COMMAND, arguments=[{"uri": doc.uri, "kernel": f.kernel, "line": f.span.line}]
+            ),
+        ),
+        types.CodeAction(
+            title=f"Optimize {f.kernel} ({f.code} as evidence)",
+            kind=types.CodeActionKind.RefactorRewrite,
+            diagnostics=diagnostic,
+            command=types.Command(
+                title="Optimize this kernel", command=OPTIMIZE_COMMAND, arguments=[doc.uri, f.kernel, evidence]
+            ),
+        ),
     ]
-    return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(text_document=ident, edits=edits)])
+
+
+def workspace_edit(doc: DocState, f: Finding, lines: LineText) -> types.WorkspaceEdit:
+    assert f.fix is not None
+    return _versioned(doc, f.fix.edits, lines)
+
+
+def ignore_edit(doc: DocState, f: Finding, scope: str, lines: LineText) -> types.WorkspaceEdit | None:
+    """The edit that writes the ignore comment for `f` into the analysed text (None: no comment can go there)."""
+    edit = file_ignore_edit(doc.text, f.code) if scope == FILE else line_ignore_edit(doc.text, f.span.line, f.code)
+    return None if edit is None else _versioned(doc, (edit,), lines)
+
+
+def _versioned(doc: DocState, edits: tuple[TextEdit, ...], lines: LineText) -> types.WorkspaceEdit:
+    assert doc.analysis is not None
+    ident = types.OptionalVersionedTextDocumentIdentifier(uri=doc.uri, version=doc.analysis.version)
+    converted: list[types.TextEdit | types.AnnotatedTextEdit | types.SnippetTextEdit] = [
+        to_text_edit(e, lines) for e in edits
+    ]
+    return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(text_document=ident, edits=converted)])
 
 
 async def resolve_code_action(server: Any, action: types.CodeAction) -> types.CodeAction:
@@ -83,8 +145,17 @@ async def resolve_code_action(server: Any, action: types.CodeAction) -> types.Co
     doc = await server.current(uri)
     if doc is None or doc.analysis is None or not doc.current:
         return action
+    scope = data.get("ignore")
     for f in server.visible_findings(doc):
-        if f.fix is not None and finding_key(f) == key:
+        if finding_key(f) != key:
+            continue
+        if scope in (LINE, FILE):
+            edit = ignore_edit(doc, f, str(scope), lines_for(server, doc))
+            if edit is not None:
+                action.edit = edit
+                action.data = {**data, "version": doc.analysis.version}
+            return action
+        if f.fix is not None:
             action.edit = workspace_edit(doc, f, lines_for(server, doc))
             action.data = {**data, "version": doc.analysis.version}
             return action
@@ -97,7 +168,11 @@ class CodeActionFeature(Feature):
     def register(self, server: Any) -> None:
         super().register(server)
         options = types.CodeActionOptions(
-            code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.RefactorRewrite],
+            code_action_kinds=[
+                types.CodeActionKind.QuickFix,
+                types.CodeActionKind.RefactorRewrite,
+                types.CodeActionKind.Empty,
+            ],
             resolve_provider=True,
         )
         self.add_request(types.TEXT_DOCUMENT_CODE_ACTION, self.on_code_action, options)

@@ -83,7 +83,9 @@ class OptimizeService:
             self.server.show_once(f"tritonlens.llm: {exc}; optimizing without the LLM")
             return None
 
-    async def optimize(self, uri: str, kernel: str | None, progress: Any) -> dict[str, Any]:
+    async def optimize(
+        self, uri: str, kernel: str | None, progress: Any, evidence: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         doc = await self.server.current(uri)
         if doc is None:
             raise CommandError(f"{uri} is not open")
@@ -129,7 +131,11 @@ class OptimizeService:
                 runner.close()
         if kernel is not None:
             result.notes.append(f"asked for {kernel}; every kernel of the file was considered")
-        stored = Stored(uri, version, text, kernel, result, offers(result))
+        found = offers(result)
+        if evidence:  # asked from a finding: that finding's kernel and cause first
+            result.notes.append(f"asked from {evidence.get('code')} at line {evidence.get('line')}")
+            found.sort(key=lambda o: (o.candidate.kernel != kernel, evidence.get("code") not in o.candidate.evidence))
+        stored = Stored(uri, version, text, kernel, result, found)
         self.results[uri] = stored
         self.server.lenses_changed()
         return self._summary(stored)
@@ -255,8 +261,9 @@ class OptimizeFeature(Feature):
         kernel = args[1] if len(args) > 1 and args[1] else None
         if kernel is not None and not isinstance(kernel, str):
             raise CommandError("argument 2 (kernel name) must be a string")
+        evidence = args[2] if len(args) > 2 and isinstance(args[2], dict) else None  # {code, line} of a finding
         async with work_done(ls, f"tritonlens: optimizing {kernel or uri.rsplit('/', 1)[-1]}") as progress:
-            return await self.service.optimize(uri, kernel, progress)
+            return await self.service.optimize(uri, kernel, progress, evidence)
 
     def code_actions(self, doc: Any, rng: types.Range) -> list[types.CodeAction]:
         return code_actions(self.service, self.server, doc, rng)

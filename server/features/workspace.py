@@ -18,6 +18,9 @@ from .workspace_index import WorkspaceIndex
 
 KERNELS_CHANGED = "tritonlens/kernelsChanged"
 REANALYZE_COMMAND = "tritonlens.reanalyze"
+EDITOR_WAIT_S = 2.0  # a stuck flag must not stop the index for good
+EVENT_SETTLE_S = 0.5  # a file change is read from disk after its writes (and an editor's open) settle
+SCAN_START_DELAY_S = 1.0  # the initial scan starts after the client's first didOpen had its answer started
 
 
 class WorkspaceFeature(Feature):
@@ -38,10 +41,30 @@ class WorkspaceFeature(Feature):
     # --- lifecycle ------------------------------------------------------------------------------------------
     def on_initialized(self) -> None:
         # The scan pauses while an open document is being analysed: the core's flag, shared.
-        self.index = WorkspaceIndex(index_file, on_change=self._changed)
+        self.index = WorkspaceIndex(self._index_file, on_change=self._changed)
         self.index.editor_idle = self.server.editor_idle
+        self.index.start_delay_s = SCAN_START_DELAY_S
+        self.index.settle_s = EVENT_SETTLE_S
+        self.index.is_open = self._is_open
         for folder in self.server.workspace.folders.values():
             self._add_root(folder.uri)
+
+    def _is_open(self, path: str) -> bool:
+        """Called from index threads: a snapshot of the open documents (list() of a dict is one step)."""
+        return any(os.path.abspath(doc.path) == path for doc in list(self.server.docs.values()))
+
+    def on_document_closed(self, uri: str) -> None:
+        path = to_fs_path(uri)
+        if self.index is not None and path and any(path.startswith(r) for r in self.index.roots):
+            self.index.closed(path)
+
+    def _index_file(self, text: str, path: str) -> Any:
+        return index_file(text, path, self._yield_to_editor)
+
+    def _yield_to_editor(self) -> None:
+        """Between two functions of a file being indexed: wait while an open document is analysed (bounded), so
+        that a scan or a file-change refresh never shares the GIL with the editor's first answer."""
+        self.server.editor_idle.wait(timeout=EDITOR_WAIT_S)
 
     def on_folders_changed(self, added: list[str], removed: list[str]) -> None:
         for uri in removed:

@@ -10,6 +10,7 @@ import bisect
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,6 +88,11 @@ class WorkspaceIndex:
         # with it (a big workspace's first scan would otherwise double the editor's latency).
         self.editor_idle = threading.Event()
         self.editor_idle.set()
+        self.start_delay_s = 0.0  # the server delays its initial scans (SCAN_START_DELAY_S)
+        # Files open in the editor are analysed from its text: read from disk again when closed, not while open.
+        self.is_open: Callable[[str], bool] = lambda path: False
+        self.settle_s = 0.0  # a file event is handled this long after the last one for that file (0: at once)
+        self._timers: dict[str, threading.Timer] = {}
 
     # --- folders -----------------------------------------------------------------------------------------
     def add_root(self, root: str) -> None:
@@ -155,6 +161,8 @@ class WorkspaceIndex:
         return out
 
     def _scan(self, root: str) -> None:
+        # The client opens its visible editors right after `initialized`: their first answer goes first.
+        time.sleep(self.start_delay_s)
         for path in self.candidates(root):
             self.editor_idle.wait(timeout=2.0)  # bounded: a stuck flag must not stop the scan for good
             if self._stopped or root not in self._roots:
@@ -163,8 +171,11 @@ class WorkspaceIndex:
         self._notify()
 
     def refresh(self, path: str, notify: bool = True) -> None:
-        """Re-read one file from disk (or forget it if it is gone, too big, or unreadable)."""
+        """Re-read one file from disk (or forget it if it is gone, too big, or unreadable); a file open in the
+        editor is left for `closed` (the editor's analysis of its text is what the user sees meanwhile)."""
         path = os.path.abspath(path)
+        if self.is_open(path):
+            return
         entry = self._read(path)
         with self._lock:
             if entry is None:
@@ -204,6 +215,32 @@ class WorkspaceIndex:
             except Exception:
                 log.exception("workspace index: change callback failed")
 
+    def closed(self, path: str) -> None:
+        """The editor closed `path`: read it from disk again (it may have been saved while open)."""
+        self._later(os.path.abspath(path))
+
+    def _later(self, path: str) -> None:
+        """Refresh `path` once events for it stop for `settle_s` (a save, or a write followed by an open in the
+        editor, then costs one read, after the editor's own answer)."""
+        if self.settle_s <= 0:
+            self.refresh(path)
+            return
+        with self._lock:
+            old = self._timers.pop(path, None)
+            if old is not None:
+                old.cancel()
+            timer = threading.Timer(self.settle_s, self._settled, args=(path,))
+            timer.daemon = True
+            self._timers[path] = timer
+        timer.start()
+
+    def _settled(self, path: str) -> None:
+        with self._lock:
+            self._timers.pop(path, None)
+        if not self._stopped:
+            self.editor_idle.wait(timeout=2.0)
+            self.refresh(path)
+
     def handle_event(self, event: FileSystemEvent) -> None:
         src = os.fsdecode(event.src_path)
         kind = event.event_type
@@ -221,12 +258,12 @@ class WorkspaceIndex:
         if kind == "moved":
             dest = os.fsdecode(event.dest_path)
             if self._wanted(src):
-                self.refresh(src)
+                self._later(os.path.abspath(src))
             if self._wanted(dest):
-                self.refresh(dest)
+                self._later(os.path.abspath(dest))
             return
         if self._wanted(src):
-            self.refresh(src)
+            self._later(os.path.abspath(src))
 
     def _wanted(self, path: str) -> bool:
         return any(wanted_file(path, root) for root in list(self._roots))

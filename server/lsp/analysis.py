@@ -9,26 +9,29 @@ import gc
 import logging
 import threading
 import time
+from collections.abc import Callable
 
 from ...analysis.core.findings import Finding
 from ..features.workspace_index import IndexedFile, IndexedKernel
+from ..ignores.project import file_ignores
 from .documents import Analysis, kernel_hashes, syntax_error_finding
 
 log = logging.getLogger(__name__)
 
 
-def _triage(text: str, path: str) -> tuple[list[Finding], object]:
+def _triage(text: str, path: str, between: Callable[[], None] | None = None) -> tuple[list[Finding], object]:
     # Imported on first use: the server starts (and answers) even while analysis modules load.
     from ...analysis.triage import triage
 
-    result = triage(text, path)
+    result = triage(text, path, between=between)
     return list(result.findings), result.module
 
 
-def analyze_text(text: str, path: str, version: int) -> Analysis:
-    """Triage one document version; a crash in a rule is logged and yields no findings, never an exception."""
+def analyze_text(text: str, path: str, version: int, between: Callable[[], None] | None = None) -> Analysis:
+    """Triage one document version; a crash in a rule is logged and yields no findings, never an exception.
+    `between` runs before each function's checks (the workspace index pauses there while the editor waits)."""
     try:
-        findings, module = _triage(text, path)
+        findings, module = _triage(text, path, between)
     except Exception:
         log.exception("triage failed on %s (version %s)", path, version)
         return Analysis(version=version, findings=(), kernels=(), syntax_error=False)
@@ -43,6 +46,7 @@ def analyze_text(text: str, path: str, version: int) -> Analysis:
         syntax_error=syntax_error is not None,
         kernel_hashes=kernel_hashes(text, kernels),
         platforms=_platforms(text, path),
+        ignores=file_ignores(text, path),
     )
 
 
@@ -80,11 +84,12 @@ def analyze_text_quickly(text: str, path: str, version: int) -> Analysis:
                 gc.enable()
 
 
-def index_file(text: str, path: str) -> IndexedFile:
+def index_file(text: str, path: str, between: Callable[[], None] | None = None) -> IndexedFile:
     """What the workspace index keeps for a file on disk."""
-    analysis = analyze_text(text, path, 0)
+    analysis = analyze_text(text, path, 0, between)
     kernels = tuple(
         IndexedKernel(k.name, int(k.name_span.line), int(k.span.line), int(k.span.end_line))
         for k in analysis.kernels
     )
-    return IndexedFile(path=path, kernels=kernels, findings=analysis.findings, platforms=analysis.platforms)
+    findings = tuple(analysis.ignores.apply(analysis.findings))  # closed files honour ignores as open ones do
+    return IndexedFile(path=path, kernels=kernels, findings=findings, platforms=analysis.platforms)

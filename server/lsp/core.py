@@ -65,6 +65,7 @@ class TritonLensServer(LanguageServer):
         self._busy = 0  # analyses in flight for open documents
         self._init_options: Any = None
         self._shown_problems: set[str] = set()
+        self._warmed = False  # every level's rules imported (after the first answer)
         self.loop: asyncio.AbstractEventLoop | None = None
 
     # --- transport: frames are read leniently (lsp_io) ------------------------------------------------------
@@ -181,16 +182,17 @@ class TritonLensServer(LanguageServer):
             analysis = await self._event_loop().run_in_executor(
                 self._pool, analyze_text_quickly, text, opened.path, version
             )
+            analyzed = time.perf_counter()
+            # Same object required: a close and re-open restarts version numbers, so a version alone is ambiguous.
+            if self.docs.get(uri) is not opened or not opened.set_analysis(analysis, text):
+                log.debug("dropped stale analysis of %s v%s", uri, version)
+                return
+            self._changed(uri)  # published before background work resumes: it would share the GIL
         finally:
             self._busy -= 1
             if self._busy == 0:
                 self.editor_idle.set()
-        analyzed = time.perf_counter()
-        # Same object required: a close and re-open restarts version numbers, so a version alone is ambiguous.
-        if self.docs.get(uri) is not opened or not opened.set_analysis(analysis, text):
-            log.debug("dropped stale analysis of %s v%s", uri, version)
-            return
-        self._changed(uri)
+        self._warm_later_levels()
         log.debug(
             "%s v%s: triage %.0f ms, publish %.0f ms",
             uri,
@@ -199,6 +201,21 @@ class TritonLensServer(LanguageServer):
             (time.perf_counter() - analyzed) * 1000,
         )
         self.features.each("on_analysis", opened)
+
+    def _warm_later_levels(self) -> None:
+        """After the first answer: import every level's rules in the background (the first later-level finding
+        would otherwise pay for it on the event loop), while no document is being analysed."""
+        if self._warmed:
+            return
+        self._warmed = True
+
+        def warm() -> None:
+            from ...analysis.core.rules import all_rules
+
+            self.editor_idle.wait(timeout=5.0)
+            all_rules()
+
+        threading.Thread(target=warm, name="tritonlens-warm-rules", daemon=True).start()
 
     async def current(self, uri: str, attempts: int = 5) -> DocState | None:
         """The doc with an analysis of its latest version (analyzing now, skipping the debounce, if needed)."""
@@ -230,7 +247,10 @@ class TritonLensServer(LanguageServer):
         if settings.target == "auto" and doc.analysis is not None:
             # decided once per analyzed version (off the event loop), never per request
             settings = replace(settings, file_platforms=doc.analysis.platforms)
-        found = apply_and_merge(settings, doc.findings())
+        found = doc.findings()
+        if doc.analysis is not None and doc.analysis.ignores:
+            found = doc.analysis.ignores.apply(found)  # ignore comments and pyproject ignores, every level
+        found = apply_and_merge(settings, found)
         self._visible[doc.uri] = ((id(doc), doc.generation), configured, found)
         return found
 

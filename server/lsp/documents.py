@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from ...analysis.core.findings import Evidence, Finding, Fix, Level, Span, TextEdit
 from ...analysis.core.front_rules import SYNTAX_ERROR
+from ...analysis.ignores import Ignores
 from ...analysis.source.lines import source_lines
 
 
@@ -34,6 +35,7 @@ class Analysis:
     syntax_error: bool
     kernel_hashes: dict[str, str] = field(default_factory=dict)
     platforms: tuple[str, ...] = ("cuda", "ascend")  # what the file is written for (analysis.platform)
+    ignores: Ignores = field(default_factory=Ignores)  # its ignore comments and the pyproject's ignores for it
     _by_name: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def kernel_named(self, name: str) -> Any:

@@ -95,10 +95,22 @@ def test_exit_status_follows_min_severity(cli, tmp_path: Path) -> None:
     quiet = cli("check", "--target", "both", "--min-severity", "error", str(path))
     assert quiet.rc == 0 and quiet.out == ""
     assert "not shown" in quiet.err
-    # only an info finding left: reported (exit 1) by default, not an error for a warning threshold
-    assert cli("check", "--target", "both", "--select", "TL113", str(path)).rc == 1
+    # only an info finding left: shown, but a linter's exit status (0) unless --fail-on asks for info
+    only_info = cli("check", "--target", "both", "--select", "TL113", str(path))
+    assert only_info.rc == 0 and "TL113" in only_info.out
+    assert cli("check", "--target", "both", "--select", "TL113", "--fail-on", "info", str(path)).rc == 1
+    assert cli("check", "--target", "both", "--select", "TL113", "--fail-on", "hint", str(path)).rc == 1
     infos = cli("check", "--target", "both", "--select", "TL113", "--min-severity", "warning", str(path))
     assert infos.rc == 0 and infos.out == ""
+    # warnings fail by default, not when only errors fail the run
+    assert cli("check", "--target", "both", "--fail-on", "error", str(path)).rc == 0
+
+
+def test_bad_fail_on_and_missing_file_are_usage_errors(cli, kernel_file: Path, tmp_path: Path) -> None:
+    with pytest.raises(SystemExit) as exc:
+        cli("check", "--fail-on", "loud", str(kernel_file))
+    assert exc.value.code == 2
+    assert cli("check", str(tmp_path / "missing.py")).rc == 2
 
 
 def test_unknown_min_severity_is_a_usage_error(cli, kernel_file: Path) -> None:

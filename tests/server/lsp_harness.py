@@ -8,7 +8,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Union  # noqa: UP035
 
 from lsprotocol import types
 from pygls.protocol import default_converter
@@ -31,9 +31,24 @@ class Recorder:
         return [p for p in self.published if p.uri == uri]
 
 
+def converter() -> Any:
+    """pygls' converter, but a CodeAction that carries a command is read as a CodeAction: lsprotocol's own hook
+    reads any object with a `command` key as a Command (its `command` a dict turned into a string)."""
+    conv = default_converter()
+
+    def command_or_action(obj: Any, _: type) -> types.Command | types.CodeAction:
+        if isinstance(obj.get("command"), str):
+            return conv.structure(obj, types.Command)
+        return conv.structure(obj, types.CodeAction)
+
+    conv.register_structure_hook(types.Command | types.CodeAction, command_or_action)
+    conv.register_structure_hook(Union[types.Command, types.CodeAction], command_or_action)  # noqa: UP007
+    return conv
+
+
 def _make_client(rec: Recorder) -> Callable[[], LanguageClient]:
     def factory() -> LanguageClient:
-        client = LanguageClient(converter_factory=default_converter)
+        client = LanguageClient(converter_factory=converter)
 
         def publish(client: LanguageClient, params: types.PublishDiagnosticsParams) -> None:
             client.diagnostics[params.uri] = params.diagnostics
