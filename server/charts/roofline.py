@@ -164,7 +164,7 @@ def to_svg(chart: RooflineChart, width: int = 640, height: int = 420, title: str
             f"{escape(p.bound)}-bound</title></circle>"
         )
         out.append(f'<text x="{px(p.intensity) + 7:.1f}" y="{py(p.tflops) + 4:.1f}">{escape(p.label)}</text>')
-    legend_x, legend_y = left + pw + 10, top + 10
+    legend_x, legend_y = left + pw + 10, top + ph // 2  # below the roof labels that run into the margin
     for series in dict.fromkeys(p.series for p in chart.points):
         out.append(f'<circle cx="{legend_x + 5}" cy="{legend_y}" r="5" fill="{SERIES_COLOURS.get(series, "#333")}"/>')
         out.append(f'<text x="{legend_x + 14}" y="{legend_y + 4}">{escape(series)}</text>')
