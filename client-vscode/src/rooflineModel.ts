@@ -28,7 +28,7 @@ export function rooflineHtml(answer: RooflineAnswer, file: string): string {
     '<!DOCTYPE html><html><head><meta charset="utf-8">',
     // no scripts, no remote content: the SVG is inline and styles are local
     `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:;">`,
-    '<style>body{background:#fff;color:#222;font-family:sans-serif;padding:8px}.why{color:#555}</style>',
+    '<style>body{background:#fff;color:#222;font-family:sans-serif;padding:8px}.why{color:#555}.chart svg{max-width:100%;height:auto}</style>',
     `<title>Roofline: ${escapeHtml(file)}</title></head><body>`,
     body,
     why,
