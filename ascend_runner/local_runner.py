@@ -138,8 +138,10 @@ class LocalRunner(JobMethods):
         timeout_s: float | None = None,
         function_sources: Mapping[str, str] | None = None,
         on_start: Callable[[], None] | None = None,
+        cache_only: bool = False,
     ) -> CompileResult:
-        """Compile through the cache; function_sources ("name@line" -> text of the kernel and the helpers it
+        """Compile through the cache (`cache_only`: answer from it or fail at stage "cache", never compile);
+        function_sources ("name@line" -> text of the kernel and the helpers it
         calls, as cache.dependency_sources computes) keys the cache, defaulting to the server-side helper."""
         started = time.perf_counter()
         req.validate()
@@ -160,6 +162,14 @@ class LocalRunner(JobMethods):
                 result.cached = True
                 result.elapsed_s = time.perf_counter() - started
                 return result
+        if cache_only:
+            return CompileResult(
+                ok=False,
+                target=req.target,
+                errors=[StageError("cache", "not in the compile cache")],
+                compiler=self._compilers.get(name, ""),
+                elapsed_s=time.perf_counter() - started,
+            )
         backend = "cuda" if name == "cuda" else "ascend"
         reply = self.submit(
             new_job("compile", backend, req), cancel=cancel, timeout_s=timeout_s, on_start=on_start

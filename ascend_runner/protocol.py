@@ -236,10 +236,17 @@ class RunRequest:
     backend: str | None = None  # filled from the envelope by worker/main.py; run_job reads it from here
     files: dict[str, str] = field(default_factory=dict)  # as in CompileRequest: the user's imported modules
     workdir: str = ""  # as in CompileRequest: set by the runner service
+    # kernelbench only: module-global size overrides (a TEST_SHAPES entry) set before get_inputs(), so an
+    # interpret profile runs at the task's small test shape instead of its benchmark size
+    sizes: dict[str, int] = field(default_factory=dict)
 
     def validate(self) -> None:
         self.harness.validate()
         check_files(self.files)
+        if not isinstance(self.sizes, dict) or not all(
+            isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) for k, v in self.sizes.items()
+        ):
+            raise ProtocolError("sizes must map module globals to integers, e.g. {\"M\": 64}")
         check_numbers(self, "payload")
         check_numbers(self.timing, "timing")
         if self.max_launches < 1:

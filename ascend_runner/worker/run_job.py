@@ -33,6 +33,7 @@ from harness_load import (  # noqa: E402
     run_script,
     tail,
 )
+from harness_models import apply_overrides as _apply_overrides  # noqa: E402
 from harness_models import describe_exception as _describe_exception  # noqa: E402
 from harness_models import inputs as _inputs  # noqa: E402
 from harness_models import kernelbench as _kernelbench  # noqa: E402
@@ -155,6 +156,7 @@ def run_job(be: Backend, payload: dict[str, Any], profile: bool) -> dict[str, An
         if mode == "kernelbench":
             module = load_module(path, source)
             _kernelbench(module)
+            _apply_overrides([module], dict(payload.get("sizes") or {}))
             init = list(module.get_init_inputs())
             model = _make_model(be, module, "ModelNew", init, seed)
             inputs = _inputs(be, module, seed)

@@ -78,3 +78,32 @@ export function commandContextKeys(advertised: readonly string[], serverCommands
   const have = new Set(advertised);
   return Object.fromEntries(serverCommands.map((c) => [`${c}.offered`, have.has(c)]));
 }
+
+/** The verified rewrites of one Optimize run, for the document version they were verified against. */
+export interface VerifiedOffers {
+  version: number;
+  byKernel: Map<string, { id: string; label: string }>; // the first (best-ranked) offer per kernel
+}
+
+/** Reads an Optimize answer into VerifiedOffers; undefined when it verified nothing or has no version. */
+export function verifiedOffers(result: unknown): VerifiedOffers | undefined {
+  const r = result as { version?: unknown; offers?: unknown } | undefined;
+  if (typeof r?.version !== 'number' || !Array.isArray(r.offers)) return undefined;
+  const labels = new Map(offersOf(result).map((o) => [o.id, o.label]));
+  const byKernel = new Map<string, { id: string; label: string }>();
+  for (const o of r.offers as Record<string, unknown>[]) {
+    if (typeof o?.id !== 'string' || typeof o.kernel !== 'string' || byKernel.has(o.kernel)) continue;
+    byKernel.set(o.kernel, { id: o.id, label: labels.get(o.id) ?? o.id });
+  }
+  return byKernel.size > 0 ? { version: r.version, byKernel } : undefined;
+}
+
+/** The offer whose diff the kernel's lens opens: only while the text is the one that was verified. */
+export function diffOffer(
+  offers: VerifiedOffers | undefined,
+  documentVersion: number | undefined,
+  kernel: unknown,
+): { id: string; label: string } | undefined {
+  if (!offers || documentVersion !== offers.version || typeof kernel !== 'string') return undefined;
+  return offers.byKernel.get(kernel);
+}

@@ -28,6 +28,11 @@ export function defaultArguments(
   editor: EditorContext | undefined,
   kernels: KernelRow[],
 ): unknown[] | { error: string } {
+  // From the Triton kernels view's context menu: the tree node of a kernel.
+  const node = args[0] as { kind?: unknown; row?: { uri?: unknown; name?: unknown } } | undefined;
+  if (args.length > 0 && node?.kind === 'kernel' && typeof node.row?.uri === 'string' && typeof node.row.name === 'string') {
+    return [node.row.uri, node.row.name];
+  }
   if (args.length > 0) return args;
   if (!editor || editor.languageId !== 'python') {
     return { error: 'Open a Python file with a Triton kernel and put the cursor in the kernel first.' };
@@ -67,4 +72,12 @@ export function advertisedCommands(capabilities: unknown): string[] {
     ?.executeCommandProvider;
   const commands = provider?.commands;
   return Array.isArray(commands) ? commands.filter((c): c is string => typeof c === 'string') : [];
+}
+
+/** A progress message with the seconds since the work began, so a long step visibly moves: "compiling · 12s". */
+export function withElapsed(message: string | undefined, seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds));
+  if (s < 2) return message ?? ''; // a quick step needs no clock
+  const clock = s >= 60 ? `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s` : `${s}s`;
+  return message ? `${message} · ${clock}` : clock;
 }

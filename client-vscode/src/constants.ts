@@ -11,6 +11,7 @@ export const IR_REQUEST = 'tritonlens/ir';
 export const STATUS_NOTIFICATION = 'tritonlens/status';
 export const CANDIDATE_REQUEST = 'tritonlens/candidate';
 export const CANDIDATE_SCHEME = 'tritonlens-candidate';
+export const ROOFLINE_REQUEST = 'tritonlens/roofline';
 
 export const Commands = {
   analyzeKernel: 'tritonlens.analyzeKernel',
@@ -23,6 +24,7 @@ export const Commands = {
   refreshKernels: 'tritonlens.refreshKernels',
   openLocation: 'tritonlens.openLocation',
   showCandidateDiff: 'tritonlens.showCandidateDiff',
+  showRoofline: 'tritonlens.showRoofline',
 } as const;
 
 // Commands the server implements (forwarded to workspace/executeCommand); contributed statically so they show
@@ -42,6 +44,7 @@ export const CLIENT_COMMANDS: readonly string[] = [
   Commands.refreshKernels,
   Commands.openLocation,
   Commands.showCandidateDiff,
+  Commands.showRoofline,
 ];
 
 // Server commands that may run long (compile, profile, verify): shown with a cancellable progress notification.

@@ -43,9 +43,17 @@ export function withConfirmation(edit: vscode.WorkspaceEdit, label: string): vsc
   return out;
 }
 
-/** Marks a code action's multi-line edit for preview; single-line fixes apply directly. */
+/** A verified rewrite from Optimize (server/optimize_lsp.py code actions carry data.provider "optimize"). */
+export function isVerifiedRewrite(action: vscode.CodeAction): boolean {
+  return (action as { data?: { provider?: unknown } }).data?.provider === 'optimize';
+}
+
+/**
+ * Marks a code action's multi-line edit for preview; single-line fixes apply directly, and so do verified
+ * rewrites (issue 23: one step; VS Code's "Preview" in the action list still shows them, edits ticked).
+ */
 export function confirmMultiLine<T extends vscode.CodeAction | vscode.Command>(action: T): T {
-  if (!(action instanceof vscode.CodeAction) || !action.edit) return action;
+  if (!(action instanceof vscode.CodeAction) || !action.edit || isVerifiedRewrite(action)) return action;
   if (spansMultipleLines(action.edit)) action.edit = withConfirmation(action.edit, action.title);
   return action;
 }

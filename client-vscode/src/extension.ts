@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import type { LanguageClient, Middleware } from 'vscode-languageclient/node';
 import { ActivityTracker } from './activity';
 import { CandidateDocuments, showCandidateDiff } from './candidateDiff';
-import { commandContextKeys, offersOf } from './candidateModel';
+import { commandContextKeys, diffOffer, offersOf, verifiedOffers, type VerifiedOffers } from './candidateModel';
 import { advertisedCommands, defaultArguments, fallbackCommands, progressTitle } from './commandModel';
 import { registerClientCommands, registerFallbacks } from './commands';
 import {
@@ -16,6 +16,7 @@ import {
   KERNELS_REQUEST,
   KERNELS_VIEW,
   LONG_RUNNING_COMMANDS,
+  ROOFLINE_REQUEST,
   SERVER_COMMANDS,
   STATUS_NOTIFICATION,
 } from './constants';
@@ -23,12 +24,15 @@ import { confirmMultiLine, trustedCommands, trustHover } from './evidence';
 import { resolveInterpreter, type Interpreter } from './interpreter';
 import type { IrQuery } from './irModel';
 import { IrView } from './irView';
+import { combineLens, groupByPosition, headlineIndex } from './lensModel';
+import { commandOutcome, type Outcome } from './outcomeModel';
 import { KernelsTree } from './kernelsTree';
 import { ProgressCoordinator, workDoneMiddleware } from './progress';
+import { RooflineView } from './rooflineView';
 import { onPythonInterpreterChanged, pythonExtensionInterpreter } from './pythonExtension';
 import { ServerManager } from './server';
 import { StatusBar } from './statusBar';
-import { parseRunnerStatus, runnersFromCommandResult } from './statusModel';
+import { parseRunnerStatus, platformsOfKernels, runnersFromCommandResult } from './statusModel';
 
 const KERNELS_CHANGED = 'tritonlens/kernelsChanged';
 
@@ -46,6 +50,7 @@ export interface TritonLensApi {
 
 export async function activate(context: vscode.ExtensionContext): Promise<TritonLensApi> {
   const log = vscode.window.createOutputChannel('tritonlens', { log: true });
+  log.info('tritonlens extension activating'); // the e2e times activation -> server start -> first diagnostics
   const tracker = new ActivityTracker();
   const status = new StatusBar(tracker);
   let advertised: string[] = [];
@@ -60,7 +65,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<Triton
   const kernels = new KernelsTree(async () => {
     const client = manager.current;
     if (!client) throw new Error('the tritonlens server is not running');
-    return client.sendRequest(KERNELS_REQUEST, {});
+    const rows = await client.sendRequest(KERNELS_REQUEST, {});
+    status.setNeededPlatforms(platformsOfKernels(rows));
+    return rows;
   });
   const irView = new IrView(async (query: IrQuery) => {
     const client = manager.current;
@@ -71,13 +78,60 @@ export async function activate(context: vscode.ExtensionContext): Promise<Triton
   const candidates = new CandidateDocuments(async (uri, id) =>
     (manager.current ?? notRunning()).sendRequest(CANDIDATE_REQUEST, { uri, id }),
   );
+  const roofline = new RooflineView(async (uri) => (manager.current ?? notRunning()).sendRequest(ROOFLINE_REQUEST, { uri }));
   const setOffered = (commands: string[]): void => {
     for (const [key, value] of Object.entries(commandContextKeys(commands, SERVER_COMMANDS))) {
       void vscode.commands.executeCommand('setContext', key, value);
     }
   };
 
+  // One lens per kernel: the headline lens stands for its siblings (the other features' lenses on that kernel).
+  const lensSiblings = new WeakMap<vscode.CodeLens, vscode.CodeLens[]>();
+  const verified = new Map<string, VerifiedOffers>(); // uri -> the last Optimize run's verified rewrites
+  // The server refreshes lenses just before it answers Optimize: a lens resolved then waits for the answer.
+  let optimizing: Promise<void> | undefined;
+  let answered: (() => void) | undefined;
+  const lensFeature = (lens: vscode.CodeLens): string => {
+    const data = (lens as { data?: { feature?: unknown } }).data;
+    return typeof data?.feature === 'string' ? data.feature : '';
+  };
+
   const middleware: Middleware = {
+    provideCodeLenses: async (document, token, next) => {
+      const lenses = await next(document, token);
+      if (!lenses) return lenses;
+      return groupByPosition(lenses, (l) => `${l.range.start.line}:${l.range.start.character}`).map((group) => {
+        const head = group[headlineIndex(group.map(lensFeature))];
+        lensSiblings.set(head, group);
+        return head;
+      });
+    },
+    resolveCodeLens: async (lens, token, next) => {
+      const group = lensSiblings.get(lens) ?? [lens];
+      if (optimizing && lensFeature(lens) === 'optimize') {
+        await Promise.race([optimizing, new Promise((r) => setTimeout(r, 3000))]); // never hold a lens for a whole run
+      }
+      const resolved = await Promise.all(group.map(async (l) => (l.command ? l : ((await next(l, token)) ?? l))));
+      const { title, tooltip, headline } = combineLens(
+        resolved.map((r, i) => ({ feature: lensFeature(group[i]), title: r.command?.title ?? '' })),
+      );
+      const head = resolved[headline];
+      if (!head.command) return head;
+      head.command = { ...head.command, title, tooltip };
+      // A verified rewrite's lens opens its diff until the text changes (then it is Optimize again).
+      const [uri, kernel] = head.command.arguments ?? [];
+      const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
+      const offer = lensFeature(group[headline]) === 'optimize' ? diffOffer(verified.get(String(uri)), doc?.version, kernel) : undefined;
+      if (offer) {
+        head.command = {
+          title,
+          tooltip: `Click: show the diff of the verified rewrite (${offer.label}); apply it from the lightbulb\n${tooltip}`,
+          command: Commands.showCandidateDiff,
+          arguments: [uri, offer.id],
+        };
+      }
+      return head;
+    },
     // Every work-done report reaches the status bar, also for work the language client shows itself.
     handleWorkDoneProgress: workDoneMiddleware(tracker, () => coordinator),
     // The Kernels view shows the same findings as Problems: refresh it whenever diagnostics arrive, not on save.
@@ -112,11 +166,23 @@ export async function activate(context: vscode.ExtensionContext): Promise<Triton
         return undefined;
       }
       try {
+        if (command === Commands.optimizeKernel) optimizing = new Promise((resolve) => (answered = resolve));
         const result = LONG_RUNNING_COMMANDS.includes(command)
           ? await (coordinator ?? notRunning()).runCommand(command, filled, progressTitle(command, filled))
           : await next(command, filled);
         status.setRunners(runnersFromCommandResult(result, status.knownRunners));
-        if (command === Commands.optimizeKernel) void offerDiff(result, filled[0]);
+        const outcome = commandOutcome(command, filled, result, advertised.includes('tritonlens.recordLaunches'));
+        if (outcome) void showOutcome(outcome);
+        // After profiling: where the kernels sit on the roofline, beside the editor.
+        if (command === Commands.profileKernel && Array.isArray(result) && result.some((r) => r && !r.error)) {
+          void roofline.show(String(filled[0]));
+        }
+        if (command === Commands.optimizeKernel) {
+          const offers = verifiedOffers(result);
+          if (offers) verified.set(String(filled[0]), offers);
+          else verified.delete(String(filled[0]));
+          void offerDiff(result, filled[0]);
+        }
         return result;
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
@@ -124,6 +190,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Triton
         log.error(`${command} failed: ${message}`);
         return undefined;
       } finally {
+        if (command === Commands.optimizeKernel) {
+          optimizing = undefined;
+          answered?.(); // after `verified` is set: lenses waiting on the answer resolve with it
+        }
         void kernels.refresh(); // new findings or measured times
       }
     },
@@ -156,6 +226,20 @@ export async function activate(context: vscode.ExtensionContext): Promise<Triton
       void kernels.refresh();
     },
   });
+
+  /** A command's error or empty answer, said once with what to do (buttons run the next step). */
+  const showOutcome = async (outcome: Outcome): Promise<void> => {
+    log[outcome.level === 'info' ? 'info' : outcome.level === 'warning' ? 'warn' : 'error'](outcome.message);
+    const show =
+      outcome.level === 'error'
+        ? vscode.window.showErrorMessage
+        : outcome.level === 'warning'
+          ? vscode.window.showWarningMessage
+          : vscode.window.showInformationMessage;
+    const pick = await show(`tritonlens: ${outcome.message}`, ...outcome.actions.map((a) => a.label));
+    const action = outcome.actions.find((a) => a.label === pick);
+    if (action) await vscode.commands.executeCommand(action.command, ...action.args);
+  };
 
   /** After Optimize kernel: name what was verified and offer the diff of a candidate against the buffer. */
   const offerDiff = async (result: unknown, uri: unknown): Promise<void> => {
@@ -203,6 +287,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<Triton
     vscode.commands.registerCommand(Commands.showCandidateDiff, (uri: unknown, id: unknown) =>
       showCandidateDiff(candidates, uri, id),
     ),
+    roofline,
+    vscode.commands.registerCommand(Commands.showRoofline, (uri?: unknown) => {
+      const target = typeof uri === 'string' ? uri : vscode.window.activeTextEditor?.document.uri.toString();
+      if (target) return roofline.show(target);
+      void vscode.window.showWarningMessage('tritonlens: open a profiled Python file to show its roofline.');
+      return undefined;
+    }),
     { dispose: () => dropFallbacks() },
     { dispose: () => coordinator?.dispose() },
     { dispose: () => clearTimeout(restartTimer) },

@@ -89,3 +89,8 @@ export function irRangesForSourceLine(lineMap: Array<[number, number]>, srcLine0
 export function sourceLinesForIrLine(lineMap: Array<[number, number]>, irLine0: number): number[] {
   return [...new Set(lineMap.filter(([, ir]) => ir === irLine0 + 1).map(([src]) => src - 1))].sort((a, b) => a - b);
 }
+
+/** The first line of an IR view whose source changed since it was compiled (the old IR stays below it). */
+export function staleHeader(q: IrQuery): string {
+  return `// tritonlens: STALE - ${q.kernel}'s source changed since this ${q.stage} was compiled; run "Recompile" (or save) for the current IR.\n`;
+}

@@ -7,6 +7,7 @@ import {
   irRangesForSourceLine,
   parseIrQuery,
   parseIrResult,
+  staleHeader,
   type IrQuery,
   type IrResult,
 } from './irModel';
@@ -25,6 +26,9 @@ export class IrView implements vscode.TextDocumentContentProvider, vscode.Dispos
   // Every IR document VS Code holds text for, failed ones included: VS Code caches a provider's text, so showing
   // a stage again must fire onDidChange or a failed "could not produce" would stay without asking the server.
   private readonly provided = new Set<string>();
+  // The source text each IR document was compiled from, and the IR documents whose source has changed since.
+  private readonly compiledFrom = new Map<string, string>();
+  private readonly stale = new Set<string>();
   private readonly disposables: vscode.Disposable[] = [];
   private readonly highlight = vscode.window.createTextEditorDecorationType({
     isWholeLine: true,
@@ -43,16 +47,25 @@ export class IrView implements vscode.TextDocumentContentProvider, vscode.Dispos
       }),
       // A saved source may compile differently: refresh the IR shown for it.
       vscode.workspace.onDidSaveTextDocument((doc) => this.refreshFor(doc.uri.toString())),
+      // An unsaved edit, or the file changed on disk (VS Code reloads the document): the IR shown is stale.
+      vscode.workspace.onDidChangeTextDocument((e) => this.sourceChanged(e.document)),
     );
   }
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
     const query = parseIrQuery(uri.query);
     if (!query) return '// tritonlens: this IR view address is malformed; run "tritonlens: Show IR" again.';
-    this.provided.add(uri.toString());
+    const key = uri.toString();
+    this.provided.add(key);
+    const cached = this.results.get(key);
+    if (this.stale.has(key) && cached) return staleHeader(query) + cached.text; // no recompile until asked
+    const sourceText = this.sourceText(query.uri);
     try {
       const result = parseIrResult(await this.fetch(query));
-      this.results.set(uri.toString(), result);
+      this.results.set(key, result);
+      this.stale.delete(key);
+      if (sourceText === undefined) this.compiledFrom.delete(key);
+      else this.compiledFrom.set(key, sourceText);
       if (result.stage && result.stage !== query.stage) {
         void vscode.window.showWarningMessage(
           `tritonlens: ${query.kernel} has no ${query.stage} stage; showing ${result.stage} (stages: ${result.stages.join(', ')}).`,
@@ -62,8 +75,60 @@ export class IrView implements vscode.TextDocumentContentProvider, vscode.Dispos
     } catch (err) {
       this.results.delete(uri.toString());
       const message = err instanceof Error ? err.message : String(err);
-      return `// tritonlens could not produce the ${query.stage} of ${query.kernel}:\n// ${message.replace(/\n/g, '\n// ')}\n`;
+      const todo = /not set up|runner|environment/i.test(message)
+        ? 'set "tritonlens.runners": {"local": {...}} to a Python with Triton, or run scripts/bootstrap in the tritonlens checkout'
+        : /changed/i.test(message)
+          ? 'run "tritonlens: Show IR" again'
+          : 'fix what the compiler says above and save (the view recompiles), or see "tritonlens: Show log"';
+      return `// tritonlens could not produce the ${query.stage} of ${query.kernel}:\n// ${message.replace(/\n/g, '\n// ')}\n// What to do: ${todo}.\n`;
     }
+  }
+
+  /** True while the IR document's source differs from the text it was compiled from. */
+  isStale(irUri: vscode.Uri): boolean {
+    return this.stale.has(irUri.toString());
+  }
+
+  private sourceText(sourceUri: string): string | undefined {
+    return vscode.workspace.textDocuments.find((d) => d.uri.toString() === sourceUri)?.getText();
+  }
+
+  /** Marks the IR of a changed source stale (or fresh again after an undo) and offers to recompile it. */
+  private sourceChanged(doc: vscode.TextDocument): void {
+    if (doc.uri.scheme === IR_SCHEME) return;
+    const source = doc.uri.toString();
+    const text = doc.getText();
+    for (const key of this.provided) {
+      const query = parseIrQuery(vscode.Uri.parse(key).query);
+      const from = this.compiledFrom.get(key);
+      if (query?.uri !== source || from === undefined) continue;
+      const nowStale = text !== from;
+      if (nowStale === this.stale.has(key)) continue;
+      const irDoc = vscode.Uri.parse(key);
+      if (nowStale) this.stale.add(key);
+      else this.stale.delete(key);
+      for (const ir of vscode.window.visibleTextEditors) {
+        if (ir.document.uri.toString() === key) ir.setDecorations(this.highlight, []); // old lines: no highlight
+      }
+      this.changed.fire(irDoc); // re-read: the STALE header appears, or goes after an undo
+      if (nowStale) void this.offerRecompile(irDoc, query);
+    }
+  }
+
+  private async offerRecompile(irDoc: vscode.Uri, query: IrQuery): Promise<void> {
+    const pick = await vscode.window.showWarningMessage(
+      `tritonlens: the ${query.stage} of ${query.kernel} is stale: its source changed since it was compiled.`,
+      'Recompile',
+    );
+    if (pick === 'Recompile') await this.recompile(irDoc);
+  }
+
+  /** Compiles the current text again for a stale IR document. */
+  async recompile(irDoc: vscode.Uri): Promise<void> {
+    const key = irDoc.toString();
+    this.stale.delete(key);
+    this.results.delete(key);
+    this.changed.fire(irDoc);
   }
 
   /** The stages the server said it has for this kernel, once one stage has been shown. */
@@ -94,7 +159,9 @@ export class IrView implements vscode.TextDocumentContentProvider, vscode.Dispos
   private refreshFor(sourceUri: string): void {
     for (const key of this.provided) {
       const uri = vscode.Uri.parse(key);
-      if (parseIrQuery(uri.query)?.uri === sourceUri) this.changed.fire(uri);
+      if (parseIrQuery(uri.query)?.uri !== sourceUri) continue;
+      this.stale.delete(key); // saved: compile the saved text
+      this.changed.fire(uri);
     }
   }
 
@@ -111,7 +178,7 @@ export class IrView implements vscode.TextDocumentContentProvider, vscode.Dispos
 
   private decorate(irEditor: vscode.TextEditor, sourceLine0: number, reveal: boolean): void {
     const result = this.results.get(irEditor.document.uri.toString());
-    if (!result) return;
+    if (!result || this.stale.has(irEditor.document.uri.toString())) return; // stale lines would mislead
     const ranges = irRangesForSourceLine(result.lineMap, sourceLine0).map(
       (r) => new vscode.Range(r.start, 0, r.end, Number.MAX_SAFE_INTEGER),
     );

@@ -13,7 +13,7 @@ import {
   type WorkDoneProgressEnd,
   type WorkDoneProgressReport,
 } from 'vscode-languageserver-protocol';
-import { prefixedTitle, unprefixed } from './commandModel';
+import { prefixedTitle, unprefixed, withElapsed } from './commandModel';
 import { ActivityTracker, trackWorkDone } from './activity';
 
 type ProgressValue = WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd;
@@ -48,7 +48,12 @@ interface CommandRun {
   sink: Sink;
   tokens: Set<ProgressToken>; // progress the server reports for this run
   lastPercentage: number;
+  message?: string; // the server's last message, shown with the time since the run started
+  started: number;
 }
+
+// How often the notification's elapsed time moves while the server says nothing new (a long compile or run).
+export const ELAPSED_TICK_MS = 1000;
 
 let clientTokens = 0;
 
@@ -74,7 +79,8 @@ export class ProgressCoordinator implements vscode.Disposable {
       { location: vscode.ProgressLocation.Notification, title, cancellable: true },
       async (sink, cancel) => {
         const token = `tritonlens-client-${++clientTokens}`;
-        const run: CommandRun = { command, sink, tokens: new Set([token]), lastPercentage: 0 };
+        const run: CommandRun = { command, sink, tokens: new Set([token]), lastPercentage: 0, started: Date.now() };
+        const ticker = setInterval(() => run.sink.report({ message: this.elapsedMessage(run) }), ELAPSED_TICK_MS);
         const previous = this.running;
         this.running = run;
         const watching = this.watch(token, run);
@@ -89,6 +95,7 @@ export class ProgressCoordinator implements vscode.Disposable {
             cancel,
           );
         } finally {
+          clearInterval(ticker);
           cancelSub.dispose();
           watching.dispose();
           this.tracker.end(token);
@@ -156,7 +163,12 @@ export class ProgressCoordinator implements vscode.Disposable {
       increment = percentage - run.lastPercentage;
       run.lastPercentage = percentage;
     }
-    run.sink.report({ message, increment });
+    if (message) run.message = message;
+    run.sink.report({ message: this.elapsedMessage(run), increment });
+  }
+
+  private elapsedMessage(run: CommandRun): string {
+    return withElapsed(run.message, (Date.now() - run.started) / 1000);
   }
 
   dispose(): void {

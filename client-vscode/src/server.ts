@@ -44,15 +44,8 @@ export class ServerManager implements vscode.Disposable {
     this.hooks.onState('starting', describeInterpreter(interpreter));
     const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     this.log.info(`Starting tritonlens server with ${describeInterpreter(interpreter)}`);
-    const problem = await checkServerImportable(interpreter, cwd);
-    if (problem) {
-      this.log.error(problem);
-      this.hooks.onState('failed', problem);
-      void vscode.window.showErrorMessage(problem, 'Open settings').then((pick) => {
-        if (pick) void vscode.commands.executeCommand('workbench.action.openSettings', `${CONFIG_SECTION}.interpreter`);
-      });
-      return undefined;
-    }
+    // No import check first: it cost a second Python start before the first diagnostics (issue 23). When the
+    // server does not start, the check runs then and says why.
     const exe = serverExecutable(interpreter);
     const serverOptions: ServerOptions = {
       command: exe.command,
@@ -89,6 +82,17 @@ export class ServerManager implements vscode.Disposable {
       this.log.info(`tritonlens server started (pid ${describePid(client)})`);
       return client;
     } catch (err) {
+      const problem = await checkServerImportable(interpreter, cwd);
+      if (problem) {
+        if (this.client === client) this.client = undefined;
+        void client.dispose(2000).catch(() => undefined);
+        this.log.error(problem);
+        this.hooks.onState('failed', problem);
+        void vscode.window.showErrorMessage(problem, 'Open settings').then((pick) => {
+          if (pick) void vscode.commands.executeCommand('workbench.action.openSettings', `${CONFIG_SECTION}.interpreter`);
+        });
+        return undefined;
+      }
       const message = err instanceof Error ? err.message : String(err);
       this.log.error(`tritonlens server failed to start: ${message}`);
       this.hooks.onState('failed', message);

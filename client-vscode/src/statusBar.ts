@@ -9,6 +9,7 @@ export class StatusBar implements vscode.Disposable {
   private server: ServerState = 'starting';
   private serverDetail: string | undefined;
   private runners: RunnerStatus[] | undefined;
+  private neededPlatforms: ReadonlySet<string> | undefined;
   private readonly sub: { dispose(): void };
 
   constructor(private readonly tracker: ActivityTracker) {
@@ -32,6 +33,13 @@ export class StatusBar implements vscode.Disposable {
     this.render();
   }
 
+  /** Platforms the workspace's kernel files target: a missing runner for another platform stays neutral. */
+  setNeededPlatforms(platforms: ReadonlySet<string> | undefined): void {
+    if (platforms === undefined) return; // an older server: keep what was known
+    this.neededPlatforms = platforms;
+    this.render();
+  }
+
   get knownRunners(): RunnerStatus[] | undefined {
     return this.runners;
   }
@@ -48,6 +56,7 @@ export class StatusBar implements vscode.Disposable {
       activity: this.tracker.activity,
       current: this.tracker.current,
       runners: this.runners,
+      neededPlatforms: this.neededPlatforms,
     });
     this.item.text = view.text;
     this.item.tooltip = view.tooltip;

@@ -16,6 +16,45 @@ export interface StatusInput {
   activity: Activity;
   current?: ProgressEntry;
   runners?: RunnerStatus[]; // undefined: the server has not said
+  /** Platforms the workspace's kernel files are written for (tritonlens/kernels rows); undefined: not known yet. */
+  neededPlatforms?: ReadonlySet<string>;
+}
+
+/** The platform a local runner serves ("local ascend" -> "ascend"); undefined for remote runners. */
+function localPlatform(name: string): string | undefined {
+  const m = /^local (\w+)$/.exec(name);
+  return m ? m[1] : undefined;
+}
+
+/** Whether the workspace needs this runner: remote ones always; a local one when a kernel file targets it. */
+export function runnerNeeded(name: string, needed: ReadonlySet<string> | undefined): boolean {
+  const platform = localPlatform(name);
+  return platform === undefined || needed === undefined || needed.has(platform);
+}
+
+/**
+ * The server's setup hint, in the shape the editor's settings accept: the runner library says `the runner config
+ * {"ascend": {"python": PATH}}` (its CLI config), the VS Code schema takes tritonlens.runners.local.ascend.
+ */
+export function editorHint(detail: string): string {
+  return detail.replace(
+    /the runner config \{"(\w+)": \{"python": PATH\}\}/g,
+    (_m, env: string) => `the setting "tritonlens.runners": {"local": {"${env}": "/path/to/python"}}`,
+  );
+}
+
+/** Union of the `platforms` of tritonlens/kernels rows; undefined when no row says (an older server). */
+export function platformsOfKernels(rows: unknown): Set<string> | undefined {
+  if (!Array.isArray(rows)) return undefined;
+  const out = new Set<string>();
+  let said = false;
+  for (const row of rows) {
+    const platforms = (row as { platforms?: unknown } | null)?.platforms;
+    if (!Array.isArray(platforms)) continue;
+    said = true;
+    for (const p of platforms) if (typeof p === 'string') out.add(p);
+  }
+  return said ? out : undefined;
 }
 
 export interface StatusView {
@@ -72,9 +111,12 @@ export function renderStatus(input: StatusInput): StatusView {
     lines.push('Runners: none configured (pattern triage only)');
   } else {
     for (const r of input.runners) {
-      lines.push(`Runner ${r.name}: ${r.reachable ? 'reachable' : 'unreachable'}${r.detail ? ` (${r.detail})` : ''}`);
+      const unneeded = !r.reachable && !runnerNeeded(r.name, input.neededPlatforms);
+      const state = r.reachable ? 'reachable' : unneeded ? 'not set up (no kernel file here needs it)' : 'unreachable';
+      lines.push(`Runner ${r.name}: ${state}${r.detail ? ` (${editorHint(r.detail)})` : ''}`);
     }
-    const down = input.runners.filter((r) => !r.reachable).length;
+    // A missing runner for a platform no file of this workspace targets is no problem: stay neutral.
+    const down = input.runners.filter((r) => !r.reachable && runnerNeeded(r.name, input.neededPlatforms)).length;
     if (down > 0) {
       text += ` $(debug-disconnect)${down === input.runners.length ? '' : ` ${down}`}`;
       if (severity === 'normal') severity = 'warning';

@@ -146,6 +146,10 @@ def run(args: argparse.Namespace) -> int:
             data["notes"] = notes + data["notes"]
             results.append(data)
             markdown.append(reporting.to_markdown(result))
+            if args.report and not result.error:
+                from ..charts.files import optimize_result_chart_lines
+
+                markdown += ["### Roofline", "", *optimize_result_chart_lines(result, Path(args.report), len(results)), ""]
             if args.apply:
                 _apply(path, result)
     except KeyboardInterrupt:

@@ -48,6 +48,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--timeout", type=float, default=900.0, metavar="S", help="give up after S seconds")
     p.add_argument(
+        "--report", metavar="DIR", help="also write profile-report.md and roofline.svg (the roofline chart) there"
+    )
+    p.add_argument(
         "--from-json", metavar="RESULT", help="analyze a saved run/profile result instead of running"
     )
     p.add_argument(
@@ -195,7 +198,28 @@ def report(args: argparse.Namespace, path: str, source: str, result: dict[str, A
             from ..provenance import markdown_lines
 
             print("\n".join(markdown_lines(result["provenance"])))
+    if getattr(args, "report", None):
+        written = write_report(Path(args.report), path, result, rep)
+        print(f"tritonlens profile: wrote {written}", file=sys.stderr)
     return 0 if result.get("ok") else 1
+
+
+def write_report(folder: Path, path: str, result: dict[str, Any], rep: profiling.ProfileReport) -> Path:
+    """profile-report.md with the roofline chart (roofline.svg) and one line per launch."""
+    from ..charts.files import profile_chart_lines
+
+    folder.mkdir(parents=True, exist_ok=True)
+    dev = (result.get("device") or {}).get("name", "unknown device")
+    lines = [f"# tritonlens profile: {path}", "", f"Backend `{result.get('backend')}` on {dev}.", ""]
+    lines += profile_chart_lines(rep, folder, path)
+    lines += ["", "## Launches", ""]
+    records = result.get("launches") or []
+    for la in rep.launches:
+        rec = records[la.index] if la.index < len(records) else {}
+        lines += ["```", *_launch_line(la, rec), "```"]
+    out = folder / "profile-report.md"
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return out
 
 
 def _launch_line(la: LaunchAnalysis, rec: dict[str, Any]) -> list[str]:

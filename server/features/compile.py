@@ -33,6 +33,7 @@ from ..engine.diagnose import (
 from ..lsp.commands import CommandError, arg
 from ..lsp.feature import Feature
 from ..lsp.progress import work_done
+from .compile_restore import CacheOnlyRunner, supports_cache_only
 
 if TYPE_CHECKING:
     from ..lsp.core import TritonLensServer
@@ -115,16 +116,27 @@ class CompileService:
 
     # -- analysis ------------------------------------------------------------------------------------
     async def analyze(
-        self, uri: str, kernel: str, target: str, cancel: threading.Event, version: int | None = None
+        self,
+        uri: str,
+        kernel: str,
+        target: str,
+        cancel: threading.Event,
+        version: int | None = None,
+        cache_only: bool = False,
     ) -> KernelAnalysis | None:
-        """Compile and analyze `kernel`; None when the document is no longer at `version` (if given)."""
+        """Compile and analyze `kernel`; None when the document is no longer at `version` (if given), or, with
+        `cache_only`, when some compile it needs is not in the compile cache (nothing is compiled then)."""
         doc = await self.server.current(uri)
         if doc is None:
             raise CommandError(f"{uri} is not open")
         if version is not None and doc.version != version:
             return None
         version, text, path = doc.version, doc.text, doc.path
-        runner = self.runner(uri)
+        runner: Any = self.runner(uri)
+        if cache_only:
+            if not supports_cache_only(runner):
+                return None
+            runner = CacheOnlyRunner(runner)
         inputs: list[str | None] = []
 
         def compile_and_analyze() -> KernelAnalysis:
@@ -138,6 +150,8 @@ class CompileService:
             )
 
         analysis = await asyncio.get_running_loop().run_in_executor(self._pool, compile_and_analyze)
+        if cache_only and (runner.missed or analysis.runner_unavailable):
+            return None  # not all of it was cached: the next save or Analyze kernel compiles it
         source_hash = inputs[0] if inputs else None
         if not analysis.cancelled and self.server.add_findings(
             uri, version, kernel, Level.COMPILER, list(analysis.findings)

@@ -60,6 +60,8 @@ class EscalationFeature(Feature):
         self.running: dict[str, tuple[asyncio.Task[None], threading.Event]] = {}
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self.runs = 0  # escalations started (for tests and logs)
+        self._restored: set[str] = set()  # documents whose cached levels 3-4 were looked up since they opened
+        self.restored = 0  # kernels whose analysis came back from the compile cache (for tests and logs)
 
     def register(self, server: TritonLensServer) -> None:
         super().register(server)
@@ -76,6 +78,10 @@ class EscalationFeature(Feature):
             self.start(uri, "save")
 
     def on_analysis(self, doc: Any) -> None:
+        if doc.uri not in self._restored and self.escalation(doc.uri).on_save:
+            # A reopened file (a window reload) gets its cached levels 3-4 back without waiting for a save.
+            self._restored.add(doc.uri)
+            asyncio.get_running_loop().create_task(self._restore(doc.uri))
         if not self.escalation(doc.uri).on_symptom:
             return
         timer = self._timers.pop(doc.uri, None)
@@ -104,6 +110,27 @@ class EscalationFeature(Feature):
 
     def on_document_closed(self, uri: str) -> None:
         self.stop(uri)
+        self._restored.discard(uri)
+
+    async def _restore(self, uri: str) -> None:
+        """Levels 3-4 of the document's kernels from the compile cache only (compile_restore.py): no compile."""
+        try:
+            doc = await self.server.current(uri)
+            if doc is None or doc.analysis is None or doc.analysis.syntax_error:
+                return
+            target = self.service.target_for(uri)
+            names = await asyncio.get_running_loop().run_in_executor(
+                None, self.service.changed_kernels, uri, doc.text, doc.path, target, None
+            )
+            for name in names:
+                analysis = await self.service.analyze(
+                    uri, name, target, threading.Event(), version=doc.version, cache_only=True
+                )
+                if analysis is not None:
+                    self.restored += 1
+                    log.info("levels 3-4 of %s restored from the compile cache", name)
+        except Exception:
+            log.exception("restoring cached analyses of %s failed", uri)
 
     def shutdown(self) -> None:
         for uri in list(self.running):

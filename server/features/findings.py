@@ -75,6 +75,9 @@ def kernels(server: TritonLensServer, workspace: WorkspaceFeature | None = None)
         open_paths.add(os.path.abspath(doc.path))
         if doc.analysis is None:
             continue
+        doc_settings = server.config.for_uri(doc.uri).settings
+        if doc_settings.target == "auto":
+            doc_settings = replace(doc_settings, file_platforms=doc.analysis.platforms)
         for k in doc.analysis.kernels:
             row = {
                 "uri": doc.uri,
@@ -83,6 +86,7 @@ def kernels(server: TritonLensServer, workspace: WorkspaceFeature | None = None)
                 "line": k.name_span.line,
                 "findings": [_finding_row(f) for f in kernel_findings_of(server, doc, k)],
                 "open": True,
+                "platforms": list(doc_settings.platforms),  # which runners this file needs (status bar)
             }
             for feature in server.features:
                 try:
@@ -109,6 +113,7 @@ def kernels(server: TritonLensServer, workspace: WorkspaceFeature | None = None)
                     "line": k.line,
                     "findings": [_finding_row(f) for f in found],
                     "open": False,
+                    "platforms": list(settings.platforms),
                 }
             )
     rows.sort(key=lambda r: (r["path"], r["line"]))

@@ -26,6 +26,7 @@ from ...analysis.core.findings import Finding, Level
 from ...analysis.profile.analyze import ProfileReport
 from ...analysis.profile.launch import LaunchAnalysis
 from ...ascend_runner.client import environment_for_backend
+from ..charts.roofline_request import ROOFLINE_REQUEST, remember, roofline_answer
 from ..engine.profile.ceilings import needs_measuring
 from ..engine.profile.jobs import (
     DEFAULT_PROFILE_TIMEOUT_S,
@@ -33,6 +34,7 @@ from ..engine.profile.jobs import (
     backend_from_health,
     backend_setting,
     harness_spec,
+    interpret_sizes,
     local_devices,
     profile_request,
     reply_error,
@@ -139,6 +141,7 @@ class ProfileService:
         self._backends: dict[str, str] = {}  # runner config (as JSON) -> backend its devices call for
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tritonlens-profile")
         self.last_elapsed_s: float | None = None
+        self.reports: dict[str, list[tuple[str, ProfileReport]]] = {}  # uri -> its last profiles (roofline view)
 
     def choose_runner(self, uri: str) -> RunnerChoice:
         """The remote runner when configured (its token problems are errors), else the pipeline's local one."""
@@ -178,6 +181,7 @@ class ProfileService:
 
     def forget(self, uri: str) -> None:
         self.results = {k: v for k, v in self.results.items() if k[0] != uri}
+        self.reports.pop(uri, None)
 
     def _refresh_status(self) -> None:
         """A runner just failed us: tell the editor what is reachable now (in the background)."""
@@ -211,8 +215,11 @@ class ProfileService:
             if choice.name == "local":  # named as tritonlens/status names local runners
                 choice.name = f"local {environment_for_backend(backend)}"
             measure = needs_measuring(choice.name, backend)  # once per device and runner, then cached
-            payload = profile_request(harness_spec(path, text, "auto", []), backend, measure_ceilings=measure)
-            progress.report(f"running the {payload.harness.mode} harness on {choice.name} ({backend})", 15)
+            harness = harness_spec(path, text, "auto", [])
+            sizes, size_note = interpret_sizes(text, harness["mode"]) if backend == "interpret" else ({}, None)
+            payload = profile_request(harness, backend, measure_ceilings=measure, sizes=sizes)
+            shape = f" at {', '.join(f'{k}={v}' for k, v in sizes.items())}" if sizes else ""
+            progress.report(f"running the {payload.harness.mode} harness{shape} on {choice.name} ({backend})", 15)
             reply = await loop.run_in_executor(
                 self._pool,
                 lambda: choice.runner.profile(
@@ -241,7 +248,12 @@ class ProfileService:
         progress.report("analyzing the launches", 90)
         await loop.run_in_executor(self._pool, keep_profiled_launches, path, result)  # for levels 3-4 too
         report = await loop.run_in_executor(self._pool, analyze_result, result, path, text, choice.name)
-        return self._merge(uri, version, names, kernel, choice.name, backend, result, report)
+        remember(self.reports, uri, text, report)
+        rows = self._merge(uri, version, names, kernel, choice.name, backend, result, report)
+        if size_note:
+            for row in rows:
+                row["note"] = size_note
+        return rows
 
     def _merge(
         self,
@@ -327,6 +339,13 @@ class ProfileFeature(Feature):
         super().register(server)
         self.service = ProfileService(server, self.compile.service, self.status)
         server.commands.add(PROFILE_COMMAND, "Profile this kernel's harness on the runner", self.profile_command)
+        self.add_request(ROOFLINE_REQUEST, self.roofline_request)
+
+    def roofline_request(self, ls: Any, params: Any) -> dict[str, Any]:
+        uri = params.get("uri") if isinstance(params, dict) else getattr(params, "uri", None)
+        if not isinstance(uri, str):
+            return {"svg": None, "why": f"{ROOFLINE_REQUEST} needs {{uri}}"}
+        return roofline_answer(self.service.reports, uri, self.compile.service.target_for(uri))
 
     async def profile_command(self, ls: Any, args: list[Any]) -> list[dict[str, Any]]:
         uri = arg(args, 0, str, "document URI")

@@ -280,12 +280,14 @@ async def test_kernels_request_covers_workspace_and_follows_disk(ws: Path):
         row = found["disk_kernel"]
         assert row["path"] == str(ws / "on_disk.py") and row["line"] == line_of(KERNEL, "def add_kernel") + 1
         assert "TL101" in {f["code"] for f in row["findings"]}
+        assert row["platforms"] == ["cuda"]  # nothing Ascend in it: only the CUDA runner is needed (status bar)
 
         # An open document uses the editor's text, not the disk's.
         uri = open_doc(client, ws / "on_disk.py", KERNEL.replace("add_kernel", "edited_kernel"))
         await wait_published(rec, uri, 1)
         found = await kernels()
         assert "edited_kernel" in found and "disk_kernel" not in found
+        assert found["edited_kernel"]["platforms"] == ["cuda"]
         client.text_document_did_close(
             types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri=uri))
         )

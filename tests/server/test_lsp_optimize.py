@@ -71,6 +71,7 @@ async def test_optimize_offers_a_verified_rewrite_that_applies_and_verifies(tmp_
         assert doc_edit.text_document.version == 1
         annotation = next(iter(resolved.edit.change_annotations.values()))
         assert annotation.label == "verified rewrite"
+        assert annotation.needs_confirmation is False  # applied in one step; a preview shows it ticked (issue 23)
         new_text = apply_edits(text, list(doc_edit.edits))
 
         full = await client.protocol.send_request_async("tritonlens/candidate", {"uri": uri, "id": offer["id"]})

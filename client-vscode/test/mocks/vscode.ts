@@ -254,9 +254,13 @@ export const window = {
   createTextEditorDecorationType() {
     return { dispose() {} };
   },
-  showWarningMessage(text: string) {
+  /** The button a test wants "clicked" on the next warning with buttons (undefined: dismissed). */
+  nextPick: undefined as string | undefined,
+  showWarningMessage(text: string, ...items: string[]) {
     recorded.messages.push({ level: 'warning', text });
-    return Promise.resolve(undefined);
+    const pick = items.length > 0 ? window.nextPick : undefined;
+    window.nextPick = undefined;
+    return Promise.resolve(pick);
   },
   showErrorMessage(text: string) {
     recorded.messages.push({ level: 'error', text });
@@ -292,6 +296,13 @@ export const workspace = {
     return { uri, text: provider ? await provider.provideTextDocumentContent(uri) : '' };
   },
   onDidSaveTextDocument: () => new Disposable(),
+  /** Open documents, as tests set them up: `getText` like VS Code's. */
+  textDocuments: [] as Array<{ uri: Uri; getText(): string }>,
+  changeListeners: new Set<(e: { document: { uri: Uri; getText(): string } }) => void>(),
+  onDidChangeTextDocument(listener: (e: { document: { uri: Uri; getText(): string } }) => void): Disposable {
+    workspace.changeListeners.add(listener);
+    return new Disposable(() => workspace.changeListeners.delete(listener));
+  },
   workspaceFolders: undefined as unknown,
 };
 

@@ -97,3 +97,22 @@ describe('candidate diff view', () => {
     ]);
   });
 });
+
+describe('the Diff of a verified rewrite stays reachable until the text changes (issue 23)', () => {
+  const result = {
+    uri: 'file:///w/row_sum.py',
+    version: 4,
+    offers: [
+      { id: 'c2', kernel: 'row_sum_kernel', title: 'vector accumulator', timed: false },
+      { id: 'c3', kernel: 'row_sum_kernel', title: 'BLOCK 64 -> 256', timed: false },
+    ],
+  };
+  it('opens the best offer of the kernel for the verified version only', async () => {
+    const { verifiedOffers, diffOffer } = await import('../../src/candidateModel');
+    const offers = verifiedOffers(result);
+    expect(diffOffer(offers, 4, 'row_sum_kernel')).toEqual({ id: 'c2', label: 'vector accumulator (correct, not timed)' });
+    expect(diffOffer(offers, 5, 'row_sum_kernel')).toBeUndefined(); // the buffer changed: back to Optimize
+    expect(diffOffer(offers, 4, 'other_kernel')).toBeUndefined();
+    expect(verifiedOffers({ version: 4, offers: [] })).toBeUndefined();
+  });
+});

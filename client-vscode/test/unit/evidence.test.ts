@@ -53,4 +53,11 @@ describe('multi-line edits', () => {
     const lazy = new vscode.CodeAction('Lazy'); // no edit yet: resolved later
     expect(confirmMultiLine(lazy).edit).toBeUndefined();
   });
+  it('applies a verified rewrite in one step, however many lines it changes', () => {
+    const verified = Object.assign(new vscode.CodeAction('Apply verified rewrite'), { data: { provider: 'optimize', id: 'c1' } });
+    verified.edit = edit([3, 0, 9, 0, 'new body\n']);
+    const before = verified.edit;
+    expect(confirmMultiLine(verified).edit).toBe(before);
+    expect((before as unknown as { metadata: unknown[] }).metadata).toEqual([undefined]);
+  });
 });

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as vscode from 'vscode';
-import { FakeEditor, recorded } from '../mocks/vscode';
+import { FakeEditor, recorded, window as mockWindow, workspace as mockWorkspace } from '../mocks/vscode';
 import { parseIrQuery } from '../../src/irModel';
 import { IrView, irUri } from '../../src/irView';
 
@@ -50,6 +50,7 @@ describe('IrView', () => {
     const text = await failing.provideTextDocumentContent(irUri({ uri: SOURCE, kernel: 'k', stage: 'sass' }) as unknown as import('vscode').Uri);
     expect(text).toContain('could not produce the sass of k');
     expect(text).toContain('Method Not Found');
+    expect(text).toMatch(/\/\/ What to do: fix what the compiler says above and save/);
     const bad = await failing.provideTextDocumentContent(vscode.Uri.from({ scheme: 'tritonlens-ir', path: '/x', query: '{' }));
     expect(bad).toMatch(/malformed/);
   });
@@ -75,6 +76,61 @@ describe('IrView after a failed compile', () => {
     expect(changed).toEqual([uri.toString()]); // the cached failure is invalidated, so VS Code re-reads it
     expect(asked.length).toBe(2);
     expect(await view.provideTextDocumentContent(uri)).toBe('module {}');
+    view.dispose();
+  });
+});
+
+describe('IrView when the source changes (issue 23: stale IR kept highlighted)', () => {
+  it('marks itself stale on an unsaved edit, stops highlighting, offers to recompile, and recompiles', async () => {
+    recorded.reset();
+    const source = { uri: vscode.Uri.parse(SOURCE), text: 'v1', getText() { return this.text; } };
+    mockWorkspace.textDocuments.splice(0, mockWorkspace.textDocuments.length, source as never);
+    let compiles = 0;
+    const view = new IrView(async () => {
+      compiles++;
+      return { text: `module v${compiles}`, lineMap: [[1, 1]], stages: ['ttgir'] };
+    });
+    const query = { uri: SOURCE, kernel: 'k', stage: 'ttgir' };
+    const uri = irUri(query);
+    const changed: string[] = [];
+    view.onDidChange((u) => changed.push(u.toString()));
+    expect(await view.provideTextDocumentContent(uri)).toBe('module v1');
+    const editor = (await view.show(query, 0)) as unknown as FakeEditor;
+    expect(editor.decorations).toHaveLength(1);
+    const before = compiles; // show() re-read the document once
+
+    // An unsaved edit (or the file reloaded from disk): stale, told, no highlight of the old lines.
+    source.text = 'v2';
+    mockWindow.nextPick = 'Recompile';
+    for (const l of mockWorkspace.changeListeners) l({ document: source as never });
+    expect(view.isStale(uri)).toBe(true);
+    expect(editor.decorations).toEqual([]);
+    expect(recorded.messages.at(-1)?.text).toMatch(/ttgir of k is stale: its source changed/);
+    expect(changed.at(-1)).toBe(uri.toString());
+    // Until recompiled VS Code re-reads the old IR under a STALE header, without compiling.
+    expect(await new Promise((r) => setTimeout(r, 0)).then(() => view.isStale(uri))).toBe(false); // "Recompile" was picked
+    expect(await view.provideTextDocumentContent(uri)).toBe(`module v${before + 1}`);
+    expect(compiles).toBe(before + 1);
+    view.dispose();
+  });
+
+  it('shows the old IR under a STALE header until asked, and is fresh again after an undo', async () => {
+    recorded.reset();
+    const source = { uri: vscode.Uri.parse(SOURCE), text: 'v1', getText() { return this.text; } };
+    mockWorkspace.textDocuments.splice(0, mockWorkspace.textDocuments.length, source as never);
+    let compiles = 0;
+    const view = new IrView(async () => ({ text: `module ${++compiles}`, lineMap: [], stages: [] }));
+    const uri = irUri({ uri: SOURCE, kernel: 'k', stage: 'ttir' });
+    await view.provideTextDocumentContent(uri);
+    source.text = 'v1 edited';
+    for (const l of mockWorkspace.changeListeners) l({ document: source as never }); // dismissed
+    const text = await view.provideTextDocumentContent(uri);
+    expect(text.split('\n')[0]).toMatch(/^\/\/ tritonlens: STALE - k's source changed since this ttir was compiled/);
+    expect(text).toContain('module 1');
+    expect(compiles).toBe(1);
+    source.text = 'v1';
+    for (const l of mockWorkspace.changeListeners) l({ document: source as never });
+    expect(view.isStale(uri)).toBe(false);
     view.dispose();
   });
 });

@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import * as vscode from 'vscode';
 import { recorded } from '../mocks/vscode';
 import { ActivityTracker } from '../../src/activity';
@@ -107,6 +107,29 @@ describe('ProgressCoordinator', () => {
     await expect(done).resolves.toEqual({ ok: true });
     expect(tracker.activity).toBe('idle');
     expect(client.progress.size).toBe(0);
+  });
+
+  it('moves the notification with the elapsed time while the server says nothing new (issue 23: text frozen)', async () => {
+    vi.useFakeTimers();
+    try {
+      const done = coordinator.runCommand('tritonlens.profileKernel', ['u', 'k'], 'Profiling k');
+      await vi.advanceTimersByTimeAsync(0);
+      const token = client.requests[0].params.workDoneToken!;
+      client.emit(token, { kind: 'report', message: 'running the kernelbench harness on local cuda (interpret)', percentage: 15 });
+      await vi.advanceTimersByTimeAsync(3000);
+      const messages = recorded.progress[0].reports.map((r) => r.message);
+      expect(messages[0]).toBe('running the kernelbench harness on local cuda (interpret)');
+      expect(messages.at(-1)).toBe('running the kernelbench harness on local cuda (interpret) · 3s');
+      await vi.advanceTimersByTimeAsync(62000);
+      expect(recorded.progress[0].reports.at(-1)?.message).toBe('running the kernelbench harness on local cuda (interpret) · 1m 05s');
+      client.reply([]);
+      await done;
+      const count = recorded.progress[0].reports.length;
+      await vi.advanceTimersByTimeAsync(5000);
+      expect(recorded.progress[0].reports.length).toBe(count); // the clock stops with the command
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('folds server-created progress into the running command and cancels both on cancel', async () => {

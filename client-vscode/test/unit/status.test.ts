@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ActivityTracker, classify } from '../../src/activity';
-import { parseRunnerStatus, renderStatus, runnersFromCommandResult } from '../../src/statusModel';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseRunnerStatus, platformsOfKernels, renderStatus, runnersFromCommandResult } from '../../src/statusModel';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const manifest: any = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8'));
 
 describe('ActivityTracker', () => {
   it('goes idle -> analyzing -> profiling -> idle as work begins and ends', () => {
@@ -83,5 +88,49 @@ describe('runnersFromCommandResult', () => {
     expect(runnersFromCommandResult(undefined, prev)).toBe(prev);
     expect(runnersFromCommandResult([{ kernel: 'k' }], prev)).toBe(prev);
     expect(runnersFromCommandResult([], undefined)).toBeUndefined();
+  });
+});
+
+describe('runners a workspace does not need (issue 23)', () => {
+  // What the runner library says for a missing environment (ascend_runner/environments.py, _setup_hint).
+  const ASCEND_HINT =
+    'the ascend runner environment is not set up: run `scripts/bootstrap --all` in the tritonlens checkout (it creates ' +
+    '.envs/ascend), or point $TRITONLENS_ASCEND_PYTHON (or the runner config {"ascend": {"python": PATH}}) at a Python ' +
+    'that has triton-ascend installed';
+  const runners = [
+    { name: 'local cuda', reachable: true, detail: '/x/python (triton 3.6)' },
+    { name: 'local ascend', reachable: false, detail: ASCEND_HINT },
+  ];
+
+  it('stays neutral in a CUDA-only workspace when only the Ascend runner is missing', () => {
+    const v = renderStatus({ server: 'running', activity: 'idle', runners, neededPlatforms: new Set(['cuda']) });
+    expect(v.severity).toBe('normal');
+    expect(v.text).not.toContain('debug-disconnect');
+    expect(v.tooltip).toContain('Runner local ascend: not set up (no kernel file here needs it)');
+  });
+
+  it('warns when a file needs the missing runner, or before the files are known', () => {
+    expect(renderStatus({ server: 'running', activity: 'idle', runners, neededPlatforms: new Set(['cuda', 'ascend']) }).severity).toBe('warning');
+    expect(renderStatus({ server: 'running', activity: 'idle', runners }).severity).toBe('warning');
+    expect(renderStatus({ server: 'running', activity: 'idle', runners: [{ name: 'remote https://npu', reachable: false }], neededPlatforms: new Set(['cuda']) }).severity).toBe('warning');
+  });
+
+  it('suggests a settings shape that package.json accepts', () => {
+    const tooltip = renderStatus({ server: 'running', activity: 'idle', runners, neededPlatforms: new Set(['ascend']) }).tooltip;
+    expect(tooltip).not.toContain('{"ascend": {"python": PATH}}');
+    const m = /"tritonlens\.runners": (\{.*?\}\})/.exec(tooltip);
+    expect(m).not.toBeNull();
+    const suggested = JSON.parse(m![1]) as Record<string, Record<string, unknown>>;
+    const schema = manifest.contributes.configuration.properties['tritonlens.runners'];
+    for (const [section, value] of Object.entries(suggested)) {
+      const sub = schema.properties[section];
+      expect(sub, `tritonlens.runners.${section}`).toBeDefined();
+      for (const [key, v] of Object.entries(value)) expect(typeof v).toBe(sub.properties[key].type);
+    }
+  });
+
+  it('reads the platforms of the kernels rows', () => {
+    expect(platformsOfKernels([{ platforms: ['cuda'] }, { platforms: ['cuda', 'ascend'] }])).toEqual(new Set(['cuda', 'ascend']));
+    expect(platformsOfKernels([{ name: 'k' }])).toBeUndefined();
   });
 });

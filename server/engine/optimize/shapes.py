@@ -78,6 +78,14 @@ def _test_shapes(tree: ast.Module) -> list[dict[str, int]] | None:
     return None
 
 
+def declared_test_shapes(source: str) -> list[dict[str, int]] | None:
+    """The module's `TEST_SHAPES` entries, or None when it declares none (or the text does not parse)."""
+    try:
+        return _test_shapes(ast.parse(source))
+    except SyntaxError:
+        return None
+
+
 def _odd(v: int) -> int:
     return v - 3 if v > 4 else v + 1  # odd for any even v: no multiple of a power-of-two block
 

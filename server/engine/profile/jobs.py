@@ -51,13 +51,51 @@ def save_measured(
 
 
 def profile_request(
-    harness: dict[str, Any], backend: str, *, measure_ceilings: bool = False, ncu: bool = False
+    harness: dict[str, Any],
+    backend: str,
+    *,
+    measure_ceilings: bool = False,
+    ncu: bool = False,
+    sizes: dict[str, int] | None = None,
 ) -> ProfileRequest:
-    """The `profile` job's typed request for the editor's profile of a file (`harness` as harness_spec makes it);
+    """The `profile` job's typed request for the editor's profile of a file (`harness` as harness_spec makes it;
+    `sizes`: module globals to run a KernelBench task at, e.g. its smallest TEST_SHAPES entry under interpret);
     ProtocolError names a bad field."""
-    return profile_request_from(
-        {"harness": harness, "backend": backend, "snapshot": False, "measure_ceilings": measure_ceilings, "ncu": ncu}
-    )
+    raw: dict[str, Any] = {
+        "harness": harness, "backend": backend, "snapshot": False, "measure_ceilings": measure_ceilings, "ncu": ncu
+    }
+    if sizes:
+        raw["sizes"] = dict(sizes)
+    return profile_request_from(raw)
+
+
+def interpret_sizes(source: str, mode: str) -> tuple[dict[str, int], str | None]:
+    """Under `interpret` (the CPU) a KernelBench task runs at its smallest `TEST_SHAPES` entry, not at the
+    benchmark size (minutes on the CPU). Returns the size overrides and a note that says which, or why none."""
+    if mode != "kernelbench":
+        return {}, None
+    from ..optimize.shapes import declared_test_shapes
+
+    declared = [
+        {k: v for k, v in d.items() if isinstance(k, str) and type(v) is int}
+        for d in declared_test_shapes(source) or []
+    ]
+    declared = [d for d in declared if d]
+    if not declared:
+        return {}, (
+            "interpret: no TEST_SHAPES in the file, so it runs at the sizes as written (slow on the CPU); "
+            "add TEST_SHAPES (bench/README.md) to profile at a small shape"
+        )
+
+    def volume(d: dict[str, int]) -> int:
+        out = 1
+        for v in d.values():
+            out *= max(1, v)
+        return out
+
+    small = min(declared, key=volume)
+    shown = ", ".join(f"{k}={v}" for k, v in small.items())
+    return small, f"interpret: at the smallest TEST_SHAPES entry ({shown}), not the benchmark size"
 
 
 def local_devices(dev: str = "/dev") -> dict[str, list[str]]:
