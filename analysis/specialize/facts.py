@@ -167,7 +167,7 @@ def build_variant(
     _heuristics(kernel, chosen, ("default",))
     guessed = [n for n in kernel.param_names if n not in chosen and n in kernel.constexpr]
     if guess:  # nothing shows a value: compile the most likely one, labeled so no finding passes it as fact
-        typical = typical_values(kernel.node, guessed)
+        typical = typical_values(kernel.node, guessed, kernel.module_functions)
         chosen.update({n: Fact(ASSUMED_TYPICAL, value=v) for n, v in typical.items()})
         for n, (v, note) in selectors(
             kernel.node, guessed, kernel.module_env, kernel.module_functions

@@ -12,6 +12,7 @@ from ..core.front_rules import BAD_OVERRIDE, CANNOT_SPECIALIZE
 from ..kernels import ModuleInfo
 from .cases import cases_note
 from .choose import as_table, assumed_constexprs
+from .guess import typical_value
 from .kernels import KernelTable, SpecKernel
 from .variant import OPTION_NAMES, Specialization
 
@@ -47,6 +48,9 @@ def _placeholder(info: SpecKernel, name: str) -> str:
         ):
             if node.operand.id == name:
                 return "<bool>"
+    guess = typical_value(info.node, name)  # what the guess reads of its use: `ACT in (...)`, `tl.zeros(s, ACC)`
+    if isinstance(guess, str):
+        return "tl.<dtype>" if guess.startswith("tl.") else STR_PLACEHOLDER
     return "<int>"
 
 
