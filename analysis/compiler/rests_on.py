@@ -3,9 +3,10 @@ apart from one that holds whatever the guessed values are.
 
 A finding sits on a source line; the line's statement reads names, and each name was assigned (in the kernel's
 body, flow-insensitively) from other names, down to the kernel's parameters. The statements of an `if`/`while`
-body also read its test (the branch exists in the compile only for the values that take it). A finding outside
-the kernel's own statements (a jit helper's line, the kernel's `def` line) or of a rule about the whole compile's
-budget (`DependsOn.COMPILE`) rests on every value of the compile: nothing narrower can be said of it.
+body also read its test (the branch exists in the compile only for the values that take it). A finding on a jit
+helper's line or the kernel's `def` line, or of a rule about the whole compile's budget (`DependsOn.COMPILE`),
+rests on every value of the compile: nothing narrower can be said of it. One on a launch site (outside every jit
+function) rests on what it names, since the site shows its own values.
 Pure: AST in, names out.
 """
 
@@ -38,8 +39,15 @@ def _header(stmt: ast.stmt) -> set[str]:
     return _names(stmt)
 
 
-def line_inputs(function: ast.FunctionDef | ast.AsyncFunctionDef) -> LineInputs:
-    """line -> the parameters of `function` its statement depends on, or None for a line not in its body."""
+def line_inputs(
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    jit_functions: Iterable[ast.FunctionDef | ast.AsyncFunctionDef] = (),
+) -> LineInputs:
+    """line -> the parameters of `function` its statement depends on; None for its `def` line and decorators and
+    for a line of another of the file's `jit_functions` (a helper it may inline: every value counts); empty for a
+    line outside every jit function (a launch site: what it shows is visible, not a guess of the kernel's)."""
+    jit_spans = [(min([f.lineno, *(d.lineno for d in f.decorator_list)]), f.end_lineno or f.lineno)
+                 for f in (function, *jit_functions)]
     params = {a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)}
     flows: dict[str, set[str]] = {}  # a local -> the names its assignments read
     lines: list[tuple[int, int, set[str]]] = []  # (first, last, names read) of each statement, innermost last
@@ -89,7 +97,7 @@ def line_inputs(function: ast.FunctionDef | ast.AsyncFunctionDef) -> LineInputs:
     def inputs(line: int) -> frozenset[str] | None:
         covering = [names for first, last, names in lines if first <= line <= last]
         if not covering:
-            return None
+            return None if any(first <= line <= last for first, last in jit_spans) else frozenset()
         key = str(line)
         if key not in resolved:
             resolved[key] = closure(covering[-1])

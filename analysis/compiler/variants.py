@@ -69,7 +69,8 @@ def merge_variant_findings(
                 continue
             seen.add(key)
             all_guesses = variant_guesses(spec)
-            rests = guesses_rested_on(f, all_guesses, line_inputs) if f.level >= Level.IR else {}
+            typed = {a for a in all_guesses if not spec.provenance.get(a, "").startswith(ASSUMED_TYPICAL)}
+            rests = guesses_rested_on(f, all_guesses, line_inputs, typed) if f.level >= Level.IR else {}
             if rests:  # its cause is a guess: no real launch is known to have it
                 if withheld is not None:
                     withheld.append(Withheld(f, spec.label, rests))
@@ -118,20 +119,32 @@ class Withheld:
 
 
 def guesses_rested_on(
-    f: Finding, guesses: Mapping[str, str], line_inputs: LineInputs | None
+    f: Finding, guesses: Mapping[str, str], line_inputs: LineInputs | None, typed: set[str] | frozenset[str] = frozenset()
 ) -> dict[str, str]:
     """The guesses of `guesses` (argument -> what was guessed) that finding `f` depends on: the arguments its
     line reads (through the kernel's assignments), the argument it blames, the arguments its message names; every
-    guess for a finding about the whole compile or on a line outside the kernel's body (or with no line_inputs)."""
+    guess for a finding about the whole compile or on a line outside the kernel's body (or with no line_inputs).
+    A guessed *type* (`typed`: a pointer's element type, a scalar's int width) counts only for a finding that names
+    that argument and is not blamed on another (`data["culprit"]`: a stride of 3 makes scalar loads whatever the
+    element type; an int64 index or an integer compare is the same for every float the pointer may hold)."""
     if not guesses:
         return {}
     rule = rules.get(f.code)
     inputs = line_inputs(f.span.line) if line_inputs is not None else None
     if inputs is None or (rule is not None and rule.depends_on is DependsOn.COMPILE):
         return dict(guesses)
+    culprit = f.data.get("culprit")
+    blamed = {a for a in (culprit, *(f.data.get("runtime_multipliers") or ())) if a in guesses}
     named = {a for a in guesses if f"`{a}`" in f.message}
-    named |= {a for a in (f.data.get("culprit"), *(f.data.get("runtime_multipliers") or ())) if a in guesses}
-    return {a: g for a, g in guesses.items() if a in inputs or a in named}
+
+    def rests(a: str) -> bool:
+        if a in blamed:
+            return True
+        if a in typed:  # a type guess: only a finding about that argument's own data (it names it)
+            return culprit is None and a in named
+        return a in inputs or a in named
+
+    return {a: g for a, g in guesses.items() if rests(a)}
 
 
 def withheld_hint(

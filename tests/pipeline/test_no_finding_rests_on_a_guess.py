@@ -63,7 +63,7 @@ def test_each_line_reads_the_parameters_its_assignments_come_from() -> None:
     assert inputs(line_of("x = tl.load")) == {"x_ptr", "stride_xm", "stride_xn", "n"}
     assert inputs(line_of("acc = tl.zeros")) == {"BLOCK"}
     assert inputs(line_of("def scale_rows")) is None  # the def line: not a statement of the body
-    assert inputs(line_of("def run")) is None
+    assert inputs(line_of("def run")) == frozenset()  # the wrapper: a launch site shows its own values
 
 
 def test_innermost_strides_by_name() -> None:
@@ -154,3 +154,20 @@ def test_string_and_dtype_constexprs_are_never_guessed_as_ints() -> None:
     assert spec.constants["W_nbits"] == 8  # a bit width, not a problem size
     (hint,) = [f for f in specialization_findings(KINDS, "kinds", [spec]) if f.code == "TL002"]
     assert "NORM='<str>'" in hint.data["insert_text"] and "ACC=tl.<dtype>" in hint.data["insert_text"]
+
+
+def test_a_guessed_element_type_does_not_move_a_finding_blamed_on_a_known_stride() -> None:
+    from tritonlens.analysis.compiler.variants import guesses_rested_on
+
+    fn = ast.parse(
+        "def k(x_ptr, stride, BLOCK):\n    offs = tl.arange(0, 128)\n    x = tl.load(x_ptr + offs * stride)\n"
+    ).body[0]
+    guesses = {"x_ptr": "x_ptr as *fp32"}
+    blamed = Finding("TL301", "load from `x_ptr`", Span(3, 4, 3, 9), Severity.WARNING, Level.COMPILER,
+                     data={"culprit": "stride", "cause": "stride"})
+    assert guesses_rested_on(blamed, guesses, line_inputs(fn), {"x_ptr"}) == {}
+    unblamed = Finding("TL305", "load from `x_ptr`", Span(3, 4, 3, 9), Severity.WARNING, Level.COMPILER)
+    assert guesses_rested_on(unblamed, guesses, line_inputs(fn), {"x_ptr"}) == guesses
+    # a finding that does not name the pointer (an index width, a compare) holds for every element type
+    other = Finding("TL312", "64-bit index arithmetic", Span(3, 4, 3, 9), Severity.WARNING, Level.COMPILER)
+    assert guesses_rested_on(other, guesses, line_inputs(fn), {"x_ptr"}) == {}

@@ -139,7 +139,8 @@ def analyze_kernel(
     stopped = None if result.runner_unavailable or result.cancelled else result.error
     result.findings.extend(load_findings(result.variants, source, kernel, stopped, result.span))
     withheld: list[Withheld] = []
-    result.findings.extend(merge_variant_findings(result.variants, line_inputs(info.node), withheld))
+    jit_nodes = [k.node for name, k in parsed.kernels.items() if name != kernel]
+    result.findings.extend(merge_variant_findings(result.variants, line_inputs(info.node, jit_nodes), withheld))
     names = list(dict.fromkeys(a for w in withheld for a in w.rests_on))
     text = pragma_text(info, names)
     result.findings.extend(withheld_hint(withheld, kernel, result.span or info.name_span, text, info.first_line))
