@@ -1,8 +1,8 @@
 """The most likely value of a constexpr that no launch, pragma, config, heuristic or default shows.
 
 Levels 3-4 still compile such a kernel, with a *labeled* guess: every value chosen here carries the provenance
-marker `ASSUMED_TYPICAL`, and the pipeline names the guess in every finding of that compile, never above a
-warning (server/pipeline.py). How the kernel body uses the name decides the kind of value:
+marker `ASSUMED_TYPICAL`, and no level 3-4 finding that rests on it is shown (analysis/compiler/variants.py).
+How the kernel body uses the name decides the kind of value:
 - tested as a flag (`if HAS_BIAS:`, `not EVEN_K`) or named like one (`HAS_`, `IS_`, `USE_`, `EVEN_`): False;
 - compared with strings (`ACTIVATION == "leaky_relu"`, `ACT in ("gelu", "relu")`), here or in a jit helper it is
   passed to: the first string it is compared with;
