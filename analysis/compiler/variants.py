@@ -9,8 +9,8 @@ server show what it returns. Three kinds of assumption are named in a finding:
   own line or through the whole compile's budget; it drops to INFO and names the pragma that gives the value;
 - a guessed value or type (no launch, pragma, config or default shows it): a level 3-4 finding whose cause rests on
   one is not shown (`Withheld`, summed up by one TL002 hint that names the values to record or pass,
-  `withheld_hint`); one whose line depends on none of them holds for every value they may take, says so, and is
-  at most INFO: a guess never raises a warning;
+  `withheld_hint`); one whose line depends on none of them holds for every value they may take and says so: a
+  guess never raises a warning;
 - a compile built from the file's source alone (the runner's worker, `ascend_runner/worker/source_alone.py`,
   falls back to the kernel's own statements when the file cannot be imported as a module of its package): the
   finding names it and is at most a warning.
@@ -55,7 +55,7 @@ def merge_variant_findings(
     guessed value (a constexpr nobody showed, a guessed pointer or scalar type: `variant_guesses`) is not shown:
     it goes to `withheld` with the values it rests on (`guesses_rested_on`, through `line_inputs`, the kernel
     parameters each source line depends on: rests_on.line_inputs). One that rests on none of the guesses of its
-    compile holds whatever they are: it says so and is at most INFO, as is any finding of a guessed compile. A
+    compile holds whatever they are: it says so and keeps its severity. A
     finding caused by an argument whose value is not visible (`data["culprit"]`) holds only for some launches: it
     drops to INFO and says which pragma gives the real value."""
     out: list[Finding] = []
@@ -98,8 +98,11 @@ def merge_variant_findings(
             guesses = {a: g for a, g in all_guesses.items() if a not in assumed}
             if guesses:
                 # a compile of guessed values: the finding names them and a guess never raises a warning
-                message += independent_label(guesses) if f.level >= Level.IR else guess_label(guesses)
-                severity = max(severity, Severity.INFO)
+                if f.level >= Level.IR:  # it rests on none of them: it holds whatever they are, as shown
+                    message += independent_label(guesses)
+                else:
+                    message += guess_label(guesses)
+                    severity = max(severity, Severity.INFO)
                 data["assumed_values"] = guesses
             for failed in variant.metadata.get("failed_guesses") or []:
                 message += f" [an earlier guess ({failed['variant']}) did not compile: {failed['error']}]"

@@ -1,6 +1,6 @@
 """Issue 24 item 2: no level 3-4 finding rests on a guess. A finding whose line depends on a guessed constexpr or
 type is withheld (one TL002 hint names it and the value to record or pass); one whose line depends on none of the
-guesses says it holds for every value of them and is at most info; an innermost stride nobody shows is compiled as
+guesses says it holds for every value of them; an innermost stride nobody shows is compiled as
 the constant 1 real launches of contiguous tensors give the JIT."""
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def test_an_unknown_innermost_stride_is_the_launchers_constant_one() -> None:
     assert real.signature["stride_xn"] == "i32" and "stride_xn" not in real.constants  # the record's value
 
 
-def test_a_finding_on_a_guessed_line_is_withheld_and_one_on_a_real_line_holds_at_info(monkeypatch) -> None:
+def test_a_finding_on_a_guessed_line_is_withheld_and_one_on_a_real_line_holds(monkeypatch) -> None:
     load_line, zeros_line = line_of("x = tl.load"), line_of("acc = tl.zeros")
 
     def fake_analyze(variant, target, source, kernel, path) -> None:
@@ -100,7 +100,7 @@ def test_a_finding_on_a_guessed_line_is_withheld_and_one_on_a_real_line_holds_at
     by_code = {f.code: f for f in result.findings if f.code != "TL002"}
     assert "TL306" not in by_code  # its line reads BLOCK, which nothing shows (guessed 64)
     kept = by_code["TL305"]
-    assert kept.severity == Severity.INFO  # a compile with a guess never shows a warning
+    assert kept.severity == Severity.WARNING  # it rests on no guess: proven on the values shown
     assert "holds for every value of BLOCK" in kept.message
     (hint,) = [f for f in result.findings if f.code == "TL002" and "withheld" in f.data]
     assert hint.severity == Severity.HINT
