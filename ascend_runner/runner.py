@@ -1,7 +1,8 @@
 """The one interface every runner implements (local worker pools, a remote HTTP runner, ...).
 
 `compile` takes a CompileRequest and always returns a CompileResult; `submit` takes a job envelope
-(protocol.new_job) and returns a result envelope. Its own module so each implementation imports it without
+(protocol.new_job) and returns a result envelope; `run`/`profile`/`verify` take their typed requests (RunRequest,
+ProfileRequest, VerifyRequest) and return a result envelope. Its own module so each implementation imports it without
 importing the others.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Protocol, runtime_checkable
 
-from .protocol import CompileRequest, CompileResult, new_job
+from .protocol import CompileRequest, CompileResult, ProfileRequest, RunRequest, VerifyRequest, new_job
 
 
 @runtime_checkable
@@ -23,13 +24,29 @@ class Runner(Protocol):
         self, job: dict[str, Any], *, cancel: threading.Event | None = None, timeout_s: float | None = None
     ) -> dict[str, Any]: ...
 
+    def run(
+        self, backend: str, payload: RunRequest, *, cancel: threading.Event | None = None,
+        timeout_s: float | None = None,
+    ) -> dict[str, Any]: ...
+
+    def profile(
+        self, backend: str, payload: ProfileRequest, *, cancel: threading.Event | None = None,
+        timeout_s: float | None = None,
+    ) -> dict[str, Any]: ...
+
+    def verify(
+        self, backend: str, payload: VerifyRequest, *, cancel: threading.Event | None = None,
+        timeout_s: float | None = None,
+    ) -> dict[str, Any]: ...
+
     def health(self) -> dict[str, Any]: ...
 
     def close(self) -> None: ...
 
 
 class JobMethods:
-    """run/profile/verify as thin wrappers over submit; any Runner may inherit them."""
+    """run/profile/verify as thin wrappers over submit; any Runner may inherit them. They also take a payload as
+    a plain dict (what a JSON client sends); the server's engines send the typed requests."""
 
     def submit(
         self, job: dict[str, Any], *, cancel: threading.Event | None = None, timeout_s: float | None = None

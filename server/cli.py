@@ -7,6 +7,8 @@ import importlib
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
+from ..analysis.state.session import Session
+
 # Modules that define a subcommand: each has `register(subparsers)` which sets `func` on its parser.
 COMMAND_MODULES = (
     "tritonlens.server.commands.check",
@@ -53,7 +55,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
-        return int(args.func(args) or 0)
+        with Session().active():  # this run's caches (analysis/state/session.py); `serve` installs its own
+            return int(args.func(args) or 0)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -8,20 +8,16 @@ PTX says called it (the nearest one seen before it in program order when several
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..source.lines import source_lines
-from .ir.llir import LlirInstr, parse_llir
-from .ir.mlir import MlirModule, parse_mlir
+from .ir.mlir import MlirModule
 from .ir.mlir_loc import LocChain, UserFiles
-from .ir.ptx import PtxModule, parse_ptx, vector_bits
-from .ir.sass import SassInstr, parse_sass
-
-STAGE_ORDER = ("ttir", "ttgir", "llir", "ptx", "sass")
+from .stages import stage_names
+from .stages import stages as platform_stages
 
 
 @dataclass
@@ -196,33 +192,27 @@ def llir_class(opcode: str) -> str | None:
 # --- attribution ------------------------------------------------------------------------------------------
 
 
-@dataclass
 class ParsedStages:
-    """The parsed form of every stage present; absent stages stay None."""
+    """The parsed form of every declared stage present (analysis/compiler/stages.py): a stage's name reads its
+    form (`parsed.ttir`, `parsed.ptx`); a declared stage absent from the compile reads None."""
 
-    ttir: MlirModule | None = None
-    ttgir: MlirModule | None = None
-    llir: list[LlirInstr] | None = None
-    ptx: PtxModule | None = None
-    sass: list[SassInstr] | None = None
+    def __init__(self, forms: dict[str, Any] | None = None, platform: str = "cuda") -> None:
+        self.forms: dict[str, Any] = dict(forms or {})
+        self.platform = platform
+
+    def __getattr__(self, name: str) -> Any:
+        # only reached for names that are not attributes: the declared stages
+        if not name.startswith("_") and name in stage_names():
+            return self.forms.get(name)
+        raise AttributeError(name)
 
     @classmethod
-    def parse(cls, stages: dict[str, str]) -> ParsedStages:
-        def text(name: str) -> str | None:
-            value = stages.get(name)
-            return value if isinstance(value, str) and value.strip() else None
-
-        out = cls()
-        if (t := text("ttir")) is not None:
-            out.ttir = parse_mlir(t)
-        if (t := text("ttgir")) is not None:
-            out.ttgir = parse_mlir(t)
-        if (t := text("llir")) is not None:
-            out.llir = parse_llir(t)
-        if (t := text("ptx")) is not None:
-            out.ptx = parse_ptx(t)
-        if (t := text("sass")) is not None:
-            out.sass = parse_sass(t)
+    def parse(cls, stages: dict[str, str], platform: str = "cuda") -> ParsedStages:
+        out = cls(platform=platform)
+        for declared in platform_stages(platform):
+            value = stages.get(declared.name)
+            if declared.parse is not None and isinstance(value, str) and value.strip():
+                out.forms[declared.name] = declared.parse(value)
         return out
 
     def kernel_files(self) -> set[str]:
@@ -254,86 +244,63 @@ class Attribution:
     line_maps: dict[str, list[tuple[int, int]]]
 
 
-def attribute(parsed: ParsedStages, is_user: UserFiles) -> Attribution:
-    lines: dict[int, LineStats] = {}
-    maps: dict[str, list[tuple[int, int]]] = {}
+class Attributor:
+    """What the stages' attribution functions share while one compile is attributed: the per-line counts, the
+    IR-line maps, the user-line lookup, and which user lines called library code (PTX tells, SASS reads it)."""
 
-    def stats(line: int) -> LineStats:
-        got = lines.get(line)
+    def __init__(
+        self,
+        is_user: UserFiles,
+        lines: dict[int, LineStats] | None = None,
+        maps: dict[str, list[tuple[int, int]]] | None = None,
+    ) -> None:
+        self.is_user = is_user
+        self.lines: dict[int, LineStats] = {} if lines is None else lines
+        self.maps: dict[str, list[tuple[int, int]]] = {} if maps is None else maps
+        self.library_callers: dict[tuple[str, int], list[int]] = {}
+        self._memo: dict[int, int | None] = {}
+        self._keep: list[LocChain] = []  # keeps memoized chains alive so their ids stay unique
+
+    def stats(self, line: int) -> LineStats:
+        got = self.lines.get(line)
         if got is None:
-            got = lines[line] = LineStats(line)
+            got = self.lines[line] = LineStats(line)
         return got
 
-    memo: dict[int, int | None] = {}
-    keep: list[LocChain] = []  # keeps memoized chains alive so their ids stay unique
+    def pairs(self, stage: str) -> list[tuple[int, int]]:
+        return self.maps.setdefault(stage, [])
 
-    def user_line(chain: LocChain) -> int | None:
+    def user_line(self, chain: LocChain) -> int | None:
         # Parsers share one chain object between consecutive instructions: memoize by identity.
         key = id(chain)
-        if key in memo:
-            return memo[key]
-        frame = chain.user_frame(is_user)
+        if key in self._memo:
+            return self._memo[key]
+        frame = chain.user_frame(self.is_user)
         line = frame.line if frame and frame.line > 0 else None  # line 0: compiler-generated code
-        memo[key] = line
-        keep.append(chain)
+        self._memo[key] = line
+        self._keep.append(chain)
         return line
 
-    for stage in ("ttir", "ttgir"):
-        module: MlirModule | None = getattr(parsed, stage)
-        if module is None:
+
+def attribute(parsed: ParsedStages, is_user: UserFiles) -> Attribution:
+    """Every declared stage of the platform that was parsed, attributed in compile order."""
+    att = Attributor(is_user)
+    for declared in platform_stages(parsed.platform):
+        form = parsed.forms.get(declared.name)
+        if form is not None and declared.attribute is not None:
+            declared.attribute(form, att, declared.name)
+    return Attribution(dict(sorted(att.lines.items())), att.maps)
+
+
+def attribute_mlir(module: MlirModule, att: Attributor, stage: str) -> None:
+    """An MLIR stage (ttir, ttgir): each op on its user line, counted by op class."""
+    pairs = att.pairs(stage)
+    for op in module.ops:
+        line = att.user_line(op.loc)
+        if line is None:
             continue
-        pairs = maps.setdefault(stage, [])
-        for op in module.ops:
-            line = user_line(op.loc)
-            if line is None:
-                continue
-            pairs.append((line, op.ir_line))
-            stats(line).add(stage, mlir_class(op.name, op.text), op.ir_line)
-    if parsed.llir is not None:
-        pairs = maps.setdefault("llir", [])
-        for ins in parsed.llir:
-            line = user_line(ins.loc)
-            if line is None:
-                continue
-            pairs.append((line, ins.ir_line))
-            stats(line).add("llir", llir_class(ins.opcode), ins.ir_line)
-    library_callers: dict[tuple[str, int], list[int]] = {}
-    if parsed.ptx is not None:
-        pairs = maps.setdefault("ptx", [])
-        for ins in parsed.ptx.instrs:
-            line = user_line(ins.loc)
-            if line is None:
-                continue
-            inner = ins.loc.frames[0] if ins.loc.frames else None
-            if inner is not None and not is_user(inner.file):
-                callers = library_callers.setdefault((os.path.basename(inner.file), inner.line), [])
-                if line not in callers:
-                    callers.append(line)
-            pairs.append((line, ins.ir_line))
-            cls = ptx_class(ins.opcode)
-            st = stats(line)
-            st.add("ptx", cls, ins.ir_line)
-            bits = vector_bits(ins.opcode) if cls != "async_copy" else cp_async_bits(ins.text)
-            if cls in ("global_load", "async_copy") and bits:
-                st.global_load_bits.append(bits)
-            elif cls == "global_store" and bits:
-                st.global_store_bits.append(bits)
-    if parsed.sass is not None:
-        pairs = maps.setdefault("sass", [])
-        last_user: int | None = None
-        for ins in parsed.sass:
-            line = user_line(ins.loc)
-            if line is None and ins.loc.frames:
-                inner = ins.loc.frames[0]
-                callers = library_callers.get((os.path.basename(inner.file), inner.line), [])
-                line = last_user if last_user in callers else (callers[0] if callers else None)
-            elif line is not None:
-                last_user = line
-            if line is None:
-                continue
-            pairs.append((line, ins.ir_line))
-            stats(line).add("sass", sass_class(ins.opcode), ins.ir_line)
-    return Attribution(dict(sorted(lines.items())), maps)
+        pairs.append((line, op.ir_line))
+        att.stats(line).add(stage, mlir_class(op.name, op.text), op.ir_line)
 
 
 def lines_with(lines: dict[int, LineStats], stage: str, cls: str) -> list[int]:

@@ -190,12 +190,30 @@ def register_check(family: str, *emits: Rule) -> Callable[[Callable[..., Any]], 
     return decorate
 
 
-def checks(family: str, *, discover: bool = True) -> list[Check]:
-    """Every check of `family`, in registration order (discovery imports rule modules by name). `discover=False`
-    for a family that imports its own rule modules (triage, on the keystroke path)."""
+def checks(family: str, *, package: str | None = None, discover: bool = True) -> list[Check]:
+    """Every check of `family`. With `package` (the family's own package, `__package__` of its engine), every
+    module of that package is imported first, so a rule module dropped there runs without a list naming it, and
+    the checks run in the order of the rules they emit (TL301's check before TL304's). Without it, registration
+    order; `discover=False` for a family that imports its own rule modules (triage, on the keystroke path)."""
+    if package is not None:
+        _load_package(package)
+        return sorted(_CHECKS.get(family, ()), key=lambda c: min(c.emits, default=""))
     if discover:
         _load_all()
     return list(_CHECKS.get(family, ()))
+
+
+def _load_package(package: str) -> None:
+    """Import every module of one family package (once; again after `discover()`)."""
+    if package in _loaded_packages:
+        return
+    import importlib
+    import pkgutil
+
+    module = importlib.import_module(package)
+    for info in pkgutil.iter_modules(module.__path__, prefix=f"{package}."):
+        importlib.import_module(info.name)
+    _loaded_packages.add(package)
 
 
 def get(code: str) -> Rule | None:
@@ -220,6 +238,7 @@ def discover() -> None:
     """Import every module of the `analysis` package not imported yet (a rule module added since)."""
     global _loaded
     _loaded = False
+    _loaded_packages.clear()
     _load_all()
 
 
@@ -241,3 +260,4 @@ def _load_all() -> None:
 
 
 _loaded = False
+_loaded_packages: set[str] = set()

@@ -8,36 +8,37 @@ Both never raise. The model's trees and memos are shared by every caller of the 
 
 from __future__ import annotations
 
-import functools
 import logging
 
 from ..source.chunks import parse_chunked
 from ..source.lines import SourceText, SyntaxErrorInfo, syntax_error_info
+from ..state.session import current
 from .collection import Collector
 from .model import ModuleInfo
 
 log = logging.getLogger(__name__)
 
-# Versions kept: the open documents' current texts (an editor alternates between a few) and the one before an
-# edit. A parse of a 2,000-line file holds a few MB of tree; the triage and chunk caches bound the rest.
-MEMO_SIZE = 16
+# Versions kept (analysis/state/session.py, PARSED_TEXTS): the open documents' current texts (an editor alternates
+# between a few) and the one before an edit. A parse of a 2,000-line file holds a few MB of tree; the triage and
+# chunk caches bound the rest.
 
 
 def parse_module(source: str) -> ModuleInfo:
-    """The kernel model of `source`, parsed once per text (see the module docstring); never raises."""
+    """The kernel model of `source`, parsed once per text in the session in force (see the module docstring);
+    never raises."""
     if not isinstance(source, str):
         return ModuleInfo(source="", syntax_error=SyntaxErrorInfo("source is not text", 1, 0, 1, 0))
-    return _memoised(source)
+    memo = current().parsed
+    hit = memo.get(source)
+    if hit is None:
+        hit = build_module(source)
+        memo.put(source, hit)
+    return hit  # type: ignore[no-any-return]
 
 
 def clear_memo() -> None:
-    """Forget every memoised parse (tests that compare a cold parse with a warm one)."""
-    _memoised.cache_clear()
-
-
-@functools.lru_cache(maxsize=MEMO_SIZE)
-def _memoised(source: str) -> ModuleInfo:
-    return build_module(source)
+    """Forget every memoised parse of the session in force (tests that compare a cold parse with a warm one)."""
+    current().parsed.clear()
 
 
 def build_module(source: str) -> ModuleInfo:

@@ -145,7 +145,7 @@ def analyze_run(
 
     if device is not None and meaningful:
         for la in launches:
-            for check in rules.checks(LAUNCH_FAMILY):
+            for check in rules.checks(LAUNCH_FAMILY, package=__package__):
                 findings.extend(placed(check.run(la, device, lines(la)), la))
     if ncu is not None and device is not None:
         target = (result.get("ncu") or {}).get("launch")
@@ -158,7 +158,7 @@ def analyze_run(
                 )
             else:
                 where = path if own[la.index] else la.file
-                for check in rules.checks(NCU_FAMILY):
+                for check in rules.checks(NCU_FAMILY, package=__package__):
                     findings.extend(placed(check.run(ncu, la, where, lines(la)), la))
             break
     return ProfileReport(

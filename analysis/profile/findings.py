@@ -5,12 +5,175 @@ from __future__ import annotations
 import math
 
 from ..core.devices import DeviceSpec
-from ..core.findings import Evidence, Finding, Span
-from ..core.rules import register_check
-from . import rules as R
+from ..core.findings import Evidence, Finding, Level, Severity, Span
+from ..core.rules import Confirms, Rule, register, register_check
+from .declare import _BOTH, _NV, _ROOFLINE
 from .launch import LaunchAnalysis
 from .ncu import NcuSourceView
-from .roofline import _finding, roofline_findings
+from .roofline import MANY_TINY_PROGRAMS, NO_TENSOR_CORES, _finding, roofline_findings
+
+NEAR_ROOFLINE = register(
+    Rule(
+        code="TL201",
+        name="near-roofline",
+        title="Kernel already runs near the device's ceiling",
+        level=Level.PROFILE,
+        severity=Severity.INFO,
+        platforms=_BOTH,
+        rationale=(
+            "The measured time is within reach of the floor set by the bytes the launch must move (or the FLOPs "
+            "it must do) over the device's ceiling. No rewrite of this kernel can gain more than the remaining "
+            "gap, so tritonlens stops escalating here: look at fusing it with its neighbours instead."
+        ),
+        references=(_ROOFLINE,),
+    )
+)
+
+
+LOW_BANDWIDTH = register(
+    Rule(
+        code="TL202",
+        name="memory-bound-below-roofline",
+        title="Memory-bound kernel far below the bandwidth ceiling",
+        level=Level.PROFILE,
+        severity=Severity.WARNING,
+        platforms=_BOTH,
+        rationale=(
+            "The launch moves few FLOPs per byte, so its floor is bytes / bandwidth, and it runs well above that "
+            "floor. Usual causes, in order: more bytes moved than needed (uncoalesced or strided access, "
+            "re-reads), too little work in flight (small grid, low occupancy), index arithmetic. Nsight Compute's "
+            "source view (TL207) points at the line when it ran."
+        ),
+        references=(_ROOFLINE,),
+    )
+)
+
+
+SMALL_GRID = register(
+    Rule(
+        code="TL203",
+        name="grid-underfills-device",
+        title="Fewer programs than SMs / AI cores",
+        level=Level.PROFILE,
+        severity=Severity.WARNING,
+        platforms=_BOTH,
+        rationale=(
+            "Each Triton program runs on one SM (NVIDIA) or one AI core (Ascend). A grid with fewer programs "
+            "than the device has leaves the rest idle for the whole launch. Split the work into more, smaller "
+            "programs (smaller BLOCK, split-K, or a persistent loop sized to the core count)."
+        ),
+    )
+)
+
+
+WAVE_TAIL = register(
+    Rule(
+        code="TL204",
+        name="wave-tail",
+        title="Last wave of programs leaves most of the device idle",
+        level=Level.PROFILE,
+        severity=Severity.INFO,
+        platforms=_BOTH,
+        rationale=(
+            "Programs run in waves of (cores x resident programs per core). When the last wave is nearly empty "
+            "the device idles for a whole wave's time. Choosing a BLOCK that makes the program count a multiple "
+            "of the wave size, or a persistent kernel, removes the tail."
+        ),
+    )
+)
+
+
+LOW_OCCUPANCY = register(
+    Rule(
+        code="TL205",
+        name="low-occupancy",
+        title="Few warps resident per SM (registers or shared memory limit them)",
+        level=Level.PROFILE,
+        severity=Severity.INFO,
+        platforms=_NV,
+        rationale=(
+            "Memory latency is hidden by other warps. When registers per thread or shared memory per program "
+            "allow only a few programs per SM, a memory-bound kernel cannot keep enough loads in flight. Lower "
+            "num_stages or BLOCK sizes, or raise num_warps, to fit more."
+        ),
+    )
+)
+
+
+TINY_LAUNCHES = register(
+    Rule(
+        code="TL206",
+        name="launch-overhead",
+        title="Many launches of a kernel that runs only microseconds",
+        level=Level.PROFILE,
+        severity=Severity.INFO,
+        platforms=_BOTH,
+        rationale=(
+            "A launch costs a few microseconds on the host whatever the kernel does. Kernels that finish in that "
+            "time are bound by launch overhead: fuse them with their neighbours or capture them in a CUDA graph."
+        ),
+    )
+)
+
+
+UNCOALESCED = register(
+    Rule(
+        code="TL207",
+        name="uncoalesced-global-access",
+        title="Line moves many more L2 sectors than its accesses need (Nsight Compute)",
+        level=Level.PROFILE,
+        severity=Severity.WARNING,
+        platforms=_NV,
+        rationale=(
+            "Nsight Compute counts, per source line, the L2 sectors global loads and stores touched against the "
+            "ideal for the bytes they use. A large excess means neighbouring threads access addresses far apart "
+            "(e.g. a store strided by a row): make the contiguous dimension the fastest-varying index of the "
+            "block, or go through a 2-D tile so both sides are contiguous."
+        ),
+        references=("https://docs.nvidia.com/nsight-compute/ProfilingGuide/index.html#memory-tables",),
+        confirms=(
+            Confirms("TL109", "a strided innermost index wastes L2 sectors"),
+            Confirms("TL131", "lanes a row apart (a column walk) waste L2 sectors"),
+        ),
+    )
+)
+
+
+STALL_HOTSPOT = register(
+    Rule(
+        code="TL208",
+        name="stall-hotspot",
+        title="Most warp stall samples fall on one line (Nsight Compute)",
+        level=Level.PROFILE,
+        severity=Severity.HINT,
+        platforms=_NV,
+        rationale=(
+            "Warp stall sampling shows where warps wait and why (long_sb: global memory; mio / lg: memory "
+            "instruction queues; barrier: a __syncthreads-style barrier, e.g. a layout conversion through shared "
+            "memory). The line that collects most samples is where a rewrite pays."
+        ),
+    )
+)
+
+
+LOW_COMPUTE = register(
+    Rule(
+        code="TL209",
+        name="compute-bound-below-roofline",
+        title="Compute-bound kernel far below the matrix-unit ceiling",
+        level=Level.PROFILE,
+        severity=Severity.WARNING,
+        platforms=_BOTH,
+        rationale=(
+            "The launch does many FLOPs per byte (a tl.dot), so its floor is FLOPs / matrix rate, and it runs far "
+            "above it. Check block sizes (the matrix units want 64+ along M and N), num_stages for pipelining, "
+            "and operand dtypes (fp32 dots run as tf32 at half the bf16 rate)."
+        ),
+        references=(_ROOFLINE,),
+    )
+)
+
+
 
 # Check families run by analysis/profile/analyze.py: `check(la, device, source_lines)` per timed launch, and
 # `check(view, la, path, source_lines)` over Nsight Compute's source view of the profiled launch. A new TL2xx
@@ -57,8 +220,8 @@ def _profile_evidence(la: LaunchAnalysis, device: DeviceSpec) -> Evidence:
 
 
 @register_check(
-    LAUNCH_FAMILY, R.NEAR_ROOFLINE, R.LOW_BANDWIDTH, R.LOW_COMPUTE, R.NO_TENSOR_CORES, R.MANY_TINY_PROGRAMS,
-    R.TINY_LAUNCHES, R.SMALL_GRID, R.WAVE_TAIL, R.LOW_OCCUPANCY,
+    LAUNCH_FAMILY, NEAR_ROOFLINE, LOW_BANDWIDTH, LOW_COMPUTE, NO_TENSOR_CORES, MANY_TINY_PROGRAMS,
+    TINY_LAUNCHES, SMALL_GRID, WAVE_TAIL, LOW_OCCUPANCY,
 )  # fmt: skip
 def launch_findings(la: LaunchAnalysis, device: DeviceSpec, source_lines: list[str] | None) -> list[Finding]:
     platforms = ("cuda",) if device.vendor == "nvidia" else ("ascend",)
@@ -73,7 +236,7 @@ def launch_findings(la: LaunchAnalysis, device: DeviceSpec, source_lines: list[s
         what = "compute" if la.bound == "compute" else "bandwidth"
         out.append(
             _finding(
-                R.NEAR_ROOFLINE,
+                NEAR_ROOFLINE,
                 f"{la.kernel} runs at {frac:.0%} of the {what} ceiling: already near the roofline, "
                 "rewriting it cannot gain much (consider fusing it with neighbouring kernels instead)",
                 la,
@@ -88,7 +251,7 @@ def launch_findings(la: LaunchAnalysis, device: DeviceSpec, source_lines: list[s
     elif la.bound == "memory" and la.bandwidth_fraction is not None and la.bandwidth_fraction < LOW_FRACTION:
         out.append(
             _finding(
-                R.LOW_BANDWIDTH,
+                LOW_BANDWIDTH,
                 f"{la.kernel} is memory-bound but moves only {la.achieved_gbps:,.0f} GB/s, "
                 f"{la.bandwidth_fraction:.0%} of the {device.memory_bandwidth.value:,.0f} GB/s ceiling",
                 la,
@@ -108,7 +271,7 @@ def launch_findings(la: LaunchAnalysis, device: DeviceSpec, source_lines: list[s
     ):
         out.append(
             _finding(
-                R.LOW_COMPUTE,
+                LOW_COMPUTE,
                 f"{la.kernel} is compute-bound but reaches {la.achieved_tflops:,.1f} TFLOP/s, "
                 f"{la.compute_fraction:.0%} of the "
                 + ("matrix-unit" if la.tensor_cores is not False else "FMA")
@@ -125,7 +288,7 @@ def launch_findings(la: LaunchAnalysis, device: DeviceSpec, source_lines: list[s
     if la.bound == "latency" and la.count >= 10:
         out.append(
             _finding(
-                R.TINY_LAUNCHES,
+                TINY_LAUNCHES,
                 f"{la.kernel} ran {la.count} times at {la.time_ms * 1e3:.1f} us each: launch overhead dominates",
                 la,
                 span,
@@ -138,7 +301,7 @@ def launch_findings(la: LaunchAnalysis, device: DeviceSpec, source_lines: list[s
     if long_enough and device.compute_units and la.programs < device.compute_units:
         out.append(
             _finding(
-                R.SMALL_GRID,
+                SMALL_GRID,
                 f"grid of {la.programs} programs for {device.compute_units} {units}: "
                 f"{device.compute_units - la.programs} stay idle for the whole launch",
                 la,
@@ -155,7 +318,7 @@ def launch_findings(la: LaunchAnalysis, device: DeviceSpec, source_lines: list[s
         if 0 < tail <= 0.5:
             out.append(
                 _finding(
-                    R.WAVE_TAIL,
+                    WAVE_TAIL,
                     f"{la.programs} programs make {la.waves:.2f} waves: the last wave fills {tail:.0%} of the device",
                     la,
                     span,
@@ -175,7 +338,7 @@ def launch_findings(la: LaunchAnalysis, device: DeviceSpec, source_lines: list[s
     ):
         out.append(
             _finding(
-                R.LOW_OCCUPANCY,
+                LOW_OCCUPANCY,
                 f"only {la.programs_per_sm} program(s) per SM fit ({la.occupancy:.0%} occupancy), "
                 f"limited by {la.occupancy_limiter}",
                 la,
@@ -188,7 +351,7 @@ def launch_findings(la: LaunchAnalysis, device: DeviceSpec, source_lines: list[s
     return out
 
 
-@register_check(NCU_FAMILY, R.UNCOALESCED, R.STALL_HOTSPOT)
+@register_check(NCU_FAMILY, UNCOALESCED, STALL_HOTSPOT)
 def ncu_findings(
     view: NcuSourceView, la: LaunchAnalysis, path: str | None, source_lines: list[str] | None
 ) -> list[Finding]:
@@ -215,7 +378,7 @@ def ncu_findings(
             ratio = ln.l2_sectors / ln.l2_sectors_ideal if ln.l2_sectors_ideal else None
             out.append(
                 _finding(
-                    R.UNCOALESCED,
+                    UNCOALESCED,
                     f"line {ln.line} touches {ratio:.1f}x the L2 sectors its accesses need: "
                     "neighbouring threads access addresses far apart (uncoalesced)"
                     if ratio
@@ -235,7 +398,7 @@ def ncu_findings(
             why = ", ".join(f"{name} {count / hot.stall_samples:.0%}" for name, count in reasons)
             out.append(
                 _finding(
-                    R.STALL_HOTSPOT,
+                    STALL_HOTSPOT,
                     f"line {hot.line} collects {hot.stall_samples / total_samples:.0%} of the warp stall samples "
                     f"({why})",
                     la,

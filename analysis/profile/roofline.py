@@ -7,10 +7,57 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.devices import Ceiling, DeviceSpec
-from ..core.findings import Evidence, Finding, Span
-from ..core.rules import Rule
-from . import rules as R
+from ..core.findings import Evidence, Finding, Level, Severity, Span
+from ..core.rules import Rule, register
+from .declare import _BOTH, _ROOFLINE
 from .flops import FlopCount, count_flops
+
+NO_TENSOR_CORES = register(
+    Rule(
+        code="TL210",
+        name="compute-bound-without-tensor-cores",
+        title="Compute-bound matrix work on the FMA units instead of tensor cores",
+        level=Level.PROFILE,
+        severity=Severity.WARNING,
+        platforms=_BOTH,
+        rationale=(
+            "The compiled kernel does far more floating-point work per byte than the device's ridge point (FLOPs "
+            "counted from its IR: multiply-adds per loop trip times trip counts) but contains no `tt.dot`, so "
+            "every multiply-add runs on the CUDA cores (Ascend: the vector unit) at the fp32 FMA rate, 15x below "
+            "the bf16 tensor-core rate on an H100/H200. The kernel is not slow because of memory: its ceiling is "
+            "the FMA rate, and the way past it is the matrix unit.\n\n"
+            "**Fix:** restructure the inner loop as `tl.dot` on [BLOCK_M, BLOCK_K] x [BLOCK_K, BLOCK_N] tiles "
+            "(the matmul tutorial); TL107/TL133 point at the loop."
+        ),
+        references=(
+            _ROOFLINE,
+            "https://triton-lang.org/main/getting-started/tutorials/03-matrix-multiplication.html",
+        ),
+    )
+)
+
+
+MANY_TINY_PROGRAMS = register(
+    Rule(
+        code="TL211",
+        name="many-tiny-programs",
+        title="Thousands of waves of programs that each do very little",
+        level=Level.PROFILE,
+        severity=Severity.WARNING,
+        platforms=_BOTH,
+        rationale=(
+            "Each program has a fixed cost: scheduling a CTA (NVIDIA) or an AI-core task (Ascend), computing its "
+            "offsets, and the ramp-up/ramp-down of its memory pipeline. When the grid makes thousands of waves "
+            "and each program moves only a few hundred bytes, these fixed costs dominate and the device never "
+            "reaches its bandwidth.\n\n"
+            "**Fix:** give each program more work: a larger BLOCK, several rows per program, or a persistent "
+            "grid of about (SMs x programs per SM) programs looping over the tiles."
+        ),
+        references=(_ROOFLINE,),
+    )
+)
+
+
 
 # analysis/profile/launch.py's LaunchAnalysis (not imported: profiling_launch imports this module)
 LaunchAnalysis = Any
@@ -94,7 +141,7 @@ def _without_tensor_cores(
         ),
     )
     return _finding(
-        R.NO_TENSOR_CORES, message, la, span, platforms, [*ev, evidence], gain,
+        NO_TENSOR_CORES, message, la, span, platforms, [*ev, evidence], gain,
         flops=la.flops, intensity=la.intensity, ridge=la.ridge, tensor_core_floor_ms=tc_floor_ms,
     )  # fmt: skip
 
@@ -122,7 +169,7 @@ def _many_tiny_programs(
         "or a persistent grid)"
     )
     return _finding(
-        R.MANY_TINY_PROGRAMS, message, la, span, platforms, ev, "not estimated (depends on the new shape)",
+        MANY_TINY_PROGRAMS, message, la, span, platforms, ev, "not estimated (depends on the new shape)",
         waves=la.waves, bytes_per_program=per_program, programs=la.programs, programs_per_unit=per_unit,
     )  # fmt: skip
 

@@ -130,6 +130,18 @@ def target_section(target: str) -> str:
     )
 
 
+def computation_section(source: str, kernel: str) -> str:
+    """What the kernel computes, from the computation model: replaces guesswork about the kernel's structure."""
+    from ..computation import describe, lift_kernel
+    from ..kernels import parse_module
+
+    module = parse_module(source)
+    info = module.kernel(kernel)
+    if info is None:
+        return f"`{kernel}` was not found as a jit function in the file."
+    return describe(lift_kernel(module, info))
+
+
 def feedback_section(attempts: Sequence[Attempt]) -> str:
     parts: list[str] = []
     for i, a in enumerate(attempts, 1):
@@ -160,6 +172,9 @@ def build_messages(
         "",
         "## Findings (levels 1 triage, 2 profiling, 3-4 compiler IR), with IR excerpts at the cited lines",
         findings_section(findings, kernel),
+        "",
+        "## What the kernel computes (lifted from its source: iteration space, accesses, dataflow)",
+        computation_section(source, kernel),
         "",
         "## Profile and roofline position",
         profile_section(profile, roofline),

@@ -5,14 +5,14 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
+from ..state.session import current
 from .model import Recipe
-
-_RECIPES: dict[str, Recipe] | None = None
 
 
 def all_recipes() -> list[Recipe]:
-    global _RECIPES
-    if _RECIPES is None:
+    """Every recipe, discovered once per session (analysis/state/session.py)."""
+    session = current()
+    if session.recipes is None:
         from . import recipes
 
         found: dict[str, Recipe] = {}
@@ -24,8 +24,8 @@ def all_recipes() -> list[Recipe]:
             if recipe.name in found:
                 raise ValueError(f"recipe {recipe.name} defined twice")
             found[recipe.name] = recipe
-        _RECIPES = found
-    return sorted(_RECIPES.values(), key=lambda r: r.name)
+        session.recipes = found
+    return sorted(session.recipes.values(), key=lambda r: r.name)
 
 
 def recipes_for(codes: set[str]) -> list[Recipe]:

@@ -10,7 +10,9 @@ chunk parses, each split is between two top-level statements, where Python's gra
 its own. Parsing does not depend on earlier statements except through `from __future__ import barry_as_FLUFL`;
 files that mention it, and files with CR line breaks, are parsed whole.
 
-Cached trees are shared between parses of successive versions of a file: nothing may mutate them (no analysis
+The chunks are cached in the session in force (analysis/state/session.py: a segmented LRU keyed by first line
+and text, so one-off parses, a workspace scan, do not evict the chunks of the file being edited). Cached trees
+are shared between parses of successive versions of a file: nothing may mutate them (no analysis
 does; they only read). Each chunk carries a `memo` where `analysis.kernels` keeps what it derives from the
 chunk's statements alone (statement lists, parameters, digests), so unchanged chunks cost a lookup.
 """
@@ -19,10 +21,11 @@ from __future__ import annotations
 
 import ast
 import re
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
+
+from ..state.lru import MISSING
+from ..state.session import current
 
 # A line that may start a top-level statement: not indented, not a comment, not a closing bracket or quote.
 _NOT_STARTS = frozenset("#)]}'\"")
@@ -32,7 +35,6 @@ _TRIPLE_QUOTE = re.compile(r'"""|\'\'\'')
 # past them the whole file is parsed (usually a real syntax error, which the whole-file parse reports).
 _MAX_MERGES = 4
 _MAX_MERGED_LINES = 200
-_MISS = object()
 
 
 @dataclass(eq=False)
@@ -46,75 +48,15 @@ class Chunk:
     memo: dict[Any, Any] = field(default_factory=dict)
 
 
-class _ChunkCache:
-    """Parsed chunks keyed by (first line, text); segmented LRU, so one-off parses (a workspace scan) do not
-    evict the chunks of the file being edited, which are hit again on every keystroke."""
-
-    def __init__(self, probation: int = 1024, protected: int = 2048) -> None:
-        # None: the chunk does not parse on its own.
-        self._probation: OrderedDict[tuple[int, str], Chunk | None] = OrderedDict()
-        self._protected: OrderedDict[tuple[int, str], Chunk | None] = OrderedDict()
-        self._sizes = (probation, protected)
-        self._lock = threading.Lock()
-        # Hashes of chunk keys parsed before (trees not kept): what tells a re-parsed file from a new one.
-        self._seen: OrderedDict[int, None] = OrderedDict()
-        self._seen_size = 4 * (probation + protected)
-
-    def known(self, keys: list[tuple[int, str]]) -> int:
-        """How many of these chunks were parsed before; records them all as seen."""
-        hashes = [hash(key) for key in keys]
-        with self._lock:
-            found = sum(
-                h in self._seen or key in self._protected or key in self._probation
-                for h, key in zip(hashes, keys, strict=True)
-            )
-            for h in hashes:
-                self._seen[h] = None
-                self._seen.move_to_end(h)
-            while len(self._seen) > self._seen_size:
-                self._seen.popitem(last=False)
-        return found
-
-    def get(self, key: tuple[int, str]) -> Chunk | None | object:
-        """The cached chunk, None for a chunk known not to parse, `_MISS` when unknown."""
-        with self._lock:
-            hit = self._protected.get(key, _MISS)
-            if hit is not _MISS:
-                self._protected.move_to_end(key)
-                return hit
-            hit = self._probation.pop(key, _MISS)
-            if hit is _MISS:
-                return _MISS
-            self._protected[key] = hit
-            if len(self._protected) > self._sizes[1]:
-                old_key, old = self._protected.popitem(last=False)
-                self._store(self._probation, old_key, old, self._sizes[0])
-            return hit
-
-    def put(self, key: tuple[int, str], chunk: Chunk | None) -> None:
-        with self._lock:
-            self._store(self._probation, key, chunk, self._sizes[0])
-
-    @staticmethod
-    def _store(
-        segment: OrderedDict[tuple[int, str], Chunk | None],
-        key: tuple[int, str],
-        value: Chunk | None,
-        size: int,
-    ) -> None:
-        segment[key] = value
-        segment.move_to_end(key)
-        while len(segment) > size:
-            segment.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._probation.clear()
-            self._protected.clear()
-            self._seen.clear()
-
-
-_CACHE = _ChunkCache()
+def _known(keys: list[tuple[int, str]]) -> int:
+    """How many of these chunks were parsed before (trees kept or not); records them all as seen."""
+    session = current()
+    seen, chunks = session.chunks_seen, session.chunks
+    hashes = [hash(key) for key in keys]
+    found = sum(h in seen or key in chunks for h, key in zip(hashes, keys, strict=True))
+    for h in hashes:
+        seen.put(h, None)
+    return found
 
 
 def parse_chunked(text: str, lines: list[str] | None = None) -> tuple[ast.Module, list[Chunk]]:
@@ -129,7 +71,7 @@ def parse_chunked(text: str, lines: list[str] | None = None) -> tuple[ast.Module
         return _whole(text)
     starts.append(len(lines))
     keys = [(start, "\n".join(lines[start:end])) for start, end in zip(starts, starts[1:], strict=False)]
-    if 2 * _CACHE.known(keys) < len(keys):
+    if 2 * _known(keys) < len(keys):
         # A file seen for the first time (opened, or one of many in a scan; a shared header aside): one parse
         # is cheapest, and keeping its trees would only feed the garbage collector. Its chunks are cached
         # when it comes back (the next version of an edited file shares most of them).
@@ -184,14 +126,15 @@ def _parse_chunk(start: int, end: int, lines: list[str]) -> Chunk | None:
     """The statements of lines [start, end) (0-based), or None when they do not parse on their own."""
     chunk = "\n".join(lines[start:end])
     key = (start, chunk)
-    cached = _CACHE.get(key)
-    if cached is not _MISS:
-        return cached  # type: ignore[return-value]
+    cache = current().chunks
+    cached = cache.lookup(key)
+    if cached is not MISSING:
+        return cached  # type: ignore[no-any-return]
     parsed: Chunk | None
     try:
         # Leading newlines put every node on its line in the file; columns are per line already.
         parsed = Chunk(tuple(ast.parse("\n" * start + chunk).body), start, end)
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
         parsed = None
-    _CACHE.put(key, parsed)
+    cache.put(key, parsed)
     return parsed

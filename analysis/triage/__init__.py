@@ -12,8 +12,6 @@ import ast
 import hashlib
 import logging
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -21,6 +19,7 @@ from ..core.findings import Evidence, Finding, Span
 from ..core.rules import checks
 from ..kernels import ModuleInfo, parse_module, walk_statements
 from ..source.lines import source_lines
+from ..state.session import current
 
 # Modules of this package that hold no rules; every other one registers its rules and checks on import.
 _NOT_RULE_MODULES = frozenset(
@@ -59,9 +58,12 @@ def triage(source: str, path: str = "<buffer>", *, strict: bool = False) -> Tria
     findings: list[Finding] = []
     kernel_checks = checks(TRIAGE, discover=False)
     keys = _function_keys(module, path)
+    # Findings per jit function, keyed by everything a check can read (_function_keys): an edit inside one kernel
+    # re-runs the checks of that kernel only, which keeps per-keystroke triage of large files cheap.
+    cache = current().triage
     for function in module.functions:
         key = keys[function.name, function.span.line]
-        cached = None if strict else _CACHE.get(key)
+        cached = None if strict else cache.get(key)
         if cached is not None:
             findings.extend(cached)
             continue
@@ -80,39 +82,13 @@ def triage(source: str, path: str = "<buffer>", *, strict: bool = False) -> Tria
                 if strict:
                     raise
                 log.exception("triage check %s failed on %s in %s", check.name, function.name, path)
-        _CACHE.put(key, own)
+        cache.put(key, tuple(own))
         findings.extend(own)
     unique: dict[tuple[object, ...], Finding] = {}
     for f in findings:
         unique.setdefault((f.code, f.span, f.kernel, f.message), f)
     ordered = sorted(unique.values(), key=lambda f: (f.span.line, f.span.col, f.code))
     return TriageResult(ordered, module)
-
-
-class _FunctionCache:
-    """Findings per jit function, keyed by everything a check can read (see _function_keys): an edit inside one
-    kernel re-runs the checks of that kernel only, which keeps per-keystroke triage of large files cheap."""
-
-    def __init__(self, size: int = 2048) -> None:
-        self._entries: OrderedDict[str, tuple[Finding, ...]] = OrderedDict()
-        self._size = size
-        self._lock = threading.Lock()
-
-    def get(self, key: str) -> tuple[Finding, ...] | None:
-        with self._lock:
-            hit = self._entries.get(key)
-            if hit is not None:
-                self._entries.move_to_end(key)
-            return hit
-
-    def put(self, key: str, findings: list[Finding]) -> None:
-        with self._lock:
-            self._entries[key] = tuple(findings)
-            while len(self._entries) > self._size:
-                self._entries.popitem(last=False)
-
-
-_CACHE = _FunctionCache()
 
 
 # Line breaks for str.splitlines other than "\n": where one occurs, splitlines' lines are not ast's lines.

@@ -5,20 +5,22 @@ here."""
 from __future__ import annotations
 
 import ast
-import weakref
 
 from ..specialize.scope import CallIndex, Launch, find_launches, index_calls
-
-# One call index per parsed tree, shared by every kernel of the file; dropped with the tree.
-_CALL_INDEX: weakref.WeakKeyDictionary[ast.Module, CallIndex] = weakref.WeakKeyDictionary()
+from ..state.session import current
 
 
 def call_index(tree: ast.Module) -> CallIndex:
-    index = _CALL_INDEX.get(tree)
+    """One call index per parsed tree, shared by every kernel of the file; kept by the session in force (weakly:
+    dropped with the tree)."""
+    session = current()
+    with session.call_index_lock:
+        index = session.call_index.get(tree)
     if index is None:
         index = index_calls(tree)
-        _CALL_INDEX[tree] = index
-    return index
+        with session.call_index_lock:
+            session.call_index[tree] = index
+    return index  # type: ignore[no-any-return]
 
 
 def launches(tree: ast.Module | None, kernel: str) -> list[Launch]:

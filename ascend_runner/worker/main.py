@@ -242,7 +242,7 @@ def run_one(job: Any) -> dict[str, Any]:
     payload = job.get("payload")
     if not isinstance(payload, dict):
         return _reply(job_id, kind, error=("protocol", "payload must be a JSON object"))
-    if kind in ("run", "profile", "verify") and "backend" not in payload:
+    if kind in ("run", "profile", "verify") and payload.get("backend") is None:  # a typed request sends None
         payload = {**payload, "backend": job.get("backend")}  # run_job picks cuda / npu / interpret from it
     started = time.perf_counter()
     try:

@@ -99,13 +99,13 @@ def ir_one(args: argparse.Namespace) -> int:
     sys.path.insert(0, str(HERE))
     from ir_coverage import classify, provenance
 
-    from tritonlens.analysis.escalation import apply_and_merge
-    from tritonlens.analysis.settings import Settings
-    from tritonlens.analysis.targets import platform_of
-    from tritonlens.analysis.variant_findings import variant_guesses
+    from tritonlens.analysis.compiler.variants import variant_guesses
+    from tritonlens.analysis.core.escalation import apply_and_merge
+    from tritonlens.analysis.core.settings import Settings
+    from tritonlens.analysis.core.targets import platform_of
     from tritonlens.server.commands.check_ir import _dedupe, _triage, make_runner
     from tritonlens.server.engine.diagnose import analyze_document, find_pyproject_overrides
-    from tritonlens.server.launch_store import project_relative
+    from tritonlens.server.engine.record.launch_store import project_relative
 
     path = Path(args.file)
     source = path.read_text(encoding="utf-8")

@@ -23,9 +23,9 @@ from ..engine.bench.measure import BenchOptions, run_task
 from ..engine.bench.plot import write_plot
 from ..engine.bench.summary import summarize, to_markdown
 from ..engine.bench.tasks import find_tasks, parse_shard, shard
-from ..engine.optimize.config_search import ConfigSearch
 from ..engine.optimize.loop import Budget
-from ..engine.optimize.proposers import RecipeProposer, llm_proposer
+from ..engine.optimize.proposer_set import build_proposers
+from ..engine.optimize.proposers import Proposer, llm_proposer
 from ..engine.profile.jobs import BACKEND_CHOICES
 from .profile import make_runner
 
@@ -126,13 +126,8 @@ def run(args: argparse.Namespace) -> int:
     options = BenchOptions(backend=args.backend, target=args.target, budget=budget, repeats=args.repeats,
                            rep_ms=args.rep_ms, compiled_reference=not args.no_torch_compile)
 
-    def proposers() -> list[Any]:
-        found: list[Any] = [RecipeProposer()]
-        if not args.no_config_search:
-            found.append(ConfigSearch(runner, args.target, backend=args.backend))
-        if llm is not None:
-            found.append(llm)
-        return found
+    def proposers() -> list[Proposer]:
+        return build_proposers(runner, args.target, args.backend, config_search=not args.no_config_search, llm=llm)
 
     started = time.monotonic()
     cancel = threading.Event()

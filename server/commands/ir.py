@@ -12,6 +12,8 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+from ...analysis.compiler.ascend.stages import HIVM_DUMPS
+from ...analysis.compiler.stages import comment_of, dump_names, only_on, stage_names
 from ...analysis.core.targets import (
     DEFAULT_ASCEND_TARGET,
     DEFAULT_CUDA_TARGET,
@@ -24,15 +26,6 @@ from ..engine.diagnose import analyze_kernel, find_pyproject_overrides, launchab
 from ..source_files import read_python_source
 from .check_ir import make_runner, report_unavailable
 
-STAGES = ("ttir", "ttgir", "llir", "ptx", "sass", "ttadapter", "hivm")
-ASCEND_STAGES = ("ttadapter", "hivm")
-# bishengir pass dumps, selectable as `--stage hivm.<name>` (see ascend_runner/worker/compile_hivm.py)
-HIVM_DUMPS = (
-    "plan-memory", "multibuffer", "scalar", "sync", "cv-pipelining", "bind-sub-block", "split-mix",
-    "core-type", "enable-multibuffer", "log",
-)  # fmt: skip
-COMMENT = {"llir": ";"}  # others (MLIR, PTX, SASS) comment with //
-
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("ir", help="print one compiler stage of a kernel with source line markers")
@@ -41,9 +34,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--stage",
         required=True,
-        choices=[*STAGES, *(f"hivm.{d}" for d in HIVM_DUMPS)],
+        choices=[*stage_names(), *dump_names()],
         metavar="STAGE",
-        help=f"{' | '.join(STAGES)} | hivm.<pass dump>: {', '.join(HIVM_DUMPS)}",
+        help=f"{' | '.join(stage_names())} | hivm.<pass dump>: {', '.join(HIVM_DUMPS)}",
     )
     p.add_argument(
         "--target", default=None, help="sm_80 | sm_90 | sm_100 | ascend910b3 ... (default by stage)"
@@ -56,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def is_ascend_stage(stage: str) -> bool:
-    return stage in ASCEND_STAGES or stage.startswith("hivm.")
+    return stage in only_on("ascend") or stage in dump_names("ascend")
 
 
 def default_target(stage: str) -> str:
@@ -112,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    if args.stage in ("ttgir", "llir", "ptx", "sass") and is_ascend_target(target):
+    if args.stage in only_on("cuda") and is_ascend_target(target):
         print(
             f"tritonlens ir: the {args.stage} stage exists only for NVIDIA targets (e.g. --target sm_90)",
             file=sys.stderr,
@@ -174,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"tritonlens ir: printing without markers: {why}", file=sys.stderr)
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         return 0
-    sys.stdout.write(annotate(text, line_map, source, path.name, COMMENT.get(args.stage, "//")))
+    sys.stdout.write(annotate(text, line_map, source, path.name, comment_of(args.stage)))
     return 0
 
 

@@ -16,10 +16,10 @@ from typing import Any
 from ...analysis.core.targets import DEFAULT_CUDA_TARGET
 from ...ascend_runner.client import in_order, parallelism
 from ..engine.optimize import report as reporting
-from ..engine.optimize.config_search import ConfigSearch
 from ..engine.optimize.gate import GateConfig
 from ..engine.optimize.loop import Budget, OptimizeOptions, optimize_source
-from ..engine.optimize.proposers import RecipeProposer, llm_proposer
+from ..engine.optimize.proposer_set import build_proposers
+from ..engine.optimize.proposers import llm_proposer
 from ..engine.profile.jobs import BACKEND_CHOICES, detect_harness
 from ..engine.record.launch_store import recorded_for
 from ..source_files import decode_python_source, read_python_source
@@ -119,11 +119,8 @@ def run(args: argparse.Namespace) -> int:
                       "reference to compare with (record them: tritonlens record -- COMMAND)", file=sys.stderr)
                 return None, 1
             return None, 0
-        proposers: list[Any] = [RecipeProposer()]
-        if not args.no_config_search:
-            proposers.append(ConfigSearch(runner, args.target, backend=args.backend, workers=WORKERS))
-        if llm is not None:
-            proposers.append(llm)
+        proposers = build_proposers(runner, args.target, args.backend, config_search=not args.no_config_search,
+                                    llm=llm, workers=WORKERS)
         print(f"tritonlens optimize: {path} ...", file=sys.stderr)
         result = optimize_source(
             source, str(path), runner, options, proposers,

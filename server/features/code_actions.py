@@ -8,7 +8,7 @@ writes user files, and an edit of a version the editor has left is never offered
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
@@ -17,6 +17,9 @@ from ..lsp.convert import LineText, plain_text, to_diagnostic, to_text_edit
 from ..lsp.documents import DocState, finding_key
 from ..lsp.feature import Feature
 from ..lsp.views import lines_for
+
+if TYPE_CHECKING:
+    from ..lsp.core import TritonLensServer
 
 log = logging.getLogger("tritonlens.lsp")
 
@@ -93,8 +96,9 @@ async def resolve_code_action(server: Any, action: types.CodeAction) -> types.Co
 
 class CodeActionFeature(Feature):
     name = "code-action"
+    server: TritonLensServer  # set by register
 
-    def register(self, server: Any) -> None:
+    def register(self, server: TritonLensServer) -> None:
         super().register(server)
         options = types.CodeActionOptions(
             code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.RefactorRewrite],

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
@@ -22,6 +22,9 @@ from ..lsp.convert import LineText, Prebuilt
 from ..lsp.documents import DocState
 from ..lsp.feature import Feature
 from ..lsp.views import DocVersion, kernel_findings_of
+
+if TYPE_CHECKING:
+    from ..lsp.core import TritonLensServer
 
 log = logging.getLogger("tritonlens.lsp")
 
@@ -119,21 +122,16 @@ def resolve_code_lens(server: Any, lens: types.CodeLens) -> types.CodeLens:
     return lens
 
 
-async def code_lenses(server: Any, doc: DocState) -> Prebuilt:
-    """Ranges only: commands come with codeLens/resolve."""
-    feature = server.features.get(CodeLensFeature)
-    return await feature.cache.rows(server, doc, feature.epoch)
-
-
 class CodeLensFeature(Feature):
     name = "code-lens"
+    server: TritonLensServer  # set by register
 
     def __init__(self) -> None:
         super().__init__()
         self.cache = LensCache()
         self.epoch = 0  # bumped when a feature's lenses change without a new document version
 
-    def register(self, server: Any) -> None:
+    def register(self, server: TritonLensServer) -> None:
         super().register(server)
         self.add_request(types.TEXT_DOCUMENT_CODE_LENS, self.on_lens, types.CodeLensOptions(resolve_provider=True))
         self.add_request(types.CODE_LENS_RESOLVE, self.on_resolve)
@@ -155,7 +153,11 @@ class CodeLensFeature(Feature):
 
     async def on_lens(self, ls: Any, params: types.CodeLensParams) -> Any:
         doc = await ls.current(params.text_document.uri)
-        return None if doc is None else await code_lenses(ls, doc)
+        return None if doc is None else await self.lenses(doc)
+
+    async def lenses(self, doc: DocState) -> Prebuilt:
+        """Ranges only: commands come with codeLens/resolve."""
+        return await self.cache.rows(self.server, doc, self.epoch)
 
     def on_resolve(self, ls: Any, params: types.CodeLens) -> types.CodeLens:
         return resolve_code_lens(ls, params)

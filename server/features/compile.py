@@ -4,8 +4,8 @@ and the last analysis per (uri, kernel). The IR view (ir_view_lsp) reads the sam
 
 Compiles run in the service's thread through the diagnose engine; results are merged per kernel with
 `server.add_findings` (dropped by the server when the document moved on) and kept for the IR view while the
-kernel's text is unchanged. Escalation (escalation_lsp) and profiling, recording and optimizing reach the
-service with `server.features.get(CompileFeature).service`.
+kernel's text is unchanged. The IR view, escalation, runner status, profiling, recording and optimizing are
+given the CompileFeature in their constructors and share its service.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
@@ -33,6 +33,9 @@ from ..engine.diagnose import (
 from ..lsp.commands import CommandError, arg
 from ..lsp.feature import Feature
 from ..lsp.progress import work_done
+
+if TYPE_CHECKING:
+    from ..lsp.core import TritonLensServer
 
 log = logging.getLogger(__name__)
 
@@ -224,12 +227,13 @@ class CompileFeature(Feature):
     """`tritonlens.analyzeKernel` and the compiler's summary lens per kernel."""
 
     name = "compile"
+    server: TritonLensServer  # set by register
 
     def __init__(self) -> None:
         super().__init__()
         self.service: CompileService | None = None
 
-    def register(self, server: Any) -> None:
+    def register(self, server: TritonLensServer) -> None:
         super().register(server)
         self.service = CompileService(server)
         server.commands.add(ANALYZE_COMMAND, "Compile this kernel and explain the IR", self.analyze_command)
@@ -278,10 +282,3 @@ class CompileFeature(Feature):
         analysis = self.service.stored(doc.uri, kernel.name, target)
         title = lens_title(analysis) if analysis else f"tritonlens: compile for {target} and explain"
         return types.Command(title=title, command=ANALYZE_COMMAND, arguments=[doc.uri, kernel.name, target])
-
-
-def compile_service(server: Any) -> CompileService:
-    """The runner, targets and IR results that profiling, recording and optimizing share."""
-    service = server.features.get(CompileFeature).service
-    assert service is not None
-    return service

@@ -8,7 +8,7 @@ Positions are always those of the analysed version: a push for a version the edi
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
@@ -16,18 +16,22 @@ from ..lsp.convert import LineText, to_diagnostic
 from ..lsp.documents import DocState
 from ..lsp.feature import Feature
 
+if TYPE_CHECKING:
+    from ..lsp.core import TritonLensServer
+
 log = logging.getLogger("tritonlens.lsp")
 
 
 class DiagnosticsFeature(Feature):
     name = "diagnostics"
+    server: TritonLensServer  # set by register
 
     def __init__(self) -> None:
         super().__init__()
         self.pulls_waiting: dict[str, int] = {}  # uri -> pull requests waiting for an analysis
         self._revision: dict[str, int] = {}  # bumps whenever what a doc would show changes (pull resultId)
 
-    def register(self, server: Any) -> None:
+    def register(self, server: TritonLensServer) -> None:
         super().register(server)
         options = types.DiagnosticOptions(
             identifier="tritonlens", inter_file_dependencies=False, workspace_diagnostics=False

@@ -8,12 +8,15 @@ import asyncio
 import logging
 import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...analysis.core.findings import Level, Severity
 from ..lsp.feature import Feature
 from ..lsp.progress import work_done
 from .compile import CompileFeature
+
+if TYPE_CHECKING:
+    from ..lsp.core import TritonLensServer
 
 log = logging.getLogger(__name__)
 
@@ -49,16 +52,18 @@ class EscalationFeature(Feature):
     """Levels 3-4 without an explicit command: on save, or once typing pauses on a kernel with a symptom."""
 
     name = "escalation"
+    server: TritonLensServer  # set by register
 
-    def __init__(self) -> None:
+    def __init__(self, compile: CompileFeature) -> None:
         super().__init__()
+        self.compile = compile
         self.running: dict[str, tuple[asyncio.Task[None], threading.Event]] = {}
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self.runs = 0  # escalations started (for tests and logs)
 
-    def register(self, server: Any) -> None:
+    def register(self, server: TritonLensServer) -> None:
         super().register(server)
-        self.service = server.features.get(CompileFeature).service
+        self.service = self.compile.service
 
     def escalation(self, uri: str) -> EscalationSettings:
         settings, problems = escalation_settings(self.server.config.for_uri(uri).extra.get("escalation"))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
@@ -19,6 +19,9 @@ from ..lsp.feature import Feature
 from ..lsp.views import kernel_findings_of
 from .workspace import WorkspaceFeature
 from .workspace_index import findings_by_kernel
+
+if TYPE_CHECKING:
+    from ..lsp.core import TritonLensServer
 
 log = logging.getLogger("tritonlens.lsp")
 
@@ -49,7 +52,9 @@ def _finding_row(f: Finding) -> dict[str, Any]:
     }
 
 
-def kernel_finding_rows(server: Any, uri: str, name: str) -> list[dict[str, Any]]:
+def kernel_finding_rows(
+    server: TritonLensServer, uri: str, name: str, workspace: WorkspaceFeature | None = None
+) -> list[dict[str, Any]]:
     """The findings of one kernel, as the kernels list shows them: an open document's kernel from its analysis
     (O(that kernel), never the whole workspace), a closed file's from the workspace rows."""
     doc = server.docs.get(uri)
@@ -58,11 +63,11 @@ def kernel_finding_rows(server: Any, uri: str, name: str) -> list[dict[str, Any]
             if k.name == name:
                 return [_finding_row(f) for f in kernel_findings_of(server, doc, k)]
         return []
-    rows = [r for r in kernels(server) if r["uri"] == uri and r["name"] == name]
+    rows = [r for r in kernels(server, workspace) if r["uri"] == uri and r["name"] == name]
     return rows[0]["findings"] if rows else []
 
 
-def kernels(server: Any) -> list[dict[str, Any]]:
+def kernels(server: TritonLensServer, workspace: WorkspaceFeature | None = None) -> list[dict[str, Any]]:
     """Every kernel in the workspace: open documents from the editor's text, the rest from disk."""
     rows: list[dict[str, Any]] = []
     open_paths = set()
@@ -85,10 +90,7 @@ def kernels(server: Any) -> list[dict[str, Any]]:
                 except Exception:
                     log.exception("%s.kernel_fields failed", type(feature).__name__)
             rows.append(row)
-    try:
-        indexed = server.features.get(WorkspaceFeature).indexed_files()
-    except LookupError:
-        indexed = []
+    indexed = workspace.indexed_files() if workspace is not None else []
     for entry in indexed:
         if entry.path in open_paths:
             continue
@@ -115,19 +117,24 @@ def kernels(server: Any) -> list[dict[str, Any]]:
 
 class FindingsFeature(Feature):
     name = "findings"
+    server: TritonLensServer  # set by register
 
-    def register(self, server: Any) -> None:
+    def __init__(self, workspace: WorkspaceFeature | None = None) -> None:
+        super().__init__()
+        self.workspace = workspace  # the closed files it indexed get rows too
+
+    def register(self, server: TritonLensServer) -> None:
         super().register(server)
         server.commands.add(KERNEL_FINDINGS_COMMAND, "Show this kernel's findings", self.show_findings)
         self.add_request(KERNELS_REQUEST, self.list_kernels)
 
     def list_kernels(self, ls: Any, params: Any) -> list[dict[str, Any]]:
-        return kernels(ls)
+        return kernels(ls, self.workspace)
 
     async def show_findings(self, ls: Any, args: list[Any]) -> list[dict[str, Any]]:
         uri = arg(args, 0, str, "document URI")
         name = arg(args, 1, str, "kernel name")
-        findings = kernel_finding_rows(ls, uri, name)  # one kernel's work, not the whole workspace's rows
+        findings = kernel_finding_rows(ls, uri, name, self.workspace)  # one kernel's work, not the whole workspace's rows
         text = "\n".join(f"{f['code']} line {f['line']}: {f['message']}" for f in findings) or "no findings"
         ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=f"{name}: {text}"))
         return findings  # type: ignore[no-any-return]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
@@ -11,6 +11,9 @@ from ..lsp.documents import DocState
 from ..lsp.feature import Feature
 from ..lsp.views import lines_for
 from .hover_markdown import client_shows_diagnostics_in_hover, hover_markdown
+
+if TYPE_CHECKING:
+    from ..lsp.core import TritonLensServer
 
 log = logging.getLogger("tritonlens.lsp")
 
@@ -40,8 +43,9 @@ def hover(server: Any, doc: DocState, pos: types.Position) -> types.Hover | None
 
 class HoverFeature(Feature):
     name = "hover"
+    server: TritonLensServer  # set by register
 
-    def register(self, server: Any) -> None:
+    def register(self, server: TritonLensServer) -> None:
         super().register(server)
         self.add_request(types.TEXT_DOCUMENT_HOVER, self.on_hover)
 

@@ -5,24 +5,34 @@ stored (IrViewFeature)."""
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ...analysis.compiler.stages import ordered
+from ...analysis.core.targets import platform_of
 from ..lsp.commands import CommandError
 from ..lsp.feature import Feature
-from .compile import compile_service
+from .compile import CompileFeature
+
+if TYPE_CHECKING:
+    from ..lsp.core import TritonLensServer
 
 IR_REQUEST = "tritonlens/ir"
 
 
 class IrViewFeature(Feature):
     name = "ir-view"
+    server: TritonLensServer  # set by register
 
-    def register(self, server: Any) -> None:
+    def __init__(self, compile: CompileFeature) -> None:
+        super().__init__()
+        self.compile = compile
+
+    def register(self, server: TritonLensServer) -> None:
         super().register(server)
         self.add_request(IR_REQUEST, self.ir_request)
 
     async def ir_request(self, ls: Any, params: Any) -> dict[str, Any]:
-        service = compile_service(ls)
+        service = self.compile.service
         get = params.get if isinstance(params, dict) else lambda k, d=None: getattr(params, k, d)
         uri, kernel, stage = get("uri"), get("kernel"), get("stage")
         if not isinstance(uri, str) or not isinstance(kernel, str):
@@ -42,7 +52,8 @@ class IrViewFeature(Feature):
         primary = analysis.primary
         if primary is None:
             return {"error": analysis.error or "the kernel did not compile", "stages": [], "target": target}
-        stages = list(primary.stages)
+        # the platform's declared stages in compile order (analysis/compiler/stages.py), then anything else
+        stages = ordered(primary.stages, platform_of(target))
         stage = (
             stage if isinstance(stage, str) and stage in primary.stages else (stages[0] if stages else None)
         )

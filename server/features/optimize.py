@@ -17,21 +17,24 @@ import json
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from lsprotocol import types
 
-from ..engine.optimize.config_search import ConfigSearch
 from ..engine.optimize.loop import Budget, OptimizeOptions, OptimizeResult, optimize_source
-from ..engine.optimize.proposers import RecipeProposer, llm_proposer
+from ..engine.optimize.proposer_set import build_proposers
+from ..engine.optimize.proposers import Proposer, llm_proposer
 from ..engine.optimize.report import unified_diff
 from ..lsp.commands import CommandError, arg
 from ..lsp.feature import Feature
 from ..lsp.progress import work_done
-from .compile import compile_service
+from .compile import CompileFeature, CompileService
 from .optimize_present import Offer, action_title, hover_record, line_edits, offers, summary_row
-from .profile import ProfileFeature
+from .profile import ProfileFeature, ProfileService
+
+if TYPE_CHECKING:
+    from ..lsp.core import TritonLensServer
 
 log = logging.getLogger(__name__)
 
@@ -56,8 +59,12 @@ class Stored:
 
 
 class OptimizeService:
-    def __init__(self, server: Any) -> None:
-        self.server = server
+    def __init__(
+        self, server: TritonLensServer, compile: CompileService, profiler: ProfileService | None = None
+    ) -> None:
+        """`profiler` picks the runner and backend as profiling does; without it, the local runner under
+        interpret."""
+        self.server, self.compile, self.profiler = server, compile, profiler
         self.results: dict[str, Stored] = {}  # uri -> the last run
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tritonlens-optimize")
 
@@ -71,7 +78,7 @@ class OptimizeService:
                 self.server.show_once(f"tritonlens.optimizeBudget: {exc}; using the default")
         return DEFAULT_BUDGET
 
-    def _llm(self, uri: str) -> Any:
+    def _llm(self, uri: str) -> Proposer | None:
         settings = self.server.config.for_uri(uri).extra.get("llm") or {}
         base_url = settings.get("baseUrl") or settings.get("endpoint")
         try:
@@ -91,10 +98,7 @@ class OptimizeService:
         if kernel is not None and kernel not in names:
             raise CommandError(f"no Triton kernel named {kernel!r} in {uri}")
         version, text, path = doc.version, doc.text, doc.path or uri
-        try:
-            profiler: Any = self.server.features.get(ProfileFeature).service
-        except LookupError:
-            profiler = None
+        profiler = self.profiler
         loop = asyncio.get_running_loop()
         try:
             if profiler is not None:
@@ -102,17 +106,14 @@ class OptimizeService:
                 backend = await loop.run_in_executor(self._pool, profiler.backend, uri, choice)
                 runner, owned = choice.runner, choice.owned
             else:
-                runner, owned, backend = compile_service(self.server).runner(uri), False, "interpret"
+                runner, owned, backend = self.compile.runner(uri), False, "interpret"
         except RuntimeError as exc:
             raise CommandError(str(exc)) from None
-        target = compile_service(self.server).target_for(uri)
-        proposers: list[Any] = [RecipeProposer()]
-        if backend != "interpret":
-            proposers.append(ConfigSearch(runner, target, backend=backend, cancel=progress.cancel_event))
-        llm = self._llm(uri)
-        if llm is not None:
-            proposers.append(llm)
-        options = OptimizeOptions(target=target, backend=backend, budget=self._budget(uri))
+        target = self.compile.target_for(uri)
+        # Under interpret config search has nothing to time: the editor leaves it out (the CLI reports it declined).
+        proposers = build_proposers(runner, target, backend, config_search=backend != "interpret",
+                                    llm=self._llm(uri), cancel=progress.cancel_event)
+        options = OptimizeOptions(target=target, backend=backend, budget=self._budget(uri), kernel=kernel)
 
         def report(message: str, fraction: float | None) -> None:
             pct = None if fraction is None else max(1, min(99, int(fraction * 100)))
@@ -128,7 +129,7 @@ class OptimizeService:
             if owned:
                 runner.close()
         if kernel is not None:
-            result.notes.append(f"asked for {kernel}; every kernel of the file was considered")
+            result.notes.append(f"optimized {kernel} only (the other kernels of the file were not proposed for)")
         stored = Stored(uri, version, text, kernel, result, offers(result))
         self.results[uri] = stored
         self.server.lenses_changed()
@@ -243,10 +244,16 @@ class OptimizeFeature(Feature):
     """`tritonlens.optimizeKernel`, `tritonlens/candidate`, verified rewrites as code actions, lens and hover."""
 
     name = PROVIDER
+    server: TritonLensServer  # set by register
 
-    def register(self, server: Any) -> None:
+    def __init__(self, compile: CompileFeature, profile: ProfileFeature | None = None) -> None:
+        super().__init__()
+        self.compile, self.profile = compile, profile
+
+    def register(self, server: TritonLensServer) -> None:
         super().register(server)
-        self.service = OptimizeService(server)
+        profiler = self.profile.service if self.profile is not None else None
+        self.service = OptimizeService(server, self.compile.service, profiler)
         server.commands.add(OPTIMIZE_COMMAND, "Optimize this kernel (verified rewrites)", self.optimize_command)
         self.add_request(CANDIDATE_REQUEST, self.candidate_request)
 

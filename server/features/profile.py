@@ -18,7 +18,7 @@ import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
@@ -34,7 +34,7 @@ from ..engine.profile.jobs import (
     backend_setting,
     harness_spec,
     local_devices,
-    profile_payload,
+    profile_request,
     reply_error,
     reply_unavailable,
 )
@@ -42,7 +42,11 @@ from ..engine.record.launch_store import keep_profiled_launches
 from ..lsp.commands import CommandError, arg
 from ..lsp.feature import Feature
 from ..lsp.progress import work_done
-from .compile import compile_service
+from .compile import CompileFeature, CompileService
+from .runner_status import RunnerStatusFeature
+
+if TYPE_CHECKING:
+    from ..lsp.core import TritonLensServer
 
 log = logging.getLogger(__name__)
 
@@ -127,8 +131,10 @@ def hover_markdown(p: ProfiledKernel) -> str:
 class ProfileService:
     """The last profile per (uri, kernel), the worker thread that waits on runners, and backend choice."""
 
-    def __init__(self, server: Any) -> None:
-        self.server = server
+    def __init__(
+        self, server: TritonLensServer, compile: CompileService, status: RunnerStatusFeature | None = None
+    ) -> None:
+        self.server, self.compile, self.status = server, compile, status
         self.results: dict[tuple[str, str], ProfiledKernel] = {}
         self._backends: dict[str, str] = {}  # runner config (as JSON) -> backend its devices call for
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tritonlens-profile")
@@ -138,7 +144,7 @@ class ProfileService:
         """The remote runner when configured (its token problems are errors), else the pipeline's local one."""
         from ...ascend_runner.client import get_runner
 
-        settings = compile_service(self.server).runner_settings(uri)
+        settings = self.compile.runner_settings(uri)
         remote = settings.remote
         if remote is not None:
             try:
@@ -146,7 +152,7 @@ class ProfileService:
             except Exception as exc:
                 raise RuntimeError(f"the remote runner {remote.url} is unusable: {exc}") from None
             return RunnerChoice(runner, f"remote {remote.url}", owned=True)
-        return RunnerChoice(compile_service(self.server).runner(uri), "local", owned=False)
+        return RunnerChoice(self.compile.runner(uri), "local", owned=False)
 
     def backend(self, uri: str, choice: RunnerChoice) -> str:
         """Blocking (health check of a remote runner): call from the worker thread."""
@@ -175,13 +181,8 @@ class ProfileService:
 
     def _refresh_status(self) -> None:
         """A runner just failed us: tell the editor what is reachable now (in the background)."""
-        from .runner_status import RunnerStatusFeature
-
-        try:
-            status = self.server.features.get(RunnerStatusFeature)
-        except LookupError:
-            return
-        asyncio.get_running_loop().create_task(status.report())
+        if self.status is not None:
+            asyncio.get_running_loop().create_task(self.status.report())
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
@@ -210,10 +211,8 @@ class ProfileService:
             if choice.name == "local":  # named as tritonlens/status names local runners
                 choice.name = f"local {environment_for_backend(backend)}"
             measure = needs_measuring(choice.name, backend)  # once per device and runner, then cached
-            payload = profile_payload(harness_spec(path, text, "auto", []), backend, measure_ceilings=measure)
-            progress.report(
-                f"running the {payload['harness']['mode']} harness on {choice.name} ({backend})", 15
-            )
+            payload = profile_request(harness_spec(path, text, "auto", []), backend, measure_ceilings=measure)
+            progress.report(f"running the {payload.harness.mode} harness on {choice.name} ({backend})", 15)
             reply = await loop.run_in_executor(
                 self._pool,
                 lambda: choice.runner.profile(
@@ -318,10 +317,15 @@ class ProfileFeature(Feature):
     """`tritonlens.profileKernel`, the last profile's lens and hover on a kernel, and its time in the kernel rows."""
 
     name = "profile"
+    server: TritonLensServer  # set by register
 
-    def register(self, server: Any) -> None:
+    def __init__(self, compile: CompileFeature, status: RunnerStatusFeature | None = None) -> None:
+        super().__init__()
+        self.compile, self.status = compile, status
+
+    def register(self, server: TritonLensServer) -> None:
         super().register(server)
-        self.service = ProfileService(server)
+        self.service = ProfileService(server, self.compile.service, self.status)
         server.commands.add(PROFILE_COMMAND, "Profile this kernel's harness on the runner", self.profile_command)
 
     async def profile_command(self, ls: Any, args: list[Any]) -> list[dict[str, Any]]:

@@ -20,7 +20,7 @@ import shlex
 import shutil
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
@@ -32,7 +32,10 @@ from ..lsp.commands import CommandError, arg
 from ..lsp.feature import Feature
 from ..lsp.progress import work_done
 from ..source_files import read_regular_file
-from .compile import compile_service
+from .compile import CompileFeature
+
+if TYPE_CHECKING:
+    from ..lsp.core import TritonLensServer
 
 RECORD_COMMAND = "tritonlens.recordLaunches"
 _SKIP = frozenset({"node_modules", "build", "dist", "site-packages", "__pycache__"})
@@ -95,8 +98,13 @@ class RecordFeature(Feature):
     """`tritonlens.recordLaunches` and a lens on each kernel that has no launch recorded."""
 
     name = "record"
+    server: TritonLensServer  # set by register
 
-    def register(self, server: Any) -> None:
+    def __init__(self, compile: CompileFeature) -> None:
+        super().__init__()
+        self.compile = compile
+
+    def register(self, server: TritonLensServer) -> None:
         super().register(server)
         self.service = RecordService(server)
         server.commands.add(RECORD_COMMAND, "Record real launches from a test or script", self.record_command)
@@ -142,7 +150,7 @@ class RecordFeature(Feature):
             raise CommandError(outcome.setup_error)
         summary = await loop.run_in_executor(None, lambda: save(root, outcome.run.launches))
         service.invalidate()
-        pipeline = compile_service(ls)
+        pipeline = self.compile.service
         if summary.stored:
             # IR results of the old guesses go; the next analysis compiles the real launches
             for open_uri in {key[0] for key in list(pipeline.results)}:

@@ -4,12 +4,15 @@ when the runner settings change (health checks off the event loop)."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...ascend_runner.client import RunnerSettings
 from ..engine.runner_survey import survey
 from ..lsp.feature import Feature
 from .compile import CompileFeature
+
+if TYPE_CHECKING:
+    from ..lsp.core import TritonLensServer
 
 STATUS_NOTIFICATION = "tritonlens/status"
 
@@ -18,15 +21,17 @@ class RunnerStatusFeature(Feature):
     """Sends `tritonlens/status` {runners: [{name, reachable, detail}]} when the runner settings change."""
 
     name = "runner-status"
+    server: TritonLensServer  # set by register
 
-    def __init__(self) -> None:
+    def __init__(self, compile: CompileFeature) -> None:
         super().__init__()
+        self.compile = compile
         self._last: Any = None
         self.rows: list[dict[str, Any]] = []
 
-    def register(self, server: Any) -> None:
+    def register(self, server: TritonLensServer) -> None:
         super().register(server)
-        self.service = server.features.get(CompileFeature).service
+        self.service = self.compile.service
 
     def settings(self) -> list[RunnerSettings]:
         uris = list(self.server.config.folders) or [""]

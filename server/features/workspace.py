@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pygls.uris import to_fs_path
 
@@ -16,12 +16,16 @@ from ..lsp.feature import Feature
 from ..lsp.progress import work_done
 from .workspace_index import WorkspaceIndex
 
+if TYPE_CHECKING:
+    from ..lsp.core import TritonLensServer
+
 KERNELS_CHANGED = "tritonlens/kernelsChanged"
 REANALYZE_COMMAND = "tritonlens.reanalyze"
 
 
 class WorkspaceFeature(Feature):
     name = "workspace"
+    server: TritonLensServer  # set by register
 
     def __init__(self) -> None:
         super().__init__()
@@ -29,7 +33,7 @@ class WorkspaceFeature(Feature):
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tritonlens-reindex")
         self._notify: asyncio.TimerHandle | None = None
 
-    def register(self, server: Any) -> None:
+    def register(self, server: TritonLensServer) -> None:
         super().register(server)
         server.commands.add(
             REANALYZE_COMMAND, "Re-analyze open documents and re-read the workspace", self.reanalyze_command

@@ -25,6 +25,7 @@ from pygls.uris import to_fs_path
 
 from ...analysis.core.escalation import apply_and_merge
 from ...analysis.core.findings import Finding, Level
+from ...analysis.state.session import Session
 from . import frames as lsp_io
 from .analysis import analyze_text_quickly
 from .commands import CommandRegistry
@@ -42,13 +43,15 @@ ANALYSIS_LANES = 16
 
 
 class TritonLensServer(LanguageServer):
-    def __init__(self, version: str) -> None:
+    def __init__(self, version: str, session: Session | None = None) -> None:
         super().__init__(
             "tritonlens",
             version,
             protocol_cls=TritonLensProtocol,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
         )
+        # The caches of this server's analyses (analysis/state/session.py); create_server installs it.
+        self.session = session if session is not None else Session()
         self.docs: dict[str, DocState] = {}
         self.config = ConfigStore()
         self.commands = CommandRegistry(self)

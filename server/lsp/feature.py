@@ -4,8 +4,10 @@ The core (lsp_server.TritonLensServer: documents, conversion, progress, configur
 through this interface: it calls every feature's hooks in registration order. Every LSP method family is a
 feature too (diagnostics_lsp, hover_lsp, code_action_lsp, code_lens_lsp): it answers its requests and asks every
 feature for its part of them (a hover section, a code lens, the code actions of a range, a kernel's row).
-A feature registers its own commands and requests in `register`, keeps its state on itself, and reaches another
-feature with `server.features.get(Cls)`. Every hook runs on the event loop; long work goes to the feature's own
+A feature registers its own commands and requests in `register(server)`, keeps its state on itself, and gets the
+features it uses through its constructor, typed (esbonio's model): `def __init__(self, compile: CompileFeature)`;
+`Features.create` passes each parameter the registered feature of its annotated class, so a feature is created
+after the ones it names. Every hook runs on the event loop; long work goes to the feature's own
 thread and reports `$/progress`.
 """
 
@@ -13,6 +15,8 @@ from __future__ import annotations
 
 import inspect
 import logging
+import types as pytypes
+import typing
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -34,6 +38,8 @@ class Feature:
     name = "feature"  # stable: code lenses and code actions carry it to their resolve request
 
     def __init__(self) -> None:
+        # The TritonLensServer, set by register before any hook (typed in each feature: lsp/core imports this
+        # module, so this one cannot name it without a cycle).
         self.server: Any = None
 
     # --- lifecycle -------------------------------------------------------------------------------------------
@@ -119,6 +125,28 @@ class Features:
     def add(self, feature: Feature, server: Any) -> None:
         feature.register(server)
         self._all.append(feature)
+
+    def create(self, cls: type[F], server: Any) -> F:
+        """Make `cls` with the features its constructor names (each parameter annotated with a Feature class, or
+        `Cls | None` for one it can do without) and register it. LookupError when a required one is not
+        registered yet."""
+        hints = typing.get_type_hints(cls.__init__)
+        kwargs: dict[str, Any] = {}
+        for name in list(inspect.signature(cls.__init__).parameters)[1:]:
+            wanted = hints.get(name)
+            options = typing.get_args(wanted) if isinstance(wanted, pytypes.UnionType) else (wanted,)
+            classes = [c for c in options if isinstance(c, type) and issubclass(c, Feature)]
+            if not classes:
+                raise TypeError(f"{cls.__name__}({name}): only features are passed to a feature's constructor")
+            try:
+                kwargs[name] = self.get(classes[0])
+            except LookupError:
+                if type(None) not in options:
+                    raise LookupError(f"{cls.__name__} needs {classes[0].__name__}, registered before it") from None
+                kwargs[name] = None
+        feature = cls(**kwargs)
+        self.add(feature, server)
+        return feature
 
     def __iter__(self) -> Iterator[Feature]:
         return iter(list(self._all))

@@ -20,6 +20,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from ...analysis.state.session import Session
 from ..features.code_actions import CodeActionFeature
 from ..features.code_lenses import CodeLensFeature
 from ..features.diagnostics import DiagnosticsFeature
@@ -68,10 +69,12 @@ def _version() -> str:
 
 
 def create_server() -> TritonLensServer:
-    server = TritonLensServer(_version())
+    """The language server with every feature, and its own session (its caches) in force."""
+    server = TritonLensServer(_version(), Session())
+    server.session.install()
     register_core_methods(server)
     for cls in feature_classes():
-        server.features.add(cls(), server)
+        server.features.create(cls, server)
     return server
 
 

@@ -13,7 +13,8 @@ from lsprotocol import types
 
 from tritonlens.analysis.kernels import ModuleInfo, clear_memo, parse_module
 from tritonlens.analysis.kernels import model as kernel_model
-from tritonlens.analysis.triage import _FunctionCache, triage
+from tritonlens.analysis.state.session import current
+from tritonlens.analysis.triage import triage
 from tritonlens.server.features import code_lenses as code_lens_lsp
 from tritonlens.server.features import findings as findings_lsp
 from tritonlens.server.features.code_lenses import CodeLensFeature
@@ -23,7 +24,7 @@ from tritonlens.server.lsp import views as lsp_views
 def _triage_counting(monkeypatch: pytest.MonkeyPatch, source: str) -> tuple[int, int]:
     """(function trees read, sorts in the kernel model's lookups) during one uncached triage of `source`."""
     clear_memo()
-    monkeypatch.setattr("tritonlens.analysis.triage._CACHE", _FunctionCache())
+    current().triage.clear()
     sorts = 0
     trees = 0
     real_sorted = sorted
@@ -105,8 +106,8 @@ async def _lenses_counting(monkeypatch: pytest.MonkeyPatch, k: int) -> tuple[int
     monkeypatch.setattr(lsp_views, "LineText", CountingLines)
     monkeypatch.setattr(code_lens_lsp, "LineText", CountingLines)
     monkeypatch.setattr(lsp_server, "apply_and_merge", counting_merge)
-    rows = await code_lens_lsp.code_lenses(server, doc)
-    again = await code_lens_lsp.code_lenses(server, doc)
+    rows = await server.features.get(CodeLensFeature).lenses(doc)
+    again = await server.features.get(CodeLensFeature).lenses(doc)
     assert again is rows  # the rows of a version are built once
     anywhere = types.Range(types.Position(0, 0), types.Position(0, 0))
     resolved = [

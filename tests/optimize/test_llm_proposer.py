@@ -218,7 +218,7 @@ def test_editor_settings_use_the_same_proposer(server, key_env, monkeypatch):
     settings: dict = {"endpoint": server.base_url, "model": "m1", "apiKeyEnv": key_env, "tokenBudget": 77}
     fake = SimpleNamespace(config=SimpleNamespace(for_uri=lambda uri: SimpleNamespace(extra={"llm": settings})),
                            show_once=shown.append)
-    service = OptimizeService(fake)
+    service = OptimizeService(fake, None)  # type: ignore[arg-type]  # no compile needed to read settings
     p = service._llm("file:///k.py")
     assert p.model == "m1" and p.token_budget == 77 and p.client.settings.base_url == server.base_url
     monkeypatch.delenv(key_env)

@@ -5,6 +5,7 @@ kernel: a correct kernel-body rewrite passes, wrong ones fail, a launch-site cha
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import subprocess
@@ -132,11 +133,12 @@ def test_replay_payload_is_a_valid_verify_request_and_needs_launches():
 
     launch = {"kernel": "k", "grid": [1, 1, 1], "args": [{"name": "x", "kind": "tensor", "dtype": "float32",
                                                            "shape": [4], "strides": [1], "range": [-1.0, 1.0]}]}
-    gate = Gate(None, GateConfig(), replay_plan([launch]), "f.py", reference_source="old", launches=[launch])
-    request = verify_request_from(gate.payload("old", "new"))
-    assert request.harness.mode == "replay" and request.launches == [launch]
+    gate = Gate(None, GateConfig(), replay_plan([launch]), "f.py", reference_source="x = 1\n", launches=[launch])
+    sent = gate.plan("x = 1\n", "x = 1  # the candidate\n").request
+    request = verify_request_from(dataclasses.asdict(sent))  # what the runner receives, read back as it checks it
+    assert request.harness.mode == "replay" and request.launches == [launch] and request == sent
     with pytest.raises(ProtocolError, match="needs `launches`"):
-        verify_request_from({**gate.payload("old", "new"), "launches": []})
+        verify_request_from({**dataclasses.asdict(sent), "launches": []})
 
 
 HOST_TIMED = """

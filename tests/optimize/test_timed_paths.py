@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tritonlens.analysis.rewrite.model import Candidate, RecipeContext, Verdict
+from tritonlens.ascend_runner.protocol import VerifyRequest
 from tritonlens.server.engine.optimize.gate import GateConfig
 from tritonlens.server.engine.optimize.loop import Budget, OptimizeOptions, optimize_source
 
@@ -75,15 +76,15 @@ class ScriptedRunner:
     def __init__(self) -> None:
         self.verified: list[str] = []
 
-    def verify(self, backend: str, payload: dict[str, Any], **_: Any) -> dict[str, Any]:
+    def verify(self, backend: str, payload: VerifyRequest, **_: Any) -> dict[str, Any]:
         def ms(text: str) -> float:
             return 64 / int(re.search(r"BLOCK = (\d+)", text).group(1))
 
-        base, cand = ms(payload["baseline_source"]), ms(payload["harness"]["source"])
-        self.verified.append(payload["harness"]["source"])
+        base, cand = ms(payload.baseline_source), ms(payload.harness.source)
+        self.verified.append(payload.harness.source)
         checks = [
             {"seed": 0, "passed": True, "max_abs": 0.0, "shape": s["label"], "held_out": s["held_out"]}
-            for s in payload["shapes"]
+            for s in payload.shapes
         ]
         result = {
             "ok": True,

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ import pytest
 from tritonlens.analysis.core.escalation import merge
 from tritonlens.analysis.kernels import clear_memo
 from tritonlens.analysis.kernels import parse as kernels_parse
-from tritonlens.analysis.source import chunks as source_chunks
+from tritonlens.analysis.state.session import Session, current
 from tritonlens.analysis.triage import triage
 from tritonlens.ascend_runner.cache import compile_key
 from tritonlens.ascend_runner.protocol import CompileRequest, CompileResult
@@ -84,9 +85,9 @@ def escalate(path: Path, text: str, kernel: str, target: str, runner: FixtureRun
 
 
 @pytest.fixture(autouse=True)
-def _cold() -> None:
-    clear_memo()
-    source_chunks._CACHE.clear()
+def _cold() -> Iterator[None]:
+    with Session().active():  # fresh caches: nothing parsed yet
+        yield
 
 
 def test_a_cuda_escalation_parses_the_buffer_once(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -131,6 +132,6 @@ def test_the_counter_sees_a_second_parse(monkeypatch: pytest.MonkeyPatch) -> Non
     counter = ParseCounter(monkeypatch, case.source)
     triage(case.source)
     clear_memo()
-    source_chunks._CACHE.clear()
+    current().chunks.clear()
     triage(case.source)
     assert counter.builds == 2 and counter.whole_text_parses == 2

@@ -14,7 +14,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from tritonlens.analysis.compiler.ascend.hivm_rules import SCALAR_FALLBACK, SCALAR_SYNC_IN_LOOP
+from tritonlens.analysis.compiler.ascend.hivm import SCALAR_FALLBACK, SCALAR_SYNC_IN_LOOP
 from tritonlens.analysis.compiler.dispatch import analyze
 from tritonlens.analysis.compiler.errors import compile_error_findings
 from tritonlens.analysis.core import devices, rules

@@ -14,6 +14,7 @@ from pygls.workspace import Workspace
 
 from tritonlens.server.features.code_actions import CodeActionFeature
 from tritonlens.server.features.code_lenses import CodeLensFeature
+from tritonlens.server.features.compile import CompileFeature
 from tritonlens.server.features.diagnostics import DiagnosticsFeature
 from tritonlens.server.features.hover import HoverFeature
 from tritonlens.server.features.ir_view import IR_REQUEST, IrViewFeature
@@ -91,9 +92,9 @@ def test_every_editor_method_is_answered_by_a_feature():
     assert not [m for m in methods if m in core.protocol.fm.features]
     assert types.TEXT_DOCUMENT_DID_CHANGE in core.protocol.fm.features
     classes = feature_classes()
-    for cls in (DiagnosticsFeature, HoverFeature, CodeActionFeature, CodeLensFeature, IrViewFeature):
+    for cls in (DiagnosticsFeature, HoverFeature, CodeActionFeature, CodeLensFeature, CompileFeature, IrViewFeature):
         assert cls in classes
-        core.features.add(cls(), core)
+        core.features.create(cls, core)  # IrViewFeature is given the CompileFeature created before it
     assert [m for m in methods if m not in core.protocol.fm.features] == ["tritonlens/kernels"]  # FindingsFeature
     server = create_server()
     assert all(m in server.protocol.fm.features for m in methods)

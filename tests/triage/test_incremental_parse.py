@@ -13,6 +13,7 @@ import pytest
 from tritonlens.analysis import kernels
 from tritonlens.analysis.kernels import ModuleInfo, parse_module
 from tritonlens.analysis.source import chunks as source_chunks
+from tritonlens.analysis.state.session import current
 from tritonlens.analysis.triage import triage
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -70,7 +71,7 @@ TRICKY = [
 
 @pytest.fixture(autouse=True)
 def _cold_chunk_cache() -> None:
-    source_chunks._CACHE.clear()
+    current().chunks.clear()
     kernels.clear_memo()
 
 
@@ -167,7 +168,7 @@ def test_incremental_parse_module_and_triage_equal_a_cold_whole_file_parse(
         incremental.append((_facts(parse_module(text)), triage(text, "f.py", strict=True).findings))
     _whole_file(monkeypatch)
     for text, (facts, findings) in zip(texts, incremental, strict=True):
-        source_chunks._CACHE.clear()
+        current().chunks.clear()
         assert facts == _facts(parse_module(text))
         assert findings == triage(text, "f.py", strict=True).findings
 

@@ -6,11 +6,93 @@ from __future__ import annotations
 import ast
 import math
 from dataclasses import dataclass
+from typing import Any
 
-from ...core.findings import Evidence, Finding
+from ...core.findings import Evidence, Finding, Level, Severity
+from ...core.rules import Confirms, Rule, register, register_check
 from ..ir.ttadapter_model import AdapterOp, ScalarLoop
 from .context import AscendContext
-from .rules import DISCRETE_ACCESS, INT_VECTOR_DEGRADED
+from .declare import ASCEND_FAMILY, PERFORMANCE_GUIDE, PROGRAMMING_GUIDE
+
+
+def _listed(f: Finding, key: str) -> list[Any]:
+    value = f.data.get(key)
+    return value if isinstance(value, list) else []
+
+
+def _index_from_load(high: Finding, low: Finding) -> bool:
+    # TL401 also fires for addresses that are not affine (modulo, pointer increments); TL116 is the gather.
+    return high.data.get("index_line") is not None
+
+
+def _int64_compare(high: Finding, low: Finding) -> bool:
+    return "arith.cmpi" in _listed(high, "ops") and "i64" in _listed(high, "dtypes")
+
+
+def _int64_ops(high: Finding, low: Finding) -> bool:
+    return "i64" in _listed(high, "dtypes")
+
+
+def _int_compare(high: Finding, low: Finding) -> bool:
+    return "arith.cmpi" in _listed(high, "ops")
+
+
+DISCRETE_ACCESS = register(
+    Rule(
+        code="TL401",
+        name="discrete-access-scalarized",
+        title="A gather/scatter was lowered to a scalar loop (one global-memory access per element)",
+        level=Level.COMPILER,
+        severity=Severity.WARNING,
+        platforms=("ascend",),
+        rationale=(
+            "The address of this `tl.load`/`tl.store` depends on loaded data (or is otherwise not an affine "
+            "function of `tl.arange`), so triton-ascend's `--triton-to-unstructure` pass cannot describe it as "
+            "one strided block copy. It emits an `scf.for` tagged `ExtractedLoadOrStore` that reads one element "
+            "per iteration (`memref.load` / `tensor.extract {DiscreteMemAccess}`): the data mover (MTE2) issues a "
+            "tiny transfer per element and the vector unit sits idle. When the source row fits in the Unified "
+            "Buffer, load it contiguously once and pick elements on chip with `tl.gather`; otherwise sort or "
+            "bucket the indices so that each program reads a contiguous range."
+        ),
+        references=(
+            PROGRAMMING_GUIDE,
+            "https://github.com/triton-lang/triton-ascend/issues/339",
+            "https://github.com/triton-lang/triton-ascend/pull/1027",
+        ),
+        confirms=(
+            Confirms("TL116", "a gather through loaded indices becomes a scalar loop", _index_from_load),
+        ),
+    )
+)
+
+
+INT_VECTOR_DEGRADED = register(
+    Rule(
+        code="TL402",
+        name="integer-vector-op-scalarized",
+        title="int64 arithmetic or int32/int64 compares on tiles run on the scalar unit",
+        level=Level.COMPILER,
+        severity=Severity.WARNING,
+        platforms=("ascend",),
+        rationale=(
+            "The A2/A3 vector unit has no int64 add/multiply lanes and no int32/int64 compare; bishengir expands "
+            "such tile ops into element-by-element scalar code. The ttadapter IR shows the op on a "
+            "`tensor<...xi64>` (or a `arith.cmpi` on `tensor<...xi32>`). Compute indices in int32 when they fit "
+            "(`x.to(tl.int32)`), and compare in fp32 (`cols.to(tl.float32) < N`) when values are exactly "
+            "representable (|v| < 2**24)."
+        ),
+        references=(PERFORMANCE_GUIDE,),
+        lowers_to=Severity.INFO,
+        lowering="when bishengir ran and kept a vector op on the line (not confirmed)",
+        confirms=(
+            Confirms("TL117", "an int64 tile comparison runs on the scalar unit", _int64_compare),
+            Confirms("TL113", "int64 index tiles run on the scalar unit", _int64_ops),
+            Confirms("TL118", "an integer tile comparison in tl.where runs on the scalar unit", _int_compare),
+        ),
+    )
+)
+
+
 
 # Integer tile ops the A2/A3 vector unit cannot do on int64 (performance_guidelines.md: Add; the other
 # arithmetic ops lower the same way).
@@ -30,6 +112,7 @@ INT64_SCALARIZED = (
 )
 
 
+@register_check(ASCEND_FAMILY, DISCRETE_ACCESS)
 def check_discrete_access(ctx: AscendContext) -> list[Finding]:
     out: list[Finding] = []
     for loop in ctx.module.scalar_loops:
@@ -218,6 +301,7 @@ def _writes_no_compare(ctx: AscendContext, line: int) -> bool:
     )
 
 
+@register_check(ASCEND_FAMILY, INT_VECTOR_DEGRADED)
 def check_int_vector_ops(ctx: AscendContext) -> list[Finding]:
     by_line: dict[int, list[tuple[AdapterOp, str]]] = {}
     for op in ctx.module.ops:

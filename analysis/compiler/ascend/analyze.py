@@ -8,7 +8,6 @@ the external hivmc step (compiler_ascend_hivm.py reads its decisions). `npubin` 
 from __future__ import annotations
 
 import ast
-from collections import Counter
 from typing import Any
 
 from ...core import rules
@@ -17,15 +16,16 @@ from ...source.lines import source_lines as split_source_lines
 from ...specialize.kernels import KernelTable, kernel_table
 from ...specialize.launch import resolve
 from ...specialize.scope import find_launches
-from ..attribution import LineStats, ParsedStages, attribute, user_files_for
+from ..attribution import Attributor, ParsedStages, attribute, user_files_for
 from ..ir.mlir import parse_mlir
 from ..ir.mlir_loc import UserFiles
 from ..ir.ttadapter import parse_ttadapter
-from ..ir.ttadapter_model import AdapterModule, AdapterOp
+from ..ir.ttadapter_model import AdapterModule
 from ..report import CompilerReport
-from .checks import ASCEND_FAMILY
+from ..stages import stage
 from .confirm import confirm_with_hivm
 from .context import AscendContext
+from .declare import ASCEND_FAMILY
 from .devices import device_for
 from .hivm import HivmReport, analyze_hivm
 from .ub import ub_estimate
@@ -84,7 +84,7 @@ def analyze_ascend(
     hivm = _hivm(ctx, stages, metadata, report)
     findings: list[Finding] = list(hivm.findings)
     ctx.grid, ctx.launch_line, ctx.ub_decided = grid, launch_line, hivm.ub_decided
-    for check in rules.checks(ASCEND_FAMILY):
+    for check in rules.checks(ASCEND_FAMILY, package=__package__):  # every check module of this package
         try:
             findings.extend(check.run(ctx))
         except Exception as exc:  # noqa: BLE001 - one broken check must not hide the others
@@ -137,7 +137,7 @@ def _attribute_ttir(stages: dict[str, str], path: str, kernel: str, report: Comp
     if not isinstance(ttir, str) or not ttir.strip():
         return
     try:
-        parsed = ParsedStages.parse({"ttir": ttir})
+        parsed = ParsedStages.parse({"ttir": ttir}, platform="ascend")
         found = attribute(parsed, user_files_for(path, parsed, kernel))
     except Exception as exc:  # noqa: BLE001
         report.notes.append(f"could not attribute ttir: {type(exc).__name__}: {exc}")
@@ -146,46 +146,11 @@ def _attribute_ttir(stages: dict[str, str], path: str, kernel: str, report: Comp
     report.line_maps.update(found.line_maps)
 
 
-def adapter_class(op: AdapterOp) -> str | None:
-    """The class a ttadapter op counts under in LineStats (code lens / hover tallies)."""
-    if op.in_scalar_loop or "DiscreteMemAccess" in op.markers:
-        return "discrete"
-    if op.is_cube:
-        return "cube"
-    if op.name == "memref.copy":
-        return "global_load"
-    if op.name == "bufferization.materialize_in_destination":
-        return "global_store"
-    if op.name == "memref.alloc":
-        return "buffer"
-    if op.name == "linalg.fill" and any(t.kind == "memref" for t in op.types):
-        return "pad_fill"
-    if op.name in ("arith.cmpi", "arith.cmpf") and op.on_tensors:
-        return f"compare_{op.element_type}"
-    if op.name.startswith("arith.") and op.on_tensors and op.element_type == "i64":
-        return "int64"
-    if op.is_vector:
-        return "vector"
-    if op.is_scalar_compute:
-        return "scalar"
-    return None
-
-
 def _attribute_ttadapter(module: AdapterModule, report: CompilerReport) -> None:
-    pairs: list[tuple[int, int]] = []
-    for op in module.ops:
-        if op.line is None:
-            continue
-        pairs.append((op.line, op.ir_line))
-        stats = report.lines.get(op.line)
-        if stats is None:
-            stats = report.lines[op.line] = LineStats(op.line)
-        stats.add("ttadapter", adapter_class(op), op.ir_line)
-    for loop in module.scalar_loops:
-        if loop.op.line is not None:
-            report.lines[loop.op.line].classes.setdefault("ttadapter", Counter())["scalar_loop"] += 1
+    declared = stage("ascend", "ttadapter")
+    assert declared is not None and declared.attribute is not None
+    declared.attribute(module, Attributor(UserFiles([]), report.lines, report.line_maps), "ttadapter")
     report.lines = dict(sorted(report.lines.items()))
-    report.line_maps["ttadapter"] = pairs
 
 
 def _summary(ctx: AscendContext, grid: tuple[int, ...] | None) -> dict[str, Any]:

@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ...core.findings import Finding, Severity
-from .hivm import HivmReport
-from .hivm_rules import SCALAR_FALLBACK
-from .rules import DISCRETE_ACCESS, INT_VECTOR_DEGRADED, STATIC_RANGE_UNROLLED
+from .access import DISCRETE_ACCESS, INT_VECTOR_DEGRADED
+from .grid_and_loops import STATIC_RANGE_UNROLLED
+from .hivm import SCALAR_FALLBACK, HivmReport
 
 CONFIRMABLE = (DISCRETE_ACCESS.code, INT_VECTOR_DEGRADED.code)
 

@@ -6,13 +6,74 @@ from __future__ import annotations
 import ast
 import math
 
-from ...core.findings import Evidence, Finding, Severity
+from ...core.findings import Evidence, Finding, Level, Severity
+from ...core.rules import Confirms, Rule, register, register_check
 from ..ir.ttadapter_model import Buffer
 from .context import STAGE, AscendContext, kib
+from .declare import ARCHITECTURE, ASCEND_FAMILY, PERFORMANCE_GUIDE, PROGRAMMING_GUIDE
 from .devices import MAX_GRID_BLOCKS
-from .rules import GRID_VS_CORES, STATIC_RANGE_UNROLLED
 
 
+def _over_cores(high: Finding, low: Finding) -> bool:
+    blocks, cores = high.data.get("blocks"), high.data.get("cores")
+    return isinstance(blocks, int) and isinstance(cores, int) and blocks > cores
+
+
+def _over_launch_limit(high: Finding, low: Finding) -> bool:
+    blocks = high.data.get("blocks")
+    return isinstance(blocks, int) and blocks > 65535
+
+
+GRID_VS_CORES = register(
+    Rule(
+        code="TL404",
+        name="grid-not-matched-to-cores",
+        title="The launch grid does not match the number of physical cores",
+        level=Level.COMPILER,
+        severity=Severity.INFO,
+        platforms=("ascend",),
+        rationale=(
+            "On Ascend a program is bound to a physical core: a vector-only kernel runs one block per vector "
+            "core (40 on 910B3), a cube/mix kernel one block per AI core (20 on 910B3). Blocks beyond the core "
+            "count are dispatched in further rounds, each paying launch and initialization overhead; fewer "
+            "blocks than cores leaves cores idle; more than 65,535 blocks is rejected. Launch exactly the core "
+            "count and loop inside the kernel: `for block in range(tl.program_id(0), NUM_BLOCKS, "
+            "tl.num_programs(0))`."
+        ),
+        references=(PROGRAMMING_GUIDE, PERFORMANCE_GUIDE, ARCHITECTURE),
+        escalates_to=Severity.WARNING,
+        escalation="when the grid exceeds the 65,535-block launch limit",
+        confirms=(
+            Confirms("TL115", "more programs than Ascend cores run in dispatch rounds", _over_cores),
+            Confirms("TL114", "more than 65535 programs exceed Ascend's launch limit", _over_launch_limit),
+        ),
+    )
+)
+
+
+STATIC_RANGE_UNROLLED = register(
+    Rule(
+        code="TL406",
+        name="static-range-unrolled-buffers",
+        title="`tl.static_range` duplicated the loop body's loads",
+        level=Level.COMPILER,
+        severity=Severity.INFO,
+        platforms=("ascend",),
+        rationale=(
+            "`tl.static_range` unrolls at trace time: ttadapter holds one staged load buffer per iteration. "
+            "Each copy takes its own UB space and, since no loop remains, multibuffer cannot overlap the next "
+            "load with this iteration's compute. Unless the body needs a compile-time index (e.g. to select a "
+            "constexpr branch), write `range(N)` so the compiler keeps one loop with double-buffered loads."
+        ),
+        references=(PROGRAMMING_GUIDE, PERFORMANCE_GUIDE),
+        confirms=(Confirms("TL119", "tl.static_range unrolls copies of the body's tiles"),),
+    )
+)
+
+
+
+
+@register_check(ASCEND_FAMILY, GRID_VS_CORES)
 def check_grid(ctx: AscendContext) -> list[Finding]:
     grid, launch_line = ctx.grid, ctx.launch_line
     if ctx.device is None or not grid:
@@ -78,6 +139,7 @@ def _static_range_loops(ctx: AscendContext) -> list[ast.For]:
     return loops
 
 
+@register_check(ASCEND_FAMILY, STATIC_RANGE_UNROLLED)
 def check_static_range(ctx: AscendContext) -> list[Finding]:
     out: list[Finding] = []
     for loop in _static_range_loops(ctx):

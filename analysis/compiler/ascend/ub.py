@@ -7,12 +7,80 @@ import ast
 import math
 from dataclasses import replace
 
-from ...core.findings import Evidence, Finding, Severity
+from ...core.findings import Evidence, Finding, Level, Severity
+from ...core.rules import Rule, register, register_check
 from ..ir.ttadapter_buffers import peak_live_bytes
 from ..ir.ttadapter_model import Buffer
 from .context import CUBE_ALIGN_BYTES, VECTOR_ALIGN_BYTES, AscendContext, kib
+from .declare import ARCHITECTURE, ASCEND_FAMILY, PERFORMANCE_GUIDE, PROGRAMMING_GUIDE, UB_OVERFLOW
 from .padding import care_padding_fix, masked_loads_without_other, padding_verdict
-from .rules import MASKED_LOAD_PADDING, TAIL_UNALIGNED, UB_OVERFLOW_RULE
+
+UB_OVERFLOW_RULE = register(
+    Rule(
+        code="TL403",
+        name="ub-capacity-exceeded",
+        title="Live tiles exceed the Unified Buffer",
+        level=Level.COMPILER,
+        severity=Severity.WARNING,
+        platforms=("ascend",),
+        rationale=(
+            "Every loaded tile and every tile temporary lives in the vector core's Unified Buffer (192 KB on "
+            "Atlas A2/A3). With multibuffer on (the default), tiles loaded inside a loop are double-buffered, "
+            "halving the usable space. Above capacity bishengir fails with a UB overflow, or the tiling falls "
+            "back to a slower schedule. The size comes from bishengir (`UB size = N bits`) when CANN is present, "
+            "else from the ttadapter buffers: an estimate (padding and compiler temporaries not counted). "
+            "Process the block in sub-tiles with an inner `for` loop (BLOCK_SUB), lower BLOCK, or use a smaller "
+            "dtype."
+        ),
+        references=(PROGRAMMING_GUIDE, UB_OVERFLOW, ARCHITECTURE),
+        escalates_to=Severity.ERROR,
+        escalation="when bishengir measured the UB size (not an estimate)",
+    )
+)
+
+
+TAIL_UNALIGNED = register(
+    Rule(
+        code="TL405",
+        name="tail-axis-unaligned",
+        title="The tile's last axis is not a multiple of 32 bytes (vector) / 512 bytes (cube)",
+        level=Level.COMPILER,
+        severity=Severity.INFO,
+        platforms=("ascend",),
+        rationale=(
+            "The Unified Buffer is addressed in 32-byte blocks and the cube unit's fractal tiles are 512 bytes. "
+            "A tile whose last axis is shorter (say a (2048, 3) fp16 tile: 6 bytes per row) is padded row by row "
+            "on every move, multiplying UB use and data-mover work. Choose block sizes whose last axis is a "
+            "multiple of 32 bytes (512 bytes for `tl.dot` operands), or load the data as a flat 1-D block and "
+            "reshape/transpose on chip so the long axis is last."
+        ),
+        references=(PROGRAMMING_GUIDE,),
+    )
+)
+
+
+MASKED_LOAD_PADDING = register(
+    Rule(
+        code="TL407",
+        name="masked-load-padding-serializes",
+        title="A masked load zero-fills the whole tile on the vector unit before copying",
+        level=Level.COMPILER,
+        severity=Severity.HINT,
+        platforms=("ascend",),
+        rationale=(
+            "Triton leaves masked-off lanes undefined when `other` is not given; triton-ascend fills them with "
+            "zeros anyway (to behave like GPUs): a vector `linalg.fill` of the entire on-chip buffer, and only "
+            "then the MTE2 copy of the valid part, so the copy waits on the vector pipe and loads cannot overlap "
+            "compute. Reported only when the kernel provably never observes those lanes (the value flows through "
+            "elementwise math into stores with the same mask); then `care_padding=False` on the `tl.load` drops "
+            "the fill and the quick fix adds it."
+        ),
+        references=(PERFORMANCE_GUIDE,),
+        has_fix=True,
+    )
+)
+
+
 
 
 def ub_estimate(ctx: AscendContext) -> tuple[int, list[Buffer]]:
@@ -24,6 +92,7 @@ def ub_estimate(ctx: AscendContext) -> tuple[int, list[Buffer]]:
     return peak, live
 
 
+@register_check(ASCEND_FAMILY, UB_OVERFLOW_RULE)
 def check_ub_capacity(ctx: AscendContext) -> list[Finding]:
     if ctx.ub_decided:
         return []  # the estimate only where the compiler is silent
@@ -76,6 +145,7 @@ def check_ub_capacity(ctx: AscendContext) -> list[Finding]:
     return [ctx.finding(UB_OVERFLOW_RULE, line, message, evidence, gain, data, severity)]
 
 
+@register_check(ASCEND_FAMILY, TAIL_UNALIGNED)
 def check_tail_alignment(ctx: AscendContext) -> list[Finding]:
     by_line: dict[int, list[tuple[Buffer, int]]] = {}
     for buf in ctx.module.buffers:
@@ -114,6 +184,7 @@ def check_tail_alignment(ctx: AscendContext) -> list[Finding]:
     return out
 
 
+@register_check(ASCEND_FAMILY, MASKED_LOAD_PADDING)
 def check_masked_padding(ctx: AscendContext) -> list[Finding]:
     out: list[Finding] = []
     func = ctx.kernel_def()

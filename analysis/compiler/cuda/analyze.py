@@ -13,16 +13,9 @@ from ...source.lines import source_lines as split_source_lines
 from ..attribution import ParsedStages, attribute, user_files_for
 from ..ir.sass import parse_ptxas_verbose, parse_res_usage
 from ..report import CompilerReport
-from . import rules as R
-from .arith import check_int64, check_precise_math
 from .context import Context, as_int
-from .dots import check_dots, check_pipelining
+from .declare import CHECK_FAMILY
 from .limits import limits_for, occupancy
-from .loads import check_redundant_loads
-from .memory import check_layout_conversions, check_vectorization
-from .resources import check_resources, check_spills
-
-CHECK_FAMILY = "cuda"  # rules.register_check family: the TL3xx checks run over one NVIDIA compile
 
 
 def analyze_cuda(
@@ -63,7 +56,7 @@ def analyze_cuda(
         notes.append(
             f"no IR location points into {path or 'the source file'}: was it compiled with line info?"
         )
-    for check in rules.checks(CHECK_FAMILY):
+    for check in rules.checks(CHECK_FAMILY, package=__package__):  # every check module of this package
         try:
             check.run(ctx)
         except (ValueError, KeyError, IndexError, AttributeError, TypeError) as exc:
@@ -92,23 +85,6 @@ def normalize_resources(resources: dict[str, Any], metadata: dict[str, Any], ker
         out["stack"] = out["stack_frame"]
     out.setdefault("shared", as_int(metadata.get("shared"), 0))
     return out
-
-
-# The checks of this module, with the rules each emits. A new TL3xx rule registers its own check in its own
-# module (`@rules.register_check(CHECK_FAMILY, RULE)` over `def check(ctx: Context) -> None`): see
-# docs/architecture.md, "Adding a rule".
-for _check, *_emits in (
-    (check_vectorization, R.NOT_CONTIGUOUS, R.UNALIGNED, R.MASK),
-    (check_layout_conversions, R.CONVERT),
-    (check_dots, R.DOT_FMA, R.DOT_NOT_WGMMA),
-    (check_pipelining, R.NOT_PIPELINED),
-    (check_spills, R.SPILLS),
-    (check_resources, R.OCC_REGS, R.OCC_SMEM, R.SMEM_LIMIT),
-    (check_int64, R.INT64),
-    (check_precise_math, R.PRECISE_MATH),
-    (check_redundant_loads, R.REDUNDANT_LOAD),
-):
-    rules.register_check(CHECK_FAMILY, *_emits)(_check)
 
 
 def summarize(ctx: Context) -> dict[str, Any]:

@@ -5,11 +5,42 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from . import rules as R
+from ...core.findings import Severity
+from ...core.rules import register_check
 from .context import Context
 from .dataflow import value_type
+from .declare import _AXIS, _PTX_ISA, CHECK_FAMILY, cuda_rule
+
+INT64 = cuda_rule(
+    "TL312",
+    "int64-index-arithmetic",
+    "Index arithmetic is done in 64-bit integers",
+    Severity.INFO,
+    "Offsets that become int64 (an int64 argument, `.to(tl.int64)`, or an int64 loaded index) make every "
+    "per-element add/multiply a 64-bit operation, which the GPU emulates with two 32-bit instructions, and "
+    "64-bit offsets weaken AxisInfo's divisibility reasoning.\n\nFix: keep per-element offsets int32 and "
+    "promote only the scalar base (`ptr += pid.to(tl.int64) * stride` once), unless tensors exceed 2^31 "
+    "elements.",
+    _AXIS,
+)
 
 
+PRECISE_MATH = cuda_rule(
+    "TL313",
+    "precise-math-path",
+    "IEEE-precise division/square root where a fast path exists",
+    Severity.INFO,
+    "`tl.math.div_rn` and `tl.math.sqrt_rn` (and `fdiv(ieee_rounding=True)`) lower to `div.rn.f32` / "
+    "`sqrt.rn.f32`, multi-instruction sequences with a slow path, while `/` and `tl.sqrt` use the approximate "
+    "`div.full.f32`/`sqrt.approx.f32` (MUFU) with ~2 ulp error. In softmax/normalization that precision is "
+    "rarely needed.\n\nFix: `a / b`, `tl.sqrt`, `tl.rsqrt` unless the result must be bit-exact.",
+    _PTX_ISA,
+)
+
+
+
+
+@register_check(CHECK_FAMILY, INT64)
 def check_int64(ctx: Context) -> None:
     ttir = ctx.parsed.ttir
     if ttir is None:
@@ -34,7 +65,7 @@ def check_int64(ctx: Context) -> None:
         # prefer the 64-bit ops written on this line; the offsets may also come from earlier lines
         wide = [o for o in wide if ctx.line_of(o) == line] or wide
         ctx.add(
-            R.INT64,
+            INT64,
             line,
             f"The offsets of this access are int64 tensors (`{facts.int64[0]}`): every per-element index "
             "operation is 64-bit, two instructions each, and AxisInfo's divisibility proof is weaker.",
@@ -59,6 +90,7 @@ def _compiler_made_int64(ctx: Context, facts: Any) -> bool:
     return bool(facts.int64_ops)
 
 
+@register_check(CHECK_FAMILY, PRECISE_MATH)
 def check_precise_math(ctx: Context) -> None:
     for line, st in ctx.lines.items():
         divs, sqrts = st.count("ptx", "div_precise"), st.count("ptx", "sqrt_precise")
@@ -76,7 +108,7 @@ def check_precise_math(ctx: Context) -> None:
             and f.line == line
         ]
         ctx.add(
-            R.PRECISE_MATH,
+            PRECISE_MATH,
             line,
             f"This line compiles to IEEE-rounded {' and '.join(parts)} (from tl.math.div_rn/sqrt_rn or "
             "ieee_rounding); `/` and `tl.sqrt` use the approximate div.full/sqrt.approx paths.",

@@ -5,15 +5,70 @@ from __future__ import annotations
 
 import re
 
+from ...core.findings import Finding, Severity
+from ...core.rules import Confirms, register_check
 from ...core.targets import cuda_capability
 from ..ir.mlir import MlirModule, MlirOp
-from . import rules as R
 from .context import DOT_OPS, Context, ptx_lines
 from .dataflow import value_type
+from .declare import _ACCEL, _PIPE, _TUTORIAL_MM, CHECK_FAMILY, cuda_rule
+
+
+def _fp32_operands(high: Finding, low: Finding) -> bool:
+    # TL305 also fires for small tiles or integer operands; with fp32 operands and `ieee` in the source
+    # (TL111) its first branch, "fp32 with input_precision='ieee'", is the one taken.
+    return high.data.get("operand_type") == "f32"
+
+
+DOT_FMA = cuda_rule(
+    "TL305",
+    "dot-on-fma",
+    "tl.dot runs on CUDA cores (FMA) instead of tensor cores",
+    Severity.WARNING,
+    "AccelerateMatmul rewrites `tt.dot` to an MMA/WGMMA layout only when operand types and tile shapes fit a "
+    "tensor-core instruction: fp16/bf16/fp8/int8, or fp32 with `input_precision='tf32'`, and tiles of at least "
+    "16 in every dimension. Otherwise the dot is unrolled into scalar FMAs (`fma.rn.f32`/`FFMA`), tens of times "
+    "slower than tensor cores.\n\nFix: use tf32 (`input_precision='tf32'`, default) or cast operands to "
+    "bf16/fp16, and keep BLOCK_M/N/K >= 16.",
+    _ACCEL,
+    _TUTORIAL_MM,
+    confirms=(Confirms("TL111", "fp32 tl.dot with input_precision='ieee' runs on FMA", _fp32_operands),),
+)
+
+
+DOT_NOT_WGMMA = cuda_rule(
+    "TL306",
+    "dot-not-wgmma",
+    "On Hopper, tl.dot uses mma.sync instead of warp-group MMA (wgmma)",
+    Severity.INFO,
+    "On sm_90 AccelerateMatmul selects MMA v3 (asynchronous `wgmma` reading operands from shared memory) only "
+    "if a warp group (4 warps) can own at least a 64-row tile: BLOCK_M >= 64 and num_warps a multiple of 4, "
+    "with supported operand types. Otherwise it falls back to Ampere-style `mma.sync` (v2), which reaches "
+    "roughly half of Hopper's tensor-core throughput.\n\nFix: BLOCK_M >= 64 (per warp group) and num_warps=4/8.",
+    _ACCEL,
+)
+
+
+NOT_PIPELINED = cuda_rule(
+    "TL307",
+    "loop-not-pipelined",
+    "The loop's global loads are not software-pipelined",
+    Severity.WARNING,
+    "The pipeliner turns loads in a `tl.dot` loop into asynchronous copies (`cp.async`/TMA) issued "
+    "`num_stages - 1` iterations ahead, hiding memory latency behind tensor-core work. It skips loops when "
+    "num_stages <= 1, and loads it cannot make asynchronous: `cp.async` needs at least 4 contiguous, aligned "
+    "bytes per thread, so unaligned or strided operands stay synchronous `ld.global`.\n\nFix: num_stages=3..4 "
+    "for GEMM-like loops, and make the loaded operands contiguous and 16-byte aligned.",
+    _PIPE,
+    _TUTORIAL_MM,
+)
+
+
 
 _MMA_VERSION_RE = re.compile(r"versionMajor\s*=\s*(\d+)")
 
 
+@register_check(CHECK_FAMILY, DOT_FMA, DOT_NOT_WGMMA)
 def check_dots(ctx: Context) -> None:
     ttgir, ttir = ctx.parsed.ttgir, ctx.parsed.ttir
     if ttgir is None:
@@ -52,7 +107,7 @@ def check_dots(ctx: Context) -> None:
                 fix = "use fp16/bf16 operands and tiles >= 16"
             fma = ctx.lines.get(line)
             ctx.add(
-                R.DOT_FMA,
+                DOT_FMA,
                 line,
                 f"`tl.dot` is lowered to scalar FMAs ({fma.count('ptx', 'fma') if fma else '?'} fma.rn.f32 in PTX on "
                 f"this line) instead of tensor cores: {why}.",
@@ -75,7 +130,7 @@ def check_dots(ctx: Context) -> None:
                     reasons.append(f"num_warps={ctx.num_warps} is not a multiple of 4")
                 why = "; ".join(reasons) or "the operands or layout do not fit wgmma"
                 ctx.add(
-                    R.DOT_NOT_WGMMA,
+                    DOT_NOT_WGMMA,
                     line,
                     f"`tl.dot` uses Ampere-style mma.sync (MMA v2) on {ctx.target}, not {'tcgen05' if cap >= 100 else 'wgmma'}: {why}.",
                     [ctx.excerpt("ttgir", [op.ir_line])],
@@ -107,6 +162,7 @@ def _mma_version(ttgir: MlirModule, layout_text: str) -> int | None:
     return int(m[1]) if m else None
 
 
+@register_check(CHECK_FAMILY, NOT_PIPELINED)
 def check_pipelining(ctx: Context) -> None:
     ttgir = ctx.parsed.ttgir
     if ttgir is None:
@@ -142,7 +198,7 @@ def check_pipelining(ctx: Context) -> None:
                 why = "the pipeliner could not schedule these loads asynchronously"
                 fix = "check that the loads' addresses are loop-carried pointer increments"
         ctx.add(
-            R.NOT_PIPELINED,
+            NOT_PIPELINED,
             line,
             f"The loop's {len(sync_loads)} global load(s) (line(s) {', '.join(map(str, load_lines))}) stay "
             f"synchronous `tt.load`s next to the dot: {why}. Each iteration waits for memory before the "

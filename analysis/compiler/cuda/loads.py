@@ -2,10 +2,34 @@
 
 from __future__ import annotations
 
+from ...core.findings import Finding, Severity
+from ...core.rules import Confirms, register_check
 from ..ir.mlir import MlirModule, MlirOp
-from . import rules as R
 from .context import Context
 from .dataflow import Dataflow
+from .declare import _GUIDE_MEM, CHECK_FAMILY, cuda_rule
+
+
+def _same_loop(high: Finding, low: Finding) -> bool:
+    # TL314 has two kinds; only "loop-invariant" is TL106's cause, and both record the loop's line.
+    return high.data.get("kind") == "loop-invariant" and high.data.get("loop_line") == low.data.get("loop_line")
+
+
+REDUNDANT_LOAD = cuda_rule(
+    "TL314",
+    "redundant-global-load",
+    "The same global memory is loaded more than once",
+    Severity.WARNING,
+    "Two `tt.load`s with the same address and mask and no store between them read the same bytes twice; "
+    "Triton does not merge them, so the kernel moves the data from L2/DRAM twice.\n\nFix: load once into a "
+    "variable and reuse it.",
+    _GUIDE_MEM,
+    confirms=(
+        Confirms("TL106", "a load whose address and mask do not change in the loop", _same_loop, portable=True),
+    ),
+)
+
+
 
 # Ops that may write global memory: a load after one of them may legitimately read new data.
 _WRITES = (
@@ -18,6 +42,7 @@ _WRITES = (
 )
 
 
+@register_check(CHECK_FAMILY, REDUNDANT_LOAD)
 def check_redundant_loads(ctx: Context) -> None:
     ttir = ctx.parsed.ttir
     if ttir is None:
@@ -46,7 +71,7 @@ def check_redundant_loads(ctx: Context) -> None:
             else:
                 loop_line = ctx.line_of(inner)
                 ctx.add(
-                    R.REDUNDANT_LOAD,
+                    REDUNDANT_LOAD,
                     line,
                     f"This load's address and mask do not change inside the loop on line {loop_line}, yet it "
                     "is issued again on every iteration: the compiler does not hoist loads out of loops.",
@@ -67,7 +92,7 @@ def check_redundant_loads(ctx: Context) -> None:
         if first is None or first_line is None:
             continue
         ctx.add(
-            R.REDUNDANT_LOAD,
+            REDUNDANT_LOAD,
             line,
             f"This load reads the same addresses with the same mask as the load on line {first_line}; the "
             "compiler keeps both, so the data crosses the memory system twice.",

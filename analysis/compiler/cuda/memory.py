@@ -5,12 +5,95 @@ from __future__ import annotations
 
 import re
 
-from ...core.findings import Evidence
+from ...core.findings import Evidence, Finding, Severity
+from ...core.rules import Confirms, DependsOn, register_check
 from ..attribution import stage_lines
 from ..ir.mlir import MlirModule, MlirOp
-from . import rules as R
 from .context import DOT_OPS, Context
 from .dataflow import Dataflow, value_type
+from .declare import _AXIS, _COALESCE, _GUIDE_MEM, _LOADSTORE, _RLC, CHECK_FAMILY, cuda_rule
+
+
+def _strided(high: Finding, low: Finding) -> bool:
+    return high.data.get("cause") == "stride"
+
+
+def _scattered(high: Finding, low: Finding) -> bool:
+    # Excess sectors come from lanes far apart (stride, gather); unaligned or masked but contiguous scalar
+    # accesses (TL302/TL303) still coalesce, so they do not explain TL207.
+    return high.data.get("cause") in ("stride", "gather")
+
+
+NOT_CONTIGUOUS = cuda_rule(
+    "TL301",
+    "global-access-not-contiguous",
+    "Global load/store is not vectorized: the address is not provably contiguous",
+    Severity.WARNING,
+    "Triton's AxisInfo analysis computes, for every pointer tensor, how many consecutive elements along the "
+    "fastest dimension are contiguous. The coalesce pass gives each thread that many elements (up to 16 bytes) "
+    "and the lowering emits one `ld.global.v4`/`LDG.E.128` per thread. When the offset is multiplied by a "
+    "runtime stride or comes from a loaded index (a gather), contiguity is 1 and every element becomes its own "
+    "32-bit (or narrower) transaction, multiplying instructions and, for strides, the memory sectors fetched.\n\n"
+    "Fix: make the contiguous index the innermost one (`base + row * stride + cols`), pass unit strides so "
+    "Triton specializes them to 1, or transpose the data once so gathers read whole rows.",
+    _AXIS,
+    _COALESCE,
+    _GUIDE_MEM,
+    confirms=(
+        Confirms("TL109", "the innermost index is multiplied by a stride", _strided),
+        Confirms("TL207", "neighbouring lanes access addresses far apart", _scattered),
+        Confirms("TL131", "the innermost index is multiplied by the row length", _strided),
+    ),
+)
+
+
+UNALIGNED = cuda_rule(
+    "TL302",
+    "global-access-unaligned",
+    "Global load/store is not vectorized: alignment of the address is unknown",
+    Severity.WARNING,
+    "Vector loads need the first element of each thread's chunk to be 16-byte aligned. AxisInfo proves that "
+    "from `tt.divisibility` on kernel arguments (Triton adds it at launch for pointers aligned to 16 bytes and "
+    "integers divisible by 16). An integer argument without it (a row stride, an offset) used in the address "
+    "makes the alignment unknown, and the lowering falls back to scalar accesses.\n\n"
+    "Fix: make strides/sizes multiples of 16 elements (pad rows), or let Triton specialize them (do not mark "
+    "them `do_not_specialize`); `tl.multiple_of(x, 16)` asserts it when you know it holds.",
+    _AXIS,
+    _LOADSTORE,
+)
+
+
+MASK = cuda_rule(
+    "TL303",
+    "mask-defeats-vectorization",
+    "The mask's granularity forces scalar accesses",
+    Severity.WARNING,
+    "A masked load can only be vectorized if the mask is constant over each vector (AxisInfo 'constancy'). "
+    "`offs < n` with `n` not known divisible by 16 gives constancy 1, so the lowering splits every vector "
+    "access into scalar predicated ones even though the pointer itself is contiguous and aligned.\n\n"
+    "Fix: let `n` be specialized as divisible by 16 (pad the tensor), or split off the ragged tail into a "
+    "separate masked launch and use an unmasked (or `EVEN_N: tl.constexpr`) path for full blocks.",
+    _AXIS,
+    _LOADSTORE,
+)
+
+
+CONVERT = cuda_rule(
+    "TL304",
+    "layout-conversion-through-shared-memory",
+    "A layout conversion round-trips through shared memory",
+    Severity.INFO,
+    "`ttg.convert_layout` between distributed layouts that move data across threads is lowered to a store to "
+    "shared memory, a barrier and a load back. RemoveLayoutConversions removes the ones it can; the rest come "
+    "from reductions (`tl.sum(axis=...)` results used with another layout), transposes, loads and stores whose "
+    "coalesced layouts differ, or dot operands. Inside a loop this costs shared-memory bandwidth and a barrier "
+    "every iteration.\n\nFix: keep producers and consumers in one layout (same access pattern for loads and "
+    "stores, reduce along the contiguous axis, hoist conversions out of loops).",
+    _RLC,
+    depends_on=DependsOn.LINE,  # forced by the narrow access on its line
+)
+
+
 
 ELEM_BITS = {"f64": 64, "i64": 64, "f32": 32, "i32": 32, "f16": 16, "bf16": 16, "i16": 16, "i8": 8, "i1": 8}
 _FP8 = re.compile(r"f8E\w+")
@@ -46,6 +129,7 @@ def _layout_bits(ttgir: MlirModule, op: MlirOp) -> int | None:
     return min(128, per[fast] * bits)
 
 
+@register_check(CHECK_FAMILY, NOT_CONTIGUOUS, UNALIGNED, MASK)
 def check_vectorization(ctx: Context) -> None:
     ttir, ttgir = ctx.parsed.ttir, ctx.parsed.ttgir
     if ttir is None or ttgir is None or ctx.parsed.ptx is None:
@@ -109,7 +193,7 @@ def check_vectorization(ctx: Context) -> None:
                 else f"put the unit-stride index innermost, or pass `{culprit}`=1 so Triton specializes it away"
             )
             ctx.add(
-                R.NOT_CONTIGUOUS,
+                NOT_CONTIGUOUS,
                 line,
                 f"{what} from `{base}` is issued as {width} accesses per thread: {why}; the coalesce pass "
                 f"gave each thread {allowed // bits} element(s).",
@@ -131,7 +215,7 @@ def check_vectorization(ctx: Context) -> None:
             is_pointer = flow.args[culprit].type.startswith("!tt.ptr") if culprit in flow.args else False
             decider = "coalesce pass" if allowed < 128 else "load/store lowering"
             ctx.add(
-                R.UNALIGNED,
+                UNALIGNED,
                 line,
                 f"{what} from `{base}` is issued as {width} accesses: `{culprit}` carries no tt.divisibility "
                 f"hint, so AxisInfo cannot prove each thread's chunk is 16-byte aligned and the {decider} "
@@ -148,7 +232,7 @@ def check_vectorization(ctx: Context) -> None:
         elif mask_args:
             culprit = mask_args[0]
             ctx.add(
-                R.MASK,
+                MASK,
                 line,
                 f"{what} from `{base}` is contiguous and aligned (layout allows {allowed}-bit) but is issued "
                 f"as {width} accesses: the mask depends on `{culprit}`, which is not known divisible by 16, so "
@@ -214,6 +298,7 @@ def _sass_evidence(ctx: Context, line: int, kind: str) -> Evidence:
     )
 
 
+@register_check(CHECK_FAMILY, CONVERT)
 def check_layout_conversions(ctx: Context) -> None:
     ttgir = ctx.parsed.ttgir
     if ttgir is None:
@@ -253,7 +338,7 @@ def check_layout_conversions(ctx: Context) -> None:
         in_loop = bool(op.loops)
         cause = _convert_cause(flow, op)
         ctx.add(
-            R.CONVERT,
+            CONVERT,
             line,
             f"`ttg.convert_layout` of a {'x'.join(map(str, shape)) or 'scalar'} {elem} tensor {cause} survives "
             f"RemoveLayoutConversions and is lowered through shared memory (st.shared + barrier + ld.shared)"

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ....analysis.core.targets import DEFAULT_CUDA_TARGET
 from ..optimize import report as reporting
@@ -21,6 +21,9 @@ from ..optimize.gate import Gate, GateConfig
 from ..optimize.loop import Budget, OptimizeOptions, optimize_source
 from ..optimize.proposers import Proposer
 from ..optimize.shapes import plan_shapes
+
+if TYPE_CHECKING:  # the runner client is imported where a runner is made, not by the engine
+    from ....ascend_runner.client import Runner
 
 Progress = Callable[[str], None]
 
@@ -44,17 +47,17 @@ def _median(values: Sequence[float]) -> float | None:
 
 
 def measure_baselines(
-    runner: Any, source: str, path: str, options: BenchOptions, cancel: threading.Event | None
+    runner: Runner, source: str, path: str, options: BenchOptions, cancel: threading.Event | None
 ) -> dict[str, Any]:
     """The first draft checked at every planned shape (held-out ones included) and timed against itself,
     with PyTorch eager (and torch.compile) timed at the benchmark shape."""
-    plan = plan_shapes(source)
-    gate = Gate(runner, options.gate(), plan, path)
-    payload = gate.payload(source, source)
-    if "interleave" in payload:
-        payload["interleave"] = {**payload["interleave"], "repeats": 2,
-                                 "compiled_reference": options.compiled_reference}
-    reply = runner.verify(options.backend, payload, cancel=cancel, timeout_s=gate.config.timeout_s)
+    gate = Gate(runner, options.gate(), plan_shapes(source), path)
+    request = gate.plan(source, source).request
+    assert request is not None  # a KernelBench plan is never refused (only a replay can be)
+    if request.interleave is not None:
+        request = replace(request, interleave={**request.interleave, "repeats": 2,
+                                               "compiled_reference": options.compiled_reference})
+    reply = gate.send(request, cancel)
     out: dict[str, Any] = {"ok": bool(reply.get("ok")), "correct": False}
     if not reply.get("ok"):
         error = reply.get("error") or {}
@@ -104,7 +107,7 @@ def _misses(data: dict[str, Any]) -> list[str]:
 
 def run_task(
     path: Path,
-    runner: Any,
+    runner: Runner,
     options: BenchOptions,
     proposers: Callable[[], list[Proposer]],
     progress: Progress | None = None,

@@ -6,14 +6,16 @@ from __future__ import annotations
 import hashlib
 import inspect
 import threading
-from collections import OrderedDict
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ....analysis.core.findings import Finding
 from ....analysis.kernels.dependencies import dependency_sources
-from ....ascend_runner.protocol import CompileRequest
+from ....analysis.state.session import current
+from ....ascend_runner.protocol import CompileRequest, CompileResult
 from .result import VariantResult
+
+if TYPE_CHECKING:  # the runner client is imported where a runner is made, not by the engine
+    from ....ascend_runner.client import Runner
 
 
 def dependency_sources_of(source: str, kernel: str) -> dict[str, str] | None:
@@ -43,7 +45,7 @@ def runner_unavailable(exc: BaseException) -> bool:
     return isinstance(exc, EnvironmentUnavailable)
 
 
-def environment_problem(runner: Any, target: str) -> str | None:
+def environment_problem(runner: Runner, target: str) -> str | None:
     """Setup advice when the runner has no environment for `target` (local runners only; remote ones say so
     in their compile result)."""
     find = getattr(runner, "environment", None)
@@ -60,61 +62,32 @@ def environment_problem(runner: Any, target: str) -> str | None:
 
 
 def compile_variant(
-    runner: Any,
+    runner: Runner,
     req: CompileRequest,
     sources: Mapping[str, str] | None,
     cancel: threading.Event | None,
     timeout_s: float | None,
-) -> Any:
+) -> CompileResult:
     kwargs: dict[str, Any] = {"cancel": cancel, "timeout_s": timeout_s}
     if sources is not None and _accepts(runner.compile, "function_sources"):
         kwargs["function_sources"] = dict(sources)
     return runner.compile(req, **kwargs)
 
 
-class _ReportCache:
-    """Analyses of cached compile results, so a warm re-analysis skips re-parsing every stage.
-
-    Keyed by everything the report depends on: the whole buffer (analyzers read launch sites too), path,
-    target, the specialization and the compiler. Thread-safe, bounded (LRU)."""
-
-    def __init__(self, size: int = 64) -> None:
-        self.size = size
-        self._items: OrderedDict[
-            str, tuple[list[Finding], dict[str, Any], dict[str, list[tuple[int, int]]]]
-        ] = OrderedDict()
-        self._lock = threading.Lock()
-
-    @staticmethod
-    def key(variant: VariantResult, target: str, source: str, kernel: str, path: str) -> str:
-        parts = (source, path, kernel, target, repr(variant.specialization.key()), variant.compiler)
-        # The compile cache key also covers imported helper files the buffer text does not show.
-        parts += (str(variant.metadata.get("cache_key", "")),)
-        return hashlib.sha256("\x00".join(parts).encode("utf-8")).hexdigest()
-
-    def get(self, key: str) -> tuple[list[Finding], dict[str, Any], dict[str, list[tuple[int, int]]]] | None:
-        with self._lock:
-            hit = self._items.get(key)
-            if hit is not None:
-                self._items.move_to_end(key)
-            return hit
-
-    def put(
-        self, key: str, value: tuple[list[Finding], dict[str, Any], dict[str, list[tuple[int, int]]]]
-    ) -> None:
-        with self._lock:
-            self._items[key] = value
-            self._items.move_to_end(key)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
-
-
-_REPORTS = _ReportCache()
+def report_key(variant: VariantResult, target: str, source: str, kernel: str, path: str) -> str:
+    """Key of the analysis of a cached compile result (kept in the session's `reports`, so a warm re-analysis
+    skips re-parsing every stage): everything the report depends on, the whole buffer (analyzers read launch sites
+    too), path, target, the specialization and the compiler."""
+    parts = (source, path, kernel, target, repr(variant.specialization.key()), variant.compiler)
+    # The compile cache key also covers imported helper files the buffer text does not show.
+    parts += (str(variant.metadata.get("cache_key", "")),)
+    return hashlib.sha256("\x00".join(parts).encode("utf-8")).hexdigest()
 
 
 def analyze_output(variant: VariantResult, target: str, source: str, kernel: str, path: str) -> None:
-    key = _ReportCache.key(variant, target, source, kernel, path) if variant.cached else ""
-    hit = _REPORTS.get(key) if key else None
+    reports = current().reports
+    key = report_key(variant, target, source, kernel, path) if variant.cached else ""
+    hit = reports.get(key) if key else None
     if hit is not None:
         findings, summary, line_maps = hit
         variant.findings, variant.summary, variant.line_maps = list(findings), dict(summary), dict(line_maps)
@@ -133,7 +106,7 @@ def analyze_output(variant: VariantResult, target: str, source: str, kernel: str
     variant.summary = dict(getattr(report, "summary", {}) or {})
     maps = getattr(report, "line_maps", {}) or {}
     variant.line_maps = {stage: [(int(a), int(b)) for a, b in pairs] for stage, pairs in maps.items()}
-    _REPORTS.put(
-        _ReportCache.key(variant, target, source, kernel, path),
+    reports.put(
+        report_key(variant, target, source, kernel, path),
         (list(variant.findings), dict(variant.summary), dict(variant.line_maps)),
     )

@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ....analysis.compiler.outcome import failure_findings, load_findings, worker_error
 from ....analysis.compiler.rests_on import line_inputs
@@ -45,6 +45,9 @@ from .inputs import (
 )
 from .result import KernelAnalysis, VariantResult
 
+if TYPE_CHECKING:  # the runner client is imported where a runner is made, not by the engine
+    from ....ascend_runner.client import Runner
+
 MAX_COMPILED_VARIANTS = 4
 
 
@@ -53,7 +56,7 @@ def analyze_kernel(
     path: str,
     kernel: str,
     target: str,
-    runner: Any,
+    runner: Runner,
     *,
     overrides: Mapping[str, Any] | None = None,
     recorded: Sequence[Mapping[str, Any]] | None = None,
@@ -150,7 +153,7 @@ def analyze_kernel(
 
 
 def _compiled(
-    runner: Any,
+    runner: Runner,
     spec: Specialization,
     where: tuple[str, str, str, str],
     sources: Mapping[str, str] | None,
@@ -184,7 +187,7 @@ def _compiled(
 
 def _retry_guesses(
     first: VariantResult,
-    runner: Any,
+    runner: Runner,
     where: tuple[str, str, str, str],
     sources: Mapping[str, str] | None,
     cancel: threading.Event | None,
@@ -221,7 +224,7 @@ def analyze_document(
     source: str,
     path: str,
     target: str,
-    runner: Any,
+    runner: Runner,
     *,
     overrides: Mapping[str, Any] | None = None,
     recorded: Sequence[Mapping[str, Any]] | None = None,

@@ -20,13 +20,16 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ....analysis.core.findings import Severity
 from ....analysis.core.targets import platform_of
 from ....analysis.rewrite.model import Candidate, RecipeContext, Verdict
 from .knobs import Knob, apply_edits, find_knobs
 from .proposers import Declined
+
+if TYPE_CHECKING:  # the runner client is imported where a runner is made, not by the engine
+    from ....ascend_runner.client import Runner
 
 BLOCK_RANGE = (16, 8192)
 WARPS = (1, 2, 4, 8, 16)
@@ -133,7 +136,7 @@ class Pruned:
 
 @dataclass
 class ConfigSearch:
-    runner: Any
+    runner: Runner
     target: str
     backend: str = "cuda"
     max_survivors: int = 8  # moves handed to the gate per round (the rest are compiled but not timed)

@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ....analysis.core.findings import Finding
+from ....ascend_runner.protocol import HarnessSpec, ProfileRequest
+
+if TYPE_CHECKING:  # the runner client is imported where a runner is made, not by the engine
+    from ....ascend_runner.client import Runner
 
 
 @dataclass
@@ -27,7 +31,7 @@ def collect(
     source: str,
     path: str,
     target: str,
-    runner: Any,
+    runner: Runner,
     *,
     backend: str,
     cancel: threading.Event | None = None,
@@ -53,13 +57,13 @@ def collect(
     return ev
 
 
-def _profile(source: str, path: str, runner: Any, backend: str, ev: Evidence) -> None:
+def _profile(source: str, path: str, runner: Runner, backend: str, ev: Evidence) -> None:
     from ....analysis.core import devices
     from ....analysis.profile import analyze as profiling
 
-    payload = {"harness": {"mode": "kernelbench", "path": path, "source": source}, "backend": backend}
+    request = ProfileRequest(harness=HarnessSpec(mode="kernelbench", path=path, source=source), backend=backend)
     try:
-        reply = runner.profile(backend, payload, timeout_s=600)
+        reply = runner.profile(backend, request, timeout_s=600)
     except Exception as exc:
         ev.notes.append(f"profile failed: {type(exc).__name__}: {exc}")
         return

@@ -17,15 +17,18 @@ from __future__ import annotations
 import ast
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ....analysis.core.findings import Finding
 from ....analysis.core.targets import DEFAULT_CUDA_TARGET
 from ....analysis.rewrite.model import Candidate, Verdict
-from .replay import first_changed_line
-from .replay_overrides import candidate_launches
+from ....ascend_runner.protocol import HarnessSpec, TimingSpec, VerifyRequest
 from .shapes import ShapePlan
 from .timing import MIN_GAIN, judge
+from .verify_plan import VerificationPlan, replay_launches_for
+
+if TYPE_CHECKING:  # the runner client is imported where a runner is made, not by the engine
+    from ....ascend_runner.client import Runner
 
 WORKER_STAGES = ("worker", "unavailable", "closed", "timeout", "cancelled")
 
@@ -86,7 +89,7 @@ def _reject(candidate: Candidate, stage: str, reason: str, **details: Any) -> Ve
 class Gate:
     def __init__(
         self,
-        runner: Any,
+        runner: Runner,
         config: GateConfig,
         shapes: ShapePlan,
         path: str,
@@ -133,81 +136,66 @@ class Gate:
         return None, out
 
     # -- 2 + 3. verify and time --------------------------------------------------------------------------
-    def replay_launches(self, baseline_source: str, candidate_source: str) -> list[dict[str, Any]] | str:
-        """The recorded launches, each with the launch-site overrides of the candidate (and of the baseline, where
-        an earlier round changed a launch site) that replay applies (replay_overrides.py), or why replay cannot
-        verify the candidate."""
-        original = self.reference_source or baseline_source
-        launches, why = candidate_launches(self.launches, original, candidate_source)
-        if why is None and baseline_source != original:
-            base, why = candidate_launches(self.launches, original, baseline_source)
-            launches = [{**c, "baseline": b["candidate"]} if "candidate" in b else c for c, b in zip(launches, base, strict=True)]
-        if why is None:
-            return launches
-        line = first_changed_line(original, candidate_source)
-        where = f" (line {line})" if line else ""
-        return (
-            "replay launches each kernel as it was recorded (only a launch site's constexprs, launch options and grid "
-            f"can be overridden), so it cannot verify a change outside the kernels' bodies{where}: {why}. Verify it in "
-            "KernelBench form (Model/ModelNew) instead"
-        )
-
-    def replay_refusal(self, baseline_source: str, candidate: Candidate) -> str | None:
-        """Why replay cannot verify `candidate` (checked before it takes a verification slot), or None."""
-        if not self.launches:
-            return None
-        launches = self.replay_launches(baseline_source, candidate.source)
-        return launches if isinstance(launches, str) else None
-
-    def replay_payload(self, baseline_source: str, candidate_source: str) -> dict[str, Any]:
+    def plan(self, baseline_source: str, candidate_source: str) -> VerificationPlan:
+        """The candidate's verify request against `baseline_source` (or why replay cannot verify it): a replay of
+        the recorded launches when there are any, else the KernelBench comparison at every planned shape. Computed
+        once per candidate and handed back to `check`."""
         cfg = self.config
-        launches = self.replay_launches(baseline_source, candidate_source)
-        payload: dict[str, Any] = {
-            "harness": {"mode": "replay", "path": self.path, "source": candidate_source},
-            "launches": launches if isinstance(launches, list) else self.launches,
-            "seeds": list(cfg.seeds),
-            "baseline_source": baseline_source,
-            "time": cfg.timing_meaningful,
-            "timing": {"warmup_ms": cfg.warmup_ms, "rep_ms": cfg.rep_ms},
-            "interleave": {"repeats": cfg.repeats},
-        }
-        if self.reference_source is not None and self.reference_source != baseline_source:
-            payload["reference_source"] = self.reference_source
-        return payload
-
-    def payload(self, baseline_source: str, candidate_source: str) -> dict[str, Any]:
+        timing = TimingSpec(warmup_ms=cfg.warmup_ms, rep_ms=cfg.rep_ms)
+        original = self.reference_source
+        reference = original if original is not None and original != baseline_source else None
         if self.launches:
-            return self.replay_payload(baseline_source, candidate_source)
-        cfg = self.config
-        payload: dict[str, Any] = {
-            "harness": {"mode": "kernelbench", "path": self.path, "source": candidate_source},
-            "seeds": list(cfg.seeds),
-            "shapes": [s.to_payload() for s in self.shapes.all],
-            "baseline_source": baseline_source,
-            "poison": True,
-            "time": cfg.timing_meaningful,
-            "timing": {"warmup_ms": cfg.warmup_ms, "rep_ms": cfg.rep_ms},
-        }
-        if self.reference_source is not None and self.reference_source != baseline_source:
-            payload["reference_source"] = self.reference_source
+            replayed = replay_launches_for(self.launches, original or baseline_source, baseline_source,
+                                           candidate_source)
+            if isinstance(replayed, str):
+                return VerificationPlan(baseline_source, candidate_source, None, replayed)
+            request = VerifyRequest(
+                harness=HarnessSpec(mode="replay", path=self.path, source=candidate_source),
+                launches=replayed,
+                seeds=list(cfg.seeds),
+                baseline_source=baseline_source,
+                time=cfg.timing_meaningful,
+                timing=timing,
+                interleave={"repeats": cfg.repeats},
+                reference_source=reference,
+                backend=cfg.backend,
+            )
+            return VerificationPlan(baseline_source, candidate_source, request)
+        interleave = None
         if cfg.timing_meaningful:
             t = self.shapes.timing
-            payload["interleave"] = {"repeats": cfg.repeats, "overrides": dict(t.overrides), "label": t.label}
-        return payload
+            interleave = {"repeats": cfg.repeats, "overrides": dict(t.overrides), "label": t.label}
+        request = VerifyRequest(
+            harness=HarnessSpec(mode="kernelbench", path=self.path, source=candidate_source),
+            seeds=list(cfg.seeds),
+            shapes=[s.to_payload() for s in self.shapes.all],
+            baseline_source=baseline_source,
+            poison=True,
+            time=cfg.timing_meaningful,
+            timing=timing,
+            reference_source=reference,
+            interleave=interleave,
+            backend=cfg.backend,
+        )
+        return VerificationPlan(baseline_source, candidate_source, request)
 
     def check(
-        self, baseline_source: str, candidate: Candidate, cancel: threading.Event | None = None
+        self,
+        baseline_source: str,
+        candidate: Candidate,
+        cancel: threading.Event | None = None,
+        plan: VerificationPlan | None = None,
     ) -> GateResult:
         try:
             ast.parse(candidate.source)
         except SyntaxError as exc:
             return GateResult(_reject(candidate, "compile", f"syntax error on line {exc.lineno}: {exc.msg}"))
         result = GateResult(Verdict(candidate.id, False, ""))
-        if self.launches:
-            beyond = self.replay_refusal(baseline_source, candidate)
-            if beyond:
-                result.verdict = _reject(candidate, "replay", beyond)
-                return result
+        if plan is None or not plan.matches(baseline_source, candidate.source):
+            plan = self.plan(baseline_source, candidate.source)
+        if plan.request is None:
+            result.verdict = _reject(candidate, "replay", plan.refusal or "replay cannot verify it")
+            return result
         if self.config.compile_check:
             error, result = self.compile_check(candidate.source, cancel)
             if error:
@@ -216,14 +204,13 @@ class Gate:
         if cancel is not None and cancel.is_set():
             result.verdict = _reject(candidate, "cancelled", "cancelled before verification")
             return result
-        reply = self.runner.verify(
-            self.config.backend,
-            self.payload(baseline_source, candidate.source),
-            cancel=cancel,
-            timeout_s=self.config.timeout_s,
-        )
+        reply = self.send(plan.request, cancel)
         result.verdict = self.judge_reply(candidate, reply, result.compile_summary)
         return result
+
+    def send(self, request: VerifyRequest, cancel: threading.Event | None = None) -> dict[str, Any]:
+        """The runner's verify reply to `request` (an envelope: ok, result or error)."""
+        return self.runner.verify(self.config.backend, request, cancel=cancel, timeout_s=self.config.timeout_s)
 
     def judge_reply(self, candidate: Candidate, reply: dict[str, Any], compiled: dict[str, Any]) -> Verdict:
         """Turn the runner's verify reply into a Verdict (pure: unit-testable on recorded replies)."""

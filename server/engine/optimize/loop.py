@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ....analysis.core.targets import DEFAULT_CUDA_TARGET
 from ....analysis.kernels import parse_module
@@ -23,9 +23,14 @@ from ....analysis.rewrite.model import Candidate, RecipeContext, Verdict
 from ..record.launch_store import recorded_for
 from .evidence import Evidence, collect
 from .gate import Gate, GateConfig
-from .proposers import Declined, Proposer, RecipeProposer
+from .proposer_set import build_proposers
+from .proposers import Declined, Proposer
 from .replay import replay_launches, replay_plan
 from .shapes import ShapePlan, plan_shapes
+from .verify_plan import VerificationPlan
+
+if TYPE_CHECKING:  # the runner client is imported where a runner is made, not by the engine
+    from ....ascend_runner.client import Runner
 
 Progress = Callable[[str, float | None], None]
 
@@ -99,6 +104,7 @@ class OptimizeOptions:
     budget: Budget = field(default_factory=Budget)
     gate: GateConfig | None = None  # default: GateConfig(backend, target)
     profile: bool = True  # level-2 evidence where timing means something
+    kernel: str | None = None  # optimize only this kernel (the editor's lens on it); None: every kernel
 
 
 def kernels_of(source: str) -> list[str]:
@@ -109,7 +115,7 @@ def kernels_of(source: str) -> list[str]:
 def optimize_source(
     source: str,
     path: str,
-    runner: Any,
+    runner: Runner,
     options: OptimizeOptions,
     proposers: Sequence[Proposer] | None = None,
     *,
@@ -144,9 +150,14 @@ def optimize_source(
     if not kernels:
         out.error = f"{path} has no @triton.jit kernel to optimize"
         return out
+    if options.kernel is not None and options.kernel not in kernels:
+        out.error = f"{path} has no @triton.jit kernel named {options.kernel!r} to optimize"
+        return out
     config = options.gate or GateConfig(backend=options.backend, target=options.target)
     gate = Gate(runner, config, out.shapes, path, reference_source=source, launches=launches)
-    proposers = list(proposers) if proposers is not None else [RecipeProposer()]
+    if proposers is None:  # the recipes alone
+        proposers = build_proposers(runner, options.target, options.backend, config_search=False)
+    proposers = list(proposers)
     feedback: dict[tuple[str, str], list[Verdict]] = {}
     seen: set[str] = set()
     tried: set[tuple[str, str]] = set()  # (kernel, producer) pairs the gate has judged, on any text
@@ -167,21 +178,22 @@ def optimize_source(
             ev_for = (current, ev)
         if round_no == 1:
             out.evidence_before = ev
-        candidates, deferred = _propose(current, path, options.target, ev, proposers, feedback, seen, out, tried)
+        candidates, deferred = _propose(current, path, options.target, ev, proposers, feedback, seen, out, tried,
+                                        only=options.kernel)
         if not candidates:
             out.notes.append(f"round {round_no}: no new candidate from {', '.join(p.name for p in proposers)}")
             break
-        candidates = _verifiable(gate, current, candidates, replay_declined)
-        if not candidates:
+        planned = _verifiable(gate, current, candidates, replay_declined)
+        if not planned:
             out.notes.append(f"round {round_no}: no candidate replay can verify")
             break
         accepted: list[Step] = []
-        for i, (source_name, cand) in enumerate(candidates):
+        for i, (source_name, cand, plan) in enumerate(planned):
             if spent >= budget.candidates or _stop(cancel, out, started, budget):
                 break
             spent += 1
-            say(f"round {round_no}: verifying {cand.title} ({i + 1}/{len(candidates)})", spent / budget.candidates)
-            verdict = gate.check(current, cand, cancel).verdict
+            say(f"round {round_no}: verifying {cand.title} ({i + 1}/{len(planned)})", spent / budget.candidates)
+            verdict = gate.check(current, cand, cancel, plan=plan).verdict
             tried.add((cand.kernel, cand.producer))
             step = Step(cand, verdict, round_no)
             feedback.setdefault((source_name, cand.kernel), []).append(verdict)
@@ -218,16 +230,17 @@ def optimize_source(
 
 def _verifiable(
     gate: Gate, current: str, candidates: list[tuple[str, Candidate]], declined: list[Declined]
-) -> list[tuple[str, Candidate]]:
-    """The candidates the gate can verify; the others (a change replay cannot express) are declined with the
-    reason, so they cost none of the candidate budget."""
+) -> list[tuple[str, Candidate, VerificationPlan]]:
+    """The candidates the gate can verify, each with its verification plan (computed here, once, and reused by
+    the gate); the others (a change replay cannot express) are declined with the reason, so they cost none of the
+    candidate budget."""
     kept = []
     for source_name, cand in candidates:
-        why = gate.replay_refusal(current, cand)
-        if why is None:
-            kept.append((source_name, cand))
+        plan = gate.plan(current, cand.source)
+        if plan.request is not None:
+            kept.append((source_name, cand, plan))
         else:
-            declined.append(Declined(cand.producer, cand.kernel, f"{cand.title}: {why}"))
+            declined.append(Declined(cand.producer, cand.kernel, f"{cand.title}: {plan.refusal}"))
     return kept
 
 
@@ -252,17 +265,21 @@ def _propose(
     seen: set[str],
     out: OptimizeResult,
     tried: set[tuple[str, str]] = frozenset(),  # type: ignore[assignment]
+    only: str | None = None,
 ) -> tuple[list[tuple[str, Candidate]], list[str]]:
     """(proposer name, candidate) for every new candidate of every kernel, and the proposers that waited.
 
     A proposer with `waits_for_recipes` (config search) is not asked while recipes the gate has not judged yet for
     the kernel have candidates: tuning launch values of a text a recipe is about to restructure spends the
     candidate budget on a text that will not stay. It takes the round after (on the restructured text, or on the
-    same one if none won); recipes already judged on an earlier text do not hold it back again."""
+    same one if none won); recipes already judged on an earlier text do not hold it back again. `only`: the one
+    kernel asked for (the others are not proposed for)."""
     module = parse_module(current)
     found: list[tuple[str, Candidate]] = []
     deferred: list[str] = []
     for kernel in kernels_of(current):
+        if only is not None and kernel != only:
+            continue
         ctx = RecipeContext(
             source=current, path=path, kernel=kernel, module=module, findings=tuple(ev.findings),
             target=target, profile=ev.profile,

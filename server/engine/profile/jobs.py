@@ -15,6 +15,7 @@ from typing import Any
 from ....analysis.core import devices
 from ....analysis.profile import analyze as profiling
 from ....analysis.profile.ncu import NcuParseError, parse_source_csv
+from ....ascend_runner.protocol import ProfileRequest, profile_request_from
 from . import ceilings as ceilings_cache
 
 DEFAULT_PROFILE_TIMEOUT_S = 600.0
@@ -49,21 +50,14 @@ def save_measured(
     ceilings_cache.save(device_name, ceilings, runner, backend)
 
 
-def profile_payload(
+def profile_request(
     harness: dict[str, Any], backend: str, *, measure_ceilings: bool = False, ncu: bool = False
-) -> dict[str, Any]:
-    """The `profile` job payload, as `tritonlens profile` sends it (validated by protocol.profile_request_from)."""
-    from ....ascend_runner.protocol import profile_request_from
-
-    payload = {
-        "harness": harness,
-        "backend": backend,
-        "snapshot": False,
-        "measure_ceilings": measure_ceilings,
-        "ncu": ncu,
-    }
-    profile_request_from(payload)  # ProtocolError names the bad field
-    return payload
+) -> ProfileRequest:
+    """The `profile` job's typed request for the editor's profile of a file (`harness` as harness_spec makes it);
+    ProtocolError names a bad field."""
+    return profile_request_from(
+        {"harness": harness, "backend": backend, "snapshot": False, "measure_ceilings": measure_ceilings, "ncu": ncu}
+    )
 
 
 def local_devices(dev: str = "/dev") -> dict[str, list[str]]:

@@ -9,7 +9,6 @@ recorded gets none of them (`analysis.recorded.kernel_source_hash`). The folder 
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import os
@@ -20,6 +19,7 @@ from typing import Any
 
 from ....analysis.kernels import parse_module
 from ....analysis.specialize.recorded import kernel_source_hash, launch_key
+from ....analysis.state.session import current
 from ...source_files import read_python_source
 from ..file_store import locked, write_atomic
 
@@ -38,9 +38,15 @@ def workspace_root(start: str | os.PathLike[str]) -> Path:
     return folder
 
 
-@functools.lru_cache(maxsize=512)
 def _root_of_folder(folder: str) -> str:
-    return str(workspace_root(folder))
+    """workspace_root of `folder`, remembered by the session in force (a recorded launch names a few folders,
+    asked about for every launch)."""
+    roots = current().workspace_roots
+    root = roots.get(folder)
+    if root is None:
+        root = str(workspace_root(folder))
+        roots.put(folder, root)
+    return root
 
 
 def project_relative(path: str) -> str:
