@@ -7,7 +7,7 @@ script measures the product before and after a change: run it with each checkout
 analyze_kernel to read each analysis; writes the rows and totals as JSON.
 
 Measured 2026-12-01 on heldout_manifest.csv (52 kernels sampled, corpus materialised with corpus.py into a temporary
-cache): main (c74b8a4 + blindprec) 43 compiled, 180 TL3xx/TL4xx shown, 23 at warning; branch `guesses` 44 compiled,
+cache): /work/main as checked out then (4a73e1b, with the integrator's uncommitted edits) 43 compiled, 180 TL3xx/TL4xx shown, 23 at warning; branch `guesses` 44 compiled,
 25 shown, 2 at warning (TL307 on lines that read no guess), 145 withheld as resting on a guess (listed by TL002),
 63 innermost strides of 13 kernels compiled as 1 (TL301: 20 -> 2, both withheld).
 results/guess_effect_heldout_{before,after}.json.
