@@ -33,8 +33,8 @@ CANNOT_SPECIALIZE = register(
             "a `# tritonlens: NAME=VALUE` comment above the kernel, `[tool.tritonlens.kernels.<kernel>]` in "
             "pyproject.toml, launch sites in the file, `@triton.autotune` configs, `@triton.heuristics` and "
             "parameter defaults. When none gives a value it still compiles the most likely one (64 for sizes, "
-            "False for flags, fp32 for dtypes, the first string a name is compared with) and every finding of "
-            "that compile names the guess and stays at most a warning. Run `tritonlens record -- pytest ...` "
+            "False for flags, fp32 for dtypes, the first string a name is compared with); a finding that rests on "
+            "such a guess is not shown (this hint lists it), the others say they hold for every value of it. Run `tritonlens record -- pytest ...` "
             "(or `-- python script.py`) to analyze real launches, or add the pragma the message shows."
         ),
         references=("https://triton-lang.org/main/python-api/generated/triton.jit.html",),

@@ -12,6 +12,7 @@ from ..core.front_rules import BAD_OVERRIDE, CANNOT_SPECIALIZE
 from ..kernels import ModuleInfo
 from .cases import cases_note
 from .choose import as_table, assumed_constexprs
+from .guess import typical_value
 from .kernels import KernelTable, SpecKernel
 from .variant import OPTION_NAMES, Specialization
 
@@ -47,6 +48,9 @@ def _placeholder(info: SpecKernel, name: str) -> str:
         ):
             if node.operand.id == name:
                 return "<bool>"
+    guess = typical_value(info.node, name)  # what the guess reads of its use: `ACT in (...)`, `tl.zeros(s, ACC)`
+    if isinstance(guess, str):
+        return "tl.<dtype>" if guess.startswith("tl.") else STR_PLACEHOLDER
     return "<int>"
 
 
@@ -76,7 +80,7 @@ def specialization_findings(
             CANNOT_SPECIALIZE.finding(
                 (
                     f"levels 3-4 compiled {kernel} with assumed values {values} (nothing shows them); findings "
-                    f"of that compile say so. Record real launches (`tritonlens record -- pytest ...` or "
+                    f"that rest on them are not shown, the others say so. Record real launches (`tritonlens record -- pytest ...` or "
                     f'`-- python script.py`), or add "{text}" above the kernel'
                 ),
                 span,

@@ -1,12 +1,15 @@
 """The most likely value of a constexpr that no launch, pragma, config, heuristic or default shows.
 
 Levels 3-4 still compile such a kernel, with a *labeled* guess: every value chosen here carries the provenance
-marker `ASSUMED_TYPICAL`, and the pipeline names the guess in every finding of that compile, never above a
-warning (server/pipeline.py). How the kernel body uses the name decides the kind of value:
+marker `ASSUMED_TYPICAL`, and no level 3-4 finding that rests on it is shown (analysis/compiler/variants.py).
+How the kernel body uses the name decides the kind of value:
 - tested as a flag (`if HAS_BIAS:`, `not EVEN_K`) or named like one (`HAS_`, `IS_`, `USE_`, `EVEN_`): False;
-- compared with strings (`ACTIVATION == "leaky_relu"`): the first string it is compared with;
+- compared with strings (`ACTIVATION == "leaky_relu"`, `ACT in ("gelu", "relu")`), here or in a jit helper it is
+  passed to: the first string it is compared with;
 - compared for equality with ints (`LOSS_TYPE == 1`, a selector): the smallest such case, so a branch runs;
-- used as a dtype (`x.to(OUT_DTYPE)`, `dtype=ACC_TYPE`) or named like one (`DTYPE`, `_TYPE`): tl.float32;
+- used as a dtype (`x.to(OUT_DTYPE)`, `dtype=ACC_TYPE`, `tl.zeros(shape, ACC)`, `OUT == tl.float16`, here or in a
+  helper) or named like one (`DTYPE`, `_TYPE`): tl.float32;
+- a bit width (`W_nbits`): 8;
 - an int otherwise: the group size of grouped orderings is 8, stage counts 2, warps 4; a block dimension
   (a `tl.arange`/`tl.zeros`/`reshape` shape, or named BLOCK/TILE/SIZE/DIM) 64, a power of two every tutorial
   shape fits; any other int (a problem size such as K or N_COLS) 1024, a multiple of every usual block size.
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Mapping
 from typing import Any
 
 ASSUMED_TYPICAL = "assumed: a typical value (nothing shows this constexpr's value)"
@@ -24,6 +28,11 @@ _FLAG_NAME = re.compile(r"^(HAS|IS|USE|EVEN|ENABLE|WITH|DO|APPLY|NEED|SHOULD)_|_
 _SHAPE_CALLS = frozenset({"arange", "zeros", "full", "reshape", "view", "broadcast_to", "make_block_ptr"})
 _BLOCK_NAME = re.compile(r"BLOCK|TILE|SIZE|DIM|WIDTH|_B[MNK]?$|^B[MNKHD]$", re.I)
 _DTYPE_NAME = re.compile(r"(^|_)(DTYPE|TYPE|DT)$", re.I)
+_BITS_NAME = re.compile(r"(^|_)N?BITS$|^NBITS|_nbits$", re.I)
+_DTYPE_POSITION = {"zeros": 1, "full": 2, "empty": 1}
+_DTYPES = frozenset({"float8e4nv", "float8e5", "float8e4b15", "float16", "bfloat16", "float32", "float64", "int1",
+                     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float8e4b8",
+                     "float8e5b16"})
 
 
 def _uses(node: ast.AST, name: str) -> dict[str, Any]:
@@ -35,6 +44,7 @@ def _uses(node: ast.AST, name: str) -> dict[str, Any]:
         "dtype": False,
         "shape": False,
         "unrolled": False,
+        "passed": [],  # (callee name, position, keyword): where the name is an argument of a call
     }
 
     def is_name(x: ast.AST) -> bool:
@@ -50,9 +60,13 @@ def _uses(node: ast.AST, name: str) -> dict[str, Any]:
         elif isinstance(sub, ast.Compare):
             sides = (sub.left, *sub.comparators)
             if any(is_name(x) for x in sides):
+                # `ACT == "gelu"`, `ACT in ("gelu", "relu")`: a string; `OUT == tl.float16`: a dtype
+                listed = [e for x in sides if isinstance(x, (ast.Tuple, ast.List, ast.Set)) for e in x.elts]
                 found["strings"] += [
-                    x.value for x in sides if isinstance(x, ast.Constant) and isinstance(x.value, str)
+                    x.value for x in (*sides, *listed) if isinstance(x, ast.Constant) and isinstance(x.value, str)
                 ]
+                if any(_is_dtype(x) for x in (*sides, *listed)):
+                    found["dtype"] = True
                 if all(isinstance(op, (ast.Eq, ast.NotEq)) for op in sub.ops):  # a selector: `MODE == 2`
                     found["cases"] += [
                         x.value for x in sides if isinstance(x, ast.Constant) and type(x.value) is int
@@ -72,12 +86,56 @@ def _uses(node: ast.AST, name: str) -> dict[str, Any]:
                 found["dtype"] = True
             if any(kw.arg in ("dtype", "dst_ty") and is_name(kw.value) for kw in sub.keywords):
                 found["dtype"] = True
+            at = _DTYPE_POSITION.get(name_of)  # `tl.zeros(shape, ACC)`, `tl.full(shape, 0, OUT)`
+            if at is not None and len(sub.args) > at and is_name(sub.args[at]):
+                found["dtype"] = True
+            callee = func.id if isinstance(func, ast.Name) else None
+            for i, a in enumerate(sub.args):
+                if is_name(a):
+                    found["passed"].append((callee, i, None))
+            found["passed"] += [(callee, None, kw.arg) for kw in sub.keywords if kw.arg and is_name(kw.value)]
     return found
 
 
-def typical_value(function: ast.FunctionDef, name: str) -> Any:
-    """A labeled guess for constexpr `name` of `function` (see the module docstring)."""
+def _is_dtype(node: ast.AST) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr in _DTYPES
+
+
+def _helper_kind(
+    uses: dict[str, Any], helpers: Mapping[str, ast.FunctionDef], depth: int
+) -> tuple[str, Any] | None:
+    """("string", first compared string) or ("dtype", None) when a jit helper the name is passed to uses its
+    parameter so (`_activate(x, ACTIVATION)` where `_activate` compares ACTIVATION with strings)."""
+    for callee, position, keyword in uses["passed"]:
+        helper = helpers.get(callee or "")
+        if helper is None or depth > 2:
+            continue
+        params = [a.arg for a in (*helper.args.posonlyargs, *helper.args.args)]
+        param = keyword if keyword in params else params[position] if position is not None and position < len(params) else None
+        if param is None:
+            continue
+        inner = _uses(helper, param)
+        if inner["strings"]:
+            return "string", inner["strings"][0]
+        if inner["dtype"]:
+            return "dtype", None
+        deeper = _helper_kind(inner, helpers, depth + 1)
+        if deeper:
+            return deeper
+    return None
+
+
+def typical_value(
+    function: ast.FunctionDef, name: str, helpers: Mapping[str, ast.FunctionDef] | None = None
+) -> Any:
+    """A labeled guess for constexpr `name` of `function` (see the module docstring); `helpers` are the module's
+    functions, read where the name is passed to one (a string or dtype there is never guessed an int)."""
     uses = _uses(function, name)
+    kind = _helper_kind(uses, helpers or {}, 0) if not (uses["strings"] or uses["dtype"]) else None
+    if kind is not None and kind[0] == "string":
+        uses["strings"] = [kind[1]]
+    elif kind is not None:
+        uses["dtype"] = True
     if uses["strings"]:
         return uses["strings"][0]
     if uses["cases"] and not uses["shape"]:
@@ -93,6 +151,8 @@ def typical_value(function: ast.FunctionDef, name: str) -> Any:
         return 2
     if "WARPS" in upper:
         return 4
+    if _BITS_NAME.search(name):
+        return 8  # a bit width (`W_nbits`): 32 // bits elements per packed int32, never a problem size
     if uses["unrolled"]:
         return 4  # a fully unrolled loop count: small, so a guess never makes a huge compile
     if uses["shape"] or _BLOCK_NAME.search(name):
@@ -106,10 +166,12 @@ MANY_BLOCK_GUESSES = 3
 SMALLER_BLOCK = 32
 
 
-def typical_values(function: ast.FunctionDef, names: list[str]) -> dict[str, Any]:
+def typical_values(
+    function: ast.FunctionDef, names: list[str], helpers: Mapping[str, ast.FunctionDef] | None = None
+) -> dict[str, Any]:
     """typical_value of each of `names` (constexprs guessed together for one compile), block dimensions made
     smaller when many are guessed at once."""
-    values = {name: typical_value(function, name) for name in names}
+    values = {name: typical_value(function, name, helpers) for name in names}
     blocks = [n for n, v in values.items() if v == 64 and not isinstance(v, bool)]
     if len(blocks) >= MANY_BLOCK_GUESSES:
         values.update({n: SMALLER_BLOCK for n in blocks})

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ....analysis.source.safe_eval import UNKNOWN, evaluate
+from .replay_sources import SourceChange, apply_source_change, blank, source_change, source_knobs
 
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "multibuffer", "enable_fp_fusion")
 _HOLE = "__tritonlens_knob__"
@@ -43,6 +44,11 @@ class Override:
     options: dict[str, ast.expr]
     grid: ast.expr | None  # the candidate's grid expression where it changed, else None (the recorded grid)
     arg_names: dict[str, str]  # a name used at the site -> the kernel parameter it is passed as
+    # a `lambda META: ...` grid (the candidate's, and the original's): recomputed from the candidate's values
+    # whenever a constexpr changes, since the recorded grid was computed from the old ones
+    grid_lambda: ast.Lambda | None = None
+    recorded_lambda: ast.Lambda | None = None
+    source: SourceChange | None = None  # constexprs the kernel's own source gives (defaults, configs, heuristics)
 
     def key(self) -> str:
         """Equal for two sites whose overrides compute the same values (the wrapper's own names for the
@@ -145,6 +151,7 @@ def _without_knobs(tree: ast.Module, kernels: dict[str, tuple[list[str], set[str
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name in kernels:
             node.body = [ast.Pass()]
+            blank(node, kernels[node.name][1])  # defaults, literal autotune configs, heuristics: replayed too
     for call, site, local in _scopes(tree, kernels):
         params, const = kernels[site.kernel]
         for assign in local.values():
@@ -177,9 +184,18 @@ def launch_overrides(before: str, after: str) -> tuple[list[Override], str | Non
     if kernels != _kernels(new) or _without_knobs(old, kernels) != _without_knobs(new, kernels):
         return [], "it changes code outside the kernels' bodies other than a launch site's constexprs, options or grid"
     per_kernel: dict[str, Override] = {}
+    lambdas: dict[str, tuple[ast.Lambda | None, ast.Lambda | None, dict[str, str]]] = {}
+    passed: dict[str, set[str]] = {}
     for (_, a, la), (_, b, lb) in zip(_scopes(old, kernels), _scopes(new, kernels), strict=True):
         const = kernels[a.kernel][1]
         a, b = _resolved(a, const, la), _resolved(b, const, lb)
+        passed.setdefault(a.kernel, set()).update(b.args)
+        if isinstance(b.grid, ast.Lambda) or isinstance(a.grid, ast.Lambda):
+            lambdas[a.kernel] = (
+                b.grid if isinstance(b.grid, ast.Lambda) else None,
+                a.grid if isinstance(a.grid, ast.Lambda) else None,
+                {v.id: k for k, v in b.args.items() if isinstance(v, ast.Name)},
+            )
         dump = lambda d: {k: ast.dump(v) for k, v in d.items()}  # noqa: E731
         if dump(a.args) == dump(b.args) and dump(a.options) == dump(b.options) and ast.dump(a.grid) == ast.dump(b.grid):
             if a.kernel in per_kernel:
@@ -201,6 +217,21 @@ def launch_overrides(before: str, after: str) -> tuple[list[Override], str | Non
         if a.kernel in per_kernel and (per_kernel[a.kernel] is None or per_kernel[a.kernel].key() != override.key()):
             return [], f"{a.kernel} is launched from several sites with different values"
         per_kernel[a.kernel] = override
+    functions = {n.name: n for n in old.body if isinstance(n, ast.FunctionDef) and n.name in kernels}
+    for node in new.body:
+        if not (isinstance(node, ast.FunctionDef) and node.name in functions):
+            continue
+        const = kernels[node.name][1]
+        change = source_change(node.name, source_knobs(functions[node.name], const), source_knobs(node, const),
+                               passed.get(node.name, set()))
+        if change or (change.new_heuristics and per_kernel.get(node.name) is not None):
+            if per_kernel.get(node.name) is None:
+                names = lambdas.get(node.name, (None, None, {}))[2]
+                per_kernel[node.name] = Override(node.name, {}, {}, None, names)
+            per_kernel[node.name].source = change
+    for name, (candidate, recorded, _) in lambdas.items():
+        if per_kernel.get(name) is not None:
+            per_kernel[name].grid_lambda, per_kernel[name].recorded_lambda = candidate, recorded
     return [o for o in per_kernel.values() if o is not None], None
 
 
@@ -224,27 +255,49 @@ def apply_override(launch: dict[str, Any], override: Override) -> dict[str, Any]
                 return (f"the candidate's {name}=`{ast.unparse(node)}` cannot be computed from the recorded "
                         "launch's arguments")
             knobs[part][name] = value
+    recorded_options = dict(launch.get("options") or {})
+    if override.source is not None:
+        given = apply_source_change(override.source, values, recorded_options, knobs["constexprs"])
+        if isinstance(given, str):
+            return given
+        knobs["constexprs"] = {**given[0], **knobs["constexprs"]}  # a launch site's value wins
+        knobs["options"] = {**given[1], **knobs["options"]}
+    recorded_values = dict(values)
     values.update(knobs["constexprs"])
+    changed = {k for k, v in knobs["constexprs"].items() if recorded_values.get(k) != v}
     grid = list(launch.get("grid") or [])
-    if override.grid is not None:
-        node = override.grid
-        args_name = None
-        if isinstance(node, ast.Lambda) and len(node.args.args) == 1:  # `lambda meta: (cdiv(n, meta["BLOCK"]),)`
-            args_name, node = node.args.args[0].arg, node.body
-            if any(env.get(n) != values.get(n) for n in _free_names(node) - {args_name}):
-                value = UNKNOWN  # `meta[...]` and the wrapper's names share one environment: only when they agree
-            else:
-                value = evaluate(node, {**env, **values}, args_name)
-        else:
-            value = evaluate(node, env)
-        if isinstance(value, int) and not isinstance(value, bool):
-            value = (value,)
-        if not (isinstance(value, tuple) and value and all(isinstance(v, int) and v > 0 for v in value)):
-            return (f"the candidate's grid `{ast.unparse(override.grid)}` cannot be computed from the recorded "
+    node = override.grid
+    if node is None and changed and override.grid_lambda is not None:
+        node = override.grid_lambda  # the same `lambda META:` text, but META now holds other values
+        if override.recorded_lambda is not None:
+            again = _grid_value(override.recorded_lambda, env, recorded_values)
+            if again is not None and again + [1] * (3 - len(again)) != grid:
+                return (f"the grid `{ast.unparse(override.recorded_lambda)}` recomputed from the recorded launch "
+                        f"gives {again}, not the recorded {grid}: replay cannot recompute it for the candidate")
+    if node is not None:
+        value = _grid_value(node, env, values)
+        if value is None:
+            return (f"the candidate's grid `{ast.unparse(node)}` cannot be computed from the recorded "
                     "launch's arguments (it needs a value the record does not hold)")
-        grid = list(value) + [1] * (3 - len(value))
-    return {"grid": grid, "constexprs": knobs["constexprs"],
-            "options": {**(launch.get("options") or {}), **knobs["options"]}}
+        grid = value + [1] * (3 - len(value))
+    return {"grid": grid, "constexprs": knobs["constexprs"], "options": {**recorded_options, **knobs["options"]}}
+
+
+def _grid_value(node: ast.expr, env: dict[str, Any], values: dict[str, Any]) -> list[int] | None:
+    """The grid `node` gives: a tuple/int over the wrapper's names (`env`), or `lambda meta: ...` over the launch's
+    values too; None when it needs a value the record does not hold."""
+    if isinstance(node, ast.Lambda) and len(node.args.args) == 1:  # `lambda meta: (cdiv(n, meta["BLOCK"]),)`
+        args_name, body = node.args.args[0].arg, node.body
+        if any(env.get(n) != values.get(n) for n in _free_names(body) - {args_name}):
+            return None  # `meta[...]` and the wrapper's names share one environment: only when they agree
+        value = evaluate(body, {**env, **values}, args_name)
+    else:
+        value = evaluate(node, env)
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = (value,)
+    if not (isinstance(value, tuple) and value and all(isinstance(v, int) and v > 0 for v in value)):
+        return None
+    return list(value)
 
 
 def candidate_launches(launches: list[dict[str, Any]], before: str, after: str) -> tuple[list[dict[str, Any]], str | None]:
