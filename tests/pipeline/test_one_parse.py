@@ -20,9 +20,8 @@ from typing import Any
 import pytest
 
 from tritonlens.analysis.core.escalation import merge
-from tritonlens.analysis.kernels import clear_memo
 from tritonlens.analysis.kernels import parse as kernels_parse
-from tritonlens.analysis.state.session import Session, current
+from tritonlens.analysis.state.session import Session
 from tritonlens.analysis.triage import triage
 from tritonlens.ascend_runner.cache import compile_key
 from tritonlens.ascend_runner.protocol import CompileRequest, CompileResult
@@ -131,7 +130,6 @@ def test_the_counter_sees_a_second_parse(monkeypatch: pytest.MonkeyPatch) -> Non
     case = load_case("rmsnorm_rows_naive")
     counter = ParseCounter(monkeypatch, case.source)
     triage(case.source)
-    clear_memo()
-    current().chunks.clear()
-    triage(case.source)
+    with Session().active():  # cold caches: nothing parsed, no chunk seen
+        triage(case.source)
     assert counter.builds == 2 and counter.whole_text_parses == 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import random
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ import pytest
 from tritonlens.analysis import kernels
 from tritonlens.analysis.kernels import ModuleInfo, parse_module
 from tritonlens.analysis.source import chunks as source_chunks
-from tritonlens.analysis.state.session import current
+from tritonlens.analysis.state.session import Session, current
 from tritonlens.analysis.triage import triage
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -70,9 +71,9 @@ TRICKY = [
 
 
 @pytest.fixture(autouse=True)
-def _cold_chunk_cache() -> None:
-    current().chunks.clear()
-    kernels.clear_memo()
+def _cold_chunk_cache() -> Iterator[None]:
+    with Session().active():  # cold caches: no chunk parsed or seen, no text parsed
+        yield
 
 
 def _whole_file(monkeypatch: pytest.MonkeyPatch) -> None:
