@@ -55,11 +55,11 @@ def failure_findings(
             alone = source_alone_label(variant.metadata)
             if alone:
                 f = replace(f, message=f.message + alone, severity=max(f.severity, Severity.WARNING))
-            if guesses:  # the failure may be the guess's, not the kernel's: say so, never a warning
+            if guesses:  # the failure may be the guess's, not the kernel's: say so, no error
                 f = replace(
                     f,
                     message=f.message + guess_label(guesses),
-                    severity=max(f.severity, Severity.INFO),
+                    severity=max(f.severity, Severity.WARNING),
                     data={**f.data, "assumed_values": guesses},
                 )
             out.append(f)

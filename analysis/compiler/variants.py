@@ -7,10 +7,7 @@ server show what it returns. Three kinds of assumption are named in a finding:
   value no launch or pragma shows, through the argument it blames (`data["culprit"]`, or the narrow accesses it
   blames, `data["narrow_lines"]`) and, as its rule declares (`Rule.depends_on`), through a narrow access on its
   own line or through the whole compile's budget; it drops to INFO and names the pragma that gives the value;
-- a guessed value or type (no launch, pragma, config or default shows it): a level 3-4 finding whose cause rests on
-  one is not shown (`Withheld`, summed up by one TL002 hint that names the values to record or pass,
-  `withheld_hint`); one whose line depends on none of them holds for every value they may take, says so, and is
-  at most INFO: a guess never raises a warning;
+- a guessed value or type: the finding names the guesses and is at most a warning;
 - a compile built from the file's source alone (the runner's worker, `ascend_runner/worker/source_alone.py`,
   falls back to the kernel's own statements when the file cannot be imported as a module of its package): the
   finding names it and is at most a warning.
@@ -19,20 +16,17 @@ server show what it returns. Three kinds of assumption are named in a finding:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Protocol
 
 from ..core import rules
-from ..core.findings import Finding, Level, Severity, Span
-from ..core.front_rules import CANNOT_SPECIALIZE
+from ..core.findings import Finding, Severity
 from ..core.rules import DependsOn
 from ..specialize.cases import cases_note
 from ..specialize.guess import ASSUMED_TYPICAL
 from ..specialize.infer import DESCRIPTOR_GUESS
 from ..specialize.retry import RETRIED
-from ..specialize.strides import ASSUMED_UNIT_STRIDE
 from ..specialize.variant import ASSUMED_DIVISIBLE, Specialization
-from .rests_on import LineInputs
 
 
 class CompiledVariant(Protocol):
@@ -44,20 +38,13 @@ class CompiledVariant(Protocol):
     metadata: dict[str, Any]
 
 
-def merge_variant_findings(
-    variants: Sequence[CompiledVariant],
-    line_inputs: LineInputs | None = None,
-    withheld: list[Withheld] | None = None,
-) -> list[Finding]:
+def merge_variant_findings(variants: Sequence[CompiledVariant]) -> list[Finding]:
     """The first variant's findings, plus those only other variants show (tagged with the variant).
 
-    Each finding records the specialization it was compiled with. A level 3-4 finding whose cause rests on a
-    guessed value (a constexpr nobody showed, a guessed pointer or scalar type: `variant_guesses`) is not shown:
-    it goes to `withheld` with the values it rests on (`guesses_rested_on`, through `line_inputs`, the kernel
-    parameters each source line depends on: rests_on.line_inputs). One that rests on none of the guesses of its
-    compile holds whatever they are: it says so and is at most INFO, as is any finding of a guessed compile. A
-    finding caused by an argument whose value is not visible (`data["culprit"]`) holds only for some launches: it
-    drops to INFO and says which pragma gives the real value."""
+    Each finding records the specialization it was compiled with; one that names an argument whose
+    value or type was guessed says so, since a real launch may specialize differently. A finding caused
+    by an argument whose value is not visible (`data["culprit"]`) holds only for some launches: it drops
+    to INFO and says which pragma gives the real value."""
     out: list[Finding] = []
     seen: set[tuple[str, int, int]] = set()
     for n, variant in enumerate(v for v in variants if v.ok):
@@ -68,12 +55,6 @@ def merge_variant_findings(
             if key in seen:
                 continue
             seen.add(key)
-            all_guesses = variant_guesses(spec)
-            rests = guesses_rested_on(f, all_guesses, line_inputs) if f.level >= Level.IR else {}
-            if rests:  # its cause is a guess: no real launch is known to have it
-                if withheld is not None:
-                    withheld.append(Withheld(f, spec.label, rests))
-                continue
             message = f.message
             severity = f.severity
             data = {**f.data, "variant": spec.label, "specialization": spec.to_dict()}
@@ -94,11 +75,11 @@ def merge_variant_findings(
                 message += alone
                 severity = max(severity, Severity.WARNING)
                 data["source_alone"] = variant.metadata["source_alone"]
-            guesses = {a: g for a, g in all_guesses.items() if a not in assumed}
+            guesses = {a: g for a, g in variant_guesses(spec).items() if a not in assumed}
             if guesses:
-                # a compile of guessed values: the finding names them and a guess never raises a warning
-                message += independent_label(guesses) if f.level >= Level.IR else guess_label(guesses)
-                severity = max(severity, Severity.INFO)
+                # a compile of guessed values: the finding names them and never passes for an error
+                message += guess_label(guesses)
+                severity = max(severity, Severity.WARNING)
                 data["assumed_values"] = guesses
             for failed in variant.metadata.get("failed_guesses") or []:
                 message += f" [an earlier guess ({failed['variant']}) did not compile: {failed['error']}]"
@@ -108,72 +89,7 @@ def merge_variant_findings(
     return out
 
 
-@dataclass(frozen=True)
-class Withheld:
-    """A finding not shown because its cause rests on guessed values: argument -> what was guessed."""
-
-    finding: Finding
-    variant: str
-    rests_on: dict[str, str]
-
-
-def guesses_rested_on(
-    f: Finding, guesses: Mapping[str, str], line_inputs: LineInputs | None
-) -> dict[str, str]:
-    """The guesses of `guesses` (argument -> what was guessed) that finding `f` depends on: the arguments its
-    line reads (through the kernel's assignments), the argument it blames, the arguments its message names; every
-    guess for a finding about the whole compile or on a line outside the kernel's body (or with no line_inputs)."""
-    if not guesses:
-        return {}
-    rule = rules.get(f.code)
-    inputs = line_inputs(f.span.line) if line_inputs is not None else None
-    if inputs is None or (rule is not None and rule.depends_on is DependsOn.COMPILE):
-        return dict(guesses)
-    named = {a for a in guesses if f"`{a}`" in f.message}
-    named |= {a for a in (f.data.get("culprit"), *(f.data.get("runtime_multipliers") or ())) if a in guesses}
-    return {a: g for a, g in guesses.items() if a in inputs or a in named}
-
-
-def withheld_hint(
-    withheld: Sequence[Withheld], kernel: str, span: Span, insert_text: str, insert_line: int
-) -> list[Finding]:
-    """One TL002 hint for the level 3-4 findings withheld because they rest on guessed values: which findings,
-    which values, and how to give the real ones (record a launch, or the pragma)."""
-    if not withheld:
-        return []
-    rests: dict[str, str] = {}
-    for w in withheld:
-        rests.update(w.rests_on)
-    where: dict[str, list[int]] = {}
-    for w in withheld:
-        where.setdefault(w.finding.code, []).append(w.finding.span.line)
-    listed = ", ".join(f"{code} line{'s' if len(ln) > 1 else ''} {', '.join(map(str, sorted(set(ln))))}"
-                       for code, ln in sorted(where.items()))
-    message = (
-        f"{len(withheld)} level 3-4 finding(s) of {kernel} not shown ({listed}): they rest on assumed "
-        f"{', '.join(rests.values())}, which no launch, config or default shows, so no real launch is known to "
-        f'have them. Record real launches (`tritonlens record -- pytest ...`) or add "{insert_text}" above the '
-        "kernel to see them"
-    )
-    data = {
-        "withheld": [{"code": w.finding.code, "line": w.finding.span.line, "variant": w.variant,
-                      "rests_on": sorted(w.rests_on), "message": w.finding.message} for w in withheld],
-        "missing": list(rests),
-        "insert_text": insert_text,
-        "insert_line": insert_line,
-    }
-    return [CANNOT_SPECIALIZE.finding(message, span, kernel=kernel, severity=Severity.HINT, data=data)]
-
-
-def independent_label(guesses: Mapping[str, str]) -> str:
-    return (
-        " [holds for every value of " + ", ".join(guesses) + ": its line does not depend on them (compiled with "
-        "assumed " + ", ".join(guesses.values()) + ", nothing shows them)]"
-    )
-
-
 _GUESSES = (
-    (ASSUMED_UNIT_STRIDE, "is taken as 1 (the innermost stride of a contiguous tensor, as real launches pass it)"),
     (ASSUMED_DIVISIBLE, "has no known value: compiled as a multiple of 16 (what most launches get)"),
     ("element type assumed", "is taken as fp32 (no launch shows its dtype)"),
     ("assumed i32", "is taken as i32 (nothing shows its type)"),
@@ -221,10 +137,8 @@ def assumptions_in(message: str, spec: Specialization) -> dict[str, str]:
 
 
 def unknown_value(spec: Specialization, arg: Any) -> bool:
-    """An int argument compiled as a multiple of 16, or as the unit stride, only because no launch or pragma shows
-    its value."""
-    why = spec.provenance.get(arg, "") if isinstance(arg, str) else ""
-    return ASSUMED_DIVISIBLE in why or ASSUMED_UNIT_STRIDE in why
+    """An int argument compiled as a multiple of 16 only because no launch or pragma shows its value."""
+    return isinstance(arg, str) and ASSUMED_DIVISIBLE in spec.provenance.get(arg, "")
 
 
 def value_dependent_lines(findings: Sequence[Finding], spec: Specialization) -> dict[int, str]:

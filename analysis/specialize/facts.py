@@ -17,7 +17,6 @@ from .optional import reconcile
 from .pragmas import TritonType, parse_value
 from .relations import fit_guesses
 from .scope import Launch
-from .strides import ASSUMED_UNIT_STRIDE, innermost_strides
 from .variant import (
     ASSUMED_DIVISIBLE,
     I32_MAX,
@@ -176,8 +175,6 @@ def build_variant(
     pointers = {n: f.type for n, f in inferred.items() if f.type and f.type.startswith("*")}
     if reconcile(kernel.node, frozenset(kernel.constexpr), chosen, pointers):
         _heuristics(kernel, chosen, ("default", "heuristics", ASSUMED_TYPICAL))  # on what is passed now
-    # a recorded launch shows every stride's real value: no stride is assumed there
-    unit_strides = frozenset() if label.startswith("recorded launch") else innermost_strides(kernel.param_names)
     for name in kernel.param_names:
         fact = chosen.get(name)
         if fact is None:
@@ -196,11 +193,6 @@ def build_variant(
                 divisibility.append(
                     name
                 )  # the JIT sees aligned tensors (torch allocations are 16-byte aligned)
-            elif name in unit_strides and signature[name] in INT_TYPES and name not in kernel.do_not_specialize:
-                # the innermost stride of a contiguous tensor, as real launches pass it: the JIT's constant 1
-                signature[name] = "constexpr"
-                constants[name] = 1
-                provenance[name] = f"{fact.source}; {ASSUMED_UNIT_STRIDE}"
             elif signature[name] in INT_TYPES and name not in kernel.do_not_specialize:
                 # No visible value: compile the variant most launches get (sizes and strides are usually
                 # multiples of 16). Findings that depend on the value say so; a pragma gives the real one.

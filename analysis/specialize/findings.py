@@ -76,7 +76,7 @@ def specialization_findings(
             CANNOT_SPECIALIZE.finding(
                 (
                     f"levels 3-4 compiled {kernel} with assumed values {values} (nothing shows them); findings "
-                    f"that rest on them are not shown, the others say so. Record real launches (`tritonlens record -- pytest ...` or "
+                    f"of that compile say so. Record real launches (`tritonlens record -- pytest ...` or "
                     f'`-- python script.py`), or add "{text}" above the kernel'
                 ),
                 span,

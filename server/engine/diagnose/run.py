@@ -16,13 +16,12 @@ from dataclasses import replace
 from typing import Any
 
 from ....analysis.compiler.outcome import failure_findings, load_findings, worker_error
-from ....analysis.compiler.rests_on import line_inputs
-from ....analysis.compiler.variants import Withheld, merge_variant_findings, variant_guesses, withheld_hint
+from ....analysis.compiler.variants import merge_variant_findings, variant_guesses
 from ....analysis.core.findings import Finding, Span
 from ....analysis.core.targets import compile_target_problem, platform_of
 from ....analysis.specialize.callees import imported_helpers
 from ....analysis.specialize.choose import specializations
-from ....analysis.specialize.findings import pragma_text, specialization_findings
+from ....analysis.specialize.findings import specialization_findings
 from ....analysis.specialize.kernels import KernelTable, kernel_table
 from ....analysis.specialize.retry import MAX_RETRIES, retry_guess
 from ....analysis.specialize.variant import Specialization
@@ -138,11 +137,7 @@ def analyze_kernel(
     )
     stopped = None if result.runner_unavailable or result.cancelled else result.error
     result.findings.extend(load_findings(result.variants, source, kernel, stopped, result.span))
-    withheld: list[Withheld] = []
-    result.findings.extend(merge_variant_findings(result.variants, line_inputs(info.node), withheld))
-    names = list(dict.fromkeys(a for w in withheld for a in w.rests_on))
-    text = pragma_text(info, names)
-    result.findings.extend(withheld_hint(withheld, kernel, result.span or info.name_span, text, info.first_line))
+    result.findings.extend(merge_variant_findings(result.variants))
     result.findings = [_with_kernel(f, kernel) for f in result.findings]
     result.elapsed_s = time.perf_counter() - started
     return result
