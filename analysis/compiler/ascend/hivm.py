@@ -206,6 +206,7 @@ def retry_settings(retries: list[str]) -> str:
 def check_scalar_fallback(ctx: AscendContext, dump: str, is_user: UserFiles) -> list[Finding]:
     """TL408: single-element GM accesses (memref.load/store) the pipeline kept, per source line."""
     sites = H.scalar_sites(dump, is_user)
+    looped = {op.ir_line for op in parse_mlir(dump).ops if op.loops} if sites else set()
     by_line: dict[int, list[H.IrSite]] = {}
     for s in sites:
         if s.line is not None:
@@ -232,7 +233,9 @@ def check_scalar_fallback(ctx: AscendContext, dump: str, is_user: UserFiles) -> 
                 ir_lines=tuple(sorted(s.ir_line for s in hits)),
             )
         ]
-        data = {"ops": dict(counts), "source": "bishengir"}
+        # once per program (no enclosing loop in the IR): evidence for TL401/TL402, not a cost of its own
+        in_loop = any(s.ir_line in looped for s in gm)
+        data = {"ops": dict(counts), "source": "bishengir", "in_loop": in_loop}
         out.append(ctx.finding(SCALAR_FALLBACK, line, message, evidence, None, data))
     return out
 
