@@ -1,0 +1,28 @@
+"""Layout conversions that are the normal price of a kernel's structure (issue 24): a loaded tile re-laid out as a
+dot operand inside the loop, and an accumulated tile re-laid out once for its store after the loop."""
+
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scores_transposed(q_ptr, k_ptr, out_ptr, N, D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.arange(0, D)
+    q = tl.load(q_ptr + rows[:, None] * D + cols[None, :])
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for start in range(0, N, BLOCK_N):
+        keys = start + tl.arange(0, BLOCK_N)
+        k = tl.load(k_ptr + keys[:, None] * D + cols[None, :])
+        acc += tl.dot(q, tl.trans(k))
+    tl.store(out_ptr + rows[:, None] * BLOCK_N + tl.arange(0, BLOCK_N)[None, :], acc)
+
+
+@triton.jit
+def combine_splits(part_ptr, out_ptr, S, M, D: tl.constexpr, BLOCK_M: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.arange(0, D)
+    acc = tl.zeros((BLOCK_M, D), dtype=tl.float32)
+    for s in range(S):
+        acc += tl.load(part_ptr + s * M * D + rows[:, None] * D + cols[None, :])
+    tl.store(out_ptr + cols[None, :] * M + rows[:, None], acc)
