@@ -26,3 +26,20 @@ def combine_splits(part_ptr, out_ptr, S, M, D: tl.constexpr, BLOCK_M: tl.constex
     for s in range(S):
         acc += tl.load(part_ptr + s * M * D + rows[:, None] * D + cols[None, :])
     tl.store(out_ptr + cols[None, :] * M + rows[:, None], acc)
+
+
+@triton.jit
+def decode_group(q_ptr, k_ptr, v_ptr, out_ptr, N, D: tl.constexpr, GROUP: tl.constexpr, BLOCK_N: tl.constexpr):
+    # one program per KV head: its GROUP query heads attend to the same keys (decode, one query per head)
+    head = tl.program_id(0)
+    rows = tl.arange(0, GROUP)
+    cols = tl.arange(0, D)
+    q = tl.load(q_ptr + (head * GROUP + rows[:, None]) * D + cols[None, :])
+    acc = tl.zeros((GROUP, D), dtype=tl.float32)
+    for start in range(0, N, BLOCK_N):
+        keys = start + tl.arange(0, BLOCK_N)
+        k = tl.load(k_ptr + (head * N + keys[:, None]) * D + cols[None, :])
+        p = tl.dot(q, tl.trans(k)).to(tl.float16)
+        v = tl.load(v_ptr + (head * N + keys[:, None]) * D + cols[None, :])
+        acc += tl.dot(p, v)
+    tl.store(out_ptr + (head * GROUP + rows[:, None]) * D + cols[None, :], acc)
