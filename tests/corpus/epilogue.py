@@ -43,3 +43,12 @@ def decode_group(q_ptr, k_ptr, v_ptr, out_ptr, N, D: tl.constexpr, GROUP: tl.con
         v = tl.load(v_ptr + (head * N + keys[:, None]) * D + cols[None, :])
         acc += tl.dot(p, v)
     tl.store(out_ptr + (head * GROUP + rows[:, None]) * D + cols[None, :], acc)
+
+
+@triton.jit
+def rows_from_offsets(x_ptr, starts_ptr, out_ptr, BLOCK: tl.constexpr):
+    # starts_ptr holds int64 row offsets (the caller's LongTensor): its width is not the kernel's choice
+    seg = tl.program_id(0)
+    start = tl.load(starts_ptr + seg)
+    offs = start + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs) * 2.0)
