@@ -62,11 +62,30 @@ def failure_findings(
                     severity=max(f.severity, Severity.WARNING),
                     data={**f.data, "assumed_values": guesses},
                 )
+            f = _tool_cause(f, variant.metadata or {})
             out.append(f)
         if all_failed:
             break  # one variant's errors say it; the others usually repeat them
     return out
 
+
+
+def _tool_cause(f: Finding, metadata: dict[str, Any]) -> Finding:
+    """A failure whose cause is the runner, not the kernel (an API the installed compiler lacks, or a stand-in for
+    a module the runner does not have, named in the error): at most INFO, with that cause first."""
+    if f.data.get("cause") == "missing_api":
+        return replace(f, severity=Severity.INFO)
+    text = " ".join(e.excerpt or "" for e in f.evidence)
+    for warning in metadata.get("module_warnings") or []:
+        stand_in = warning.get("stand_in")
+        if stand_in and str(stand_in).rsplit(".", 1)[-1] in text:
+            return replace(
+                f,
+                severity=Severity.INFO,
+                message=f"caused by the stand-in for `{stand_in}` (not installed in the runner): {f.message}",
+                data={**f.data, "cause": "stand_in", "stand_in": stand_in},
+            )
+    return f
 
 
 def load_findings(
