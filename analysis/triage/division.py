@@ -47,6 +47,8 @@ def division_by_scalar(ctx: KernelContext) -> Iterator[Finding]:
         divisor = node.right
         if isinstance(divisor, ast.Constant) or not _scalar(ctx, divisor) or ctx.is_index_expr(node.left):
             continue
+        if isinstance(divisor, ast.Name) and divisor.id in ctx.params and ctx.params[divisor.id].is_constexpr:
+            continue  # a compile-time constant: nothing to compute once per program
         if not ctx.is_block_expr(node.left) or not _data(ctx, node.left, loaded):
             continue
         if _constant_numerator(node.left) or _scalar(ctx, node.left) or _reduced(ctx, node.left):

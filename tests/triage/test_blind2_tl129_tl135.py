@@ -1,0 +1,39 @@
+"""TL129 / TL135 (issue 24): a softplus already guarded by tl.where, and a division by a constexpr, are fine."""
+
+from __future__ import annotations
+
+from triage_helpers import of
+
+GATE = """
+import triton
+import triton.language as tl
+
+@triton.jit
+def gate(x_ptr, out_ptr, n, beta: tl.constexpr, threshold: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+    scaled = x * beta
+    y = tl.where(scaled > threshold, x, tl.log(1.0 + tl.exp(scaled)) / beta)
+    tl.store(out_ptr + offs, y, mask=offs < n)
+"""
+
+
+def test_guarded_softplus_is_not_tl129() -> None:
+    assert not of(GATE, "TL129")
+
+
+def test_unguarded_softplus_is_still_tl129() -> None:
+    src = GATE.replace("tl.where(scaled > threshold, x, tl.log(1.0 + tl.exp(scaled)) / beta)",
+                       "tl.log(1.0 + tl.exp(scaled))")
+    (f,) = of(src, "TL129")
+    assert f.data["function"] == "softplus"
+
+
+def test_division_by_a_constexpr_is_not_tl135() -> None:
+    assert not of(GATE, "TL135")
+
+
+def test_division_by_a_runtime_scalar_is_still_tl135() -> None:
+    src = GATE.replace("beta: tl.constexpr,", "beta,").replace(
+        "tl.log(1.0 + tl.exp(scaled)) / beta)", "x / tl.sum(x))")
+    assert of(src, "TL135")
