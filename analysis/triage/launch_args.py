@@ -54,7 +54,8 @@ def launch_missing_constexpr(ctx: KernelContext) -> Iterator[Finding]:
             continue  # *args / **kwargs: the values are not visible here
         bound = launch.bind(kernel)
         missing = [p.name for p in required if p.name not in bound and p.name not in provided]
-        if any(f"'{n}'" in launch.grid_text or f'"{n}"' in launch.grid_text for n in missing):
+        grid = f"{launch.grid_text} {launch.grid_resolved_text or ''}"
+        if any(f"'{n}'" in grid or f'"{n}"' in grid for n in missing):
             continue  # the grid reads META[name]: the author expects a tuner outside this file to supply it
         if not missing:
             continue
