@@ -183,3 +183,18 @@ def test_static_range_loses_multibuffering_as_bishengir_decided() -> None:
     (f,) = [f for f in rep.findings if f.code == "TL406"]
     assert f.data["confirmed_by"] == "bishengir" and f.data["multibuffered"] == []
     assert rep.summary["multibuffered"] == []  # the persistent loop's loads are marked (test above): these not
+
+
+def test_row_loop_scalars_are_not_scalar_syncs_nor_scalar_loops() -> None:
+    # issue 24: a row-persistent loop's per-row statistic is a scalar by design (TL409), and the loop statement's
+    # own scalar bookkeeping is not a tile op lowered element by element (TL408)
+    c = case("row_stats-ascend910b3")
+    assert [lp for lp in H.ub_scalar_loops(c["stages"]["hivm"], user(c)) if lp.line == 10]  # the IR has it
+    assert not [f for f in report(c).findings if f.code in ("TL408", "TL409")]
+
+
+def test_a_scalar_sync_outside_a_row_loop_is_still_reported() -> None:
+    # the same waits, with the row loop's load no longer addressed by the loop variable
+    c = case("row_stats-ascend910b3")
+    c["source"] = c["source"].replace("x = tl.load(x_ptr + row * D + cols)", "x = tl.load(x_ptr + cols)")
+    assert {f.span.line for f in report(c).findings if f.code == "TL409"} >= {12}
