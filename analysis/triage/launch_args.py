@@ -71,7 +71,9 @@ def _rebound_by_a_tuner(ctx: KernelContext) -> bool:
         return False
     name = ctx.kernel.name
     for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == name for t in node.targets
+        ):
             text = ast.unparse(node.value)
             if "autotune" in text or "heuristics" in text:
                 return True

@@ -23,5 +23,7 @@ def test_widened_program_id_is_still_tl312() -> None:
 def test_a_documented_need_for_64_bit_offsets_silences_tl312() -> None:
     case = load_case("add_int64")
     source = case.source + "\n# the caches exceed 2**31 elements, so offsets must be 64-bit\n"
-    report = analyze(case.stages, case.meta["metadata"], case.resources, "sm_90", source, case.kernel, case.path)
+    report = analyze(
+        case.stages, case.meta["metadata"], case.resources, "sm_90", source, case.kernel, case.path
+    )
     assert not _tl312(report)

@@ -20,7 +20,9 @@ def k(x_ptr, BLOCK: tl.constexpr):
 def _variant(message: str, metadata: dict | None = None) -> SimpleNamespace:
     spec = SimpleNamespace(label="launch values", provenance={}, constants={"BLOCK": 64}, signature={})
     error = SimpleNamespace(stage="ttir", message=message, line=5, col=11)
-    return SimpleNamespace(ok=False, errors=[error], specialization=spec, metadata=metadata or {}, compiler=None)
+    return SimpleNamespace(
+        ok=False, errors=[error], specialization=spec, metadata=metadata or {}, compiler=None
+    )
 
 
 def _one(message: str, platform: str = "ascend", metadata: dict | None = None):

@@ -29,7 +29,9 @@ def test_tl116_silent_for_scalar_bases_read_from_memory() -> None:
 
 
 def test_tl116_still_fires_when_the_lanes_are_loaded_indices() -> None:
-    src = SCALAR_BASE + """
+    src = (
+        SCALAR_BASE
+        + """
 @triton.jit
 def gather(idx_ptr, src_ptr, out_ptr, N: tl.constexpr):
     offs = tl.arange(0, N)
@@ -37,6 +39,7 @@ def gather(idx_ptr, src_ptr, out_ptr, N: tl.constexpr):
     rank = tl.cumsum(idx, axis=0)
     tl.store(out_ptr + rank, tl.load(src_ptr + idx))
 """
+    )
     found = of(src, "TL116")
     assert {f.kernel for f in found} == {"gather"}
     assert {f.span for f in found} == {

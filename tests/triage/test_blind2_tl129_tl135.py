@@ -23,8 +23,9 @@ def test_guarded_softplus_is_not_tl129() -> None:
 
 
 def test_unguarded_softplus_is_still_tl129() -> None:
-    src = GATE.replace("tl.where(scaled > threshold, x, tl.log(1.0 + tl.exp(scaled)) / beta)",
-                       "tl.log(1.0 + tl.exp(scaled))")
+    src = GATE.replace(
+        "tl.where(scaled > threshold, x, tl.log(1.0 + tl.exp(scaled)) / beta)", "tl.log(1.0 + tl.exp(scaled))"
+    )
     (f,) = of(src, "TL129")
     assert f.data["function"] == "softplus"
 

@@ -38,16 +38,23 @@ def test_tl136_silent_when_the_value_is_passed_or_configured() -> None:
 
 
 def test_tl136_silent_when_the_grid_expects_a_tuner_to_supply_it() -> None:
-    src = KERNEL.replace("scale[(triton.cdiv(n, 1024),)](x, n)", "scale[lambda META: (triton.cdiv(n, META['BLOCK']),)](x, n)")
+    src = KERNEL.replace(
+        "scale[(triton.cdiv(n, 1024),)](x, n)", "scale[lambda META: (triton.cdiv(n, META['BLOCK']),)](x, n)"
+    )
     assert not of(src, "TL136")
 
 
 def test_tl136_silent_for_an_autotune_applied_by_assignment() -> None:
-    src = KERNEL.replace("def run(", "scale = triton.autotune(configs=[triton.Config({'BLOCK': 64})], key=['n'])(scale)\n\ndef run(")
+    src = KERNEL.replace(
+        "def run(",
+        "scale = triton.autotune(configs=[triton.Config({'BLOCK': 64})], key=['n'])(scale)\n\ndef run(",
+    )
     assert not of(src, "TL136")
 
 
 def test_tl136_silent_when_a_named_grid_lambda_reads_meta() -> None:
-    src = KERNEL.replace("    scale[(triton.cdiv(n, 1024),)](x, n)",
-                         "    grid = lambda META: (triton.cdiv(n, META['BLOCK']),)\n    scale[grid](x, n)")
+    src = KERNEL.replace(
+        "    scale[(triton.cdiv(n, 1024),)](x, n)",
+        "    grid = lambda META: (triton.cdiv(n, META['BLOCK']),)\n    scale[grid](x, n)",
+    )
     assert not of(src, "TL136")
