@@ -42,6 +42,8 @@ def launch_missing_constexpr(ctx: KernelContext) -> Iterator[Finding]:
         return
     if kernel.autotune is None and _rebound_by_a_tuner(ctx):
         return  # `fn = triton.autotune(...)(fn)`: configs this model did not read
+    if _unread_decorators(ctx):
+        return  # heuristics from a helper, or a wrapper of unknown effect: what they provide is not known here
     provided = set(kernel.heuristics)
     if kernel.autotune is not None:
         if not kernel.autotune.configs_literal:
@@ -55,7 +57,7 @@ def launch_missing_constexpr(ctx: KernelContext) -> Iterator[Finding]:
         bound = launch.bind(kernel)
         missing = [p.name for p in required if p.name not in bound and p.name not in provided]
         grid = f"{launch.grid_text} {launch.grid_resolved_text or ''}"
-        if any(f"'{n}'" in grid or f'"{n}"' in grid for n in missing):
+        if any(f"'{n}'" in grid or f'"{n}"' in grid or _meta_reads(ctx, n) for n in missing):
             continue  # the grid reads META[name]: the author expects a tuner outside this file to supply it
         if not missing:
             continue
@@ -78,3 +80,24 @@ def _rebound_by_a_tuner(ctx: KernelContext) -> bool:
             if "autotune" in text or "heuristics" in text:
                 return True
     return False
+
+
+def _unread_decorators(ctx: KernelContext) -> bool:
+    """A decorator other than triton.jit whose contribution the model did not read (a non-literal heuristics
+    table, an autotune whose configs are built elsewhere, a library wrapper)."""
+    for deco in ctx.kernel.decorators:
+        text = ast.unparse(deco)
+        if text.split("(", 1)[0].rsplit(".", 1)[-1] == "jit":
+            continue
+        if "heuristics" in text and ctx.kernel.heuristics:
+            continue
+        if "autotune" in text and ctx.kernel.autotune is not None:
+            continue
+        return True
+    return False
+
+
+def _meta_reads(ctx: KernelContext, name: str) -> bool:
+    """Some grid of the file reads `meta["NAME"]`: the author expects the value to come from a tuner."""
+    source = ctx.module.source
+    return f"['{name}']" in source or f'["{name}"]' in source

@@ -58,3 +58,8 @@ def test_tl136_silent_when_a_named_grid_lambda_reads_meta() -> None:
         "    grid = lambda META: (triton.cdiv(n, META['BLOCK']),)\n    scale[grid](x, n)",
     )
     assert not of(src, "TL136")
+
+
+def test_tl136_silent_under_heuristics_read_from_a_helper() -> None:
+    src = KERNEL.replace("@triton.jit", "@triton.heuristics(table_for('scale'))\n@triton.jit")
+    assert not of(src, "TL136")
