@@ -33,10 +33,23 @@ def test_unguarded_softplus_is_still_tl129() -> None:
 SCALED = GATE.replace("tl.store(out_ptr + offs, y,", "tl.store(out_ptr + offs, tl.exp(x) / beta,")
 
 
-def test_division_by_a_constexpr_is_not_tl135() -> None:
-    assert not of(SCALED, "TL135")
+def test_division_by_a_power_of_two_constexpr_is_not_tl135() -> None:
+    # beta defaults to 1.0: x / 1.0 (any 2**k) is folded into a multiplication by the compiler
+    assert not of(
+        SCALED.replace("beta: tl.constexpr,", "beta: tl.constexpr = 1.0,")
+        .replace("BLOCK: tl.constexpr", "BLOCK: tl.constexpr = 256")
+        .replace("threshold: tl.constexpr,", "threshold: tl.constexpr = 20.0,"),
+        "TL135",
+    )
 
 
-def test_division_by_a_runtime_scalar_is_still_tl135() -> None:
-    (f,) = of(SCALED.replace("beta: tl.constexpr,", "beta,"), "TL135")
-    assert f.data["divisor"] == "beta"
+def test_division_by_other_constexprs_or_runtime_scalars_is_still_tl135() -> None:
+    (f,) = of(
+        SCALED.replace("beta: tl.constexpr,", "beta: tl.constexpr = 30.0,")
+        .replace("BLOCK: tl.constexpr", "BLOCK: tl.constexpr = 256")
+        .replace("threshold: tl.constexpr,", "threshold: tl.constexpr = 20.0,"),
+        "TL135",
+    )
+    assert f.data["divisor"] == "beta"  # a softcap of 30: still an IEEE division per element
+    (g,) = of(SCALED.replace("beta: tl.constexpr,", "beta,"), "TL135")
+    assert g.data["divisor"] == "beta"
