@@ -226,11 +226,14 @@ def _loaded_index(ctx: KernelContext, pointer: ast.AST, loaded: set[str]) -> str
     and a scalar base plus `tl.arange` is one contiguous block DMA (the recommended Ascend gather idiom)."""
     seen: set[int] = set()
     stack: list[ast.AST] = [pointer]
+    has_columns = any(_broadcast(n, last=True) for e in ctx.address_exprs(pointer) for n in ctx.walk(e))
     while stack:
         node = stack.pop()
         if id(node) in seen:
             continue
         seen.add(id(node))
+        if has_columns and _broadcast(node, last=False):
+            continue  # `idx[:, None] * stride + cols[None, :]`: whole rows at loaded indices, each one a block DMA
         if isinstance(node, ast.Call) and ctx.resolve(node.func) in _REDUCTIONS:
             continue  # a scalar per program (e.g. `base + tl.argmax(loaded)`): not lanes of a gather
         inner = ctx.load_call(node) if isinstance(node, ast.Call) else None
@@ -250,6 +253,15 @@ def _loaded_index(ctx: KernelContext, pointer: ast.AST, loaded: set[str]) -> str
             continue
         stack.extend(ast.iter_child_nodes(node))
     return None
+
+
+def _broadcast(node: ast.AST, *, last: bool) -> bool:
+    """`x[None, :]` (lanes on the last axis, `last=True`) or `x[:, None]` (lanes on a leading axis)."""
+    if not isinstance(node, ast.Subscript) or not isinstance(node.slice, ast.Tuple) or len(node.slice.elts) != 2:
+        return False
+    first, second = node.slice.elts
+    none, lanes = (first, second) if last else (second, first)
+    return isinstance(none, ast.Constant) and none.value is None and isinstance(lanes, ast.Slice)
 
 
 def _int64_block_names(ctx: KernelContext) -> set[str]:

@@ -62,3 +62,20 @@ def pre(out, dout, delta, D: tl.constexpr, B: tl.constexpr):
     tl.store(delta + rows, tl.sum(out * dout, axis=1))
 """
     assert not of(src, "TL116")
+
+
+def test_tl116_silent_for_whole_rows_at_loaded_indices() -> None:
+    # rows picked by loaded indices, each row a contiguous `cols[None, :]` run: the form TL116's fix recommends
+    src = """
+import triton
+import triton.language as tl
+
+@triton.jit
+def rows(idx_ptr, src_ptr, out_ptr, D: tl.constexpr, K: tl.constexpr):
+    k = tl.arange(0, K)
+    cols = tl.arange(0, D)
+    idx = tl.load(idx_ptr + k)
+    x = tl.load(src_ptr + idx[:, None] * D + cols[None, :])
+    tl.store(out_ptr + k[:, None] * D + cols[None, :], x)
+"""
+    assert not of(src, "TL116")
