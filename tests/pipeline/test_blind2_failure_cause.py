@@ -50,3 +50,34 @@ def test_stand_in_named_in_the_error_is_the_cause() -> None:
 def test_a_real_compile_error_stays_an_error() -> None:
     f = _one("ValueError: arange's range must be a power of 2")
     assert f.severity == Severity.ERROR and "powers of two" in f.message
+
+
+EXT = """import triton
+import triton.language as tl
+import triton.language.extra.vendor_ext as vx
+@triton.jit
+def k(x_ptr, BLOCK: tl.constexpr):
+    with vx.async_task():
+        tl.store(x_ptr + tl.arange(0, BLOCK), vx.core_id())
+"""
+
+
+def _ext(message: str):
+    meta = {"module_warnings": [{"line": 3, "import": True, "message": "No module named 'x'"}]}
+    (f,) = failure_findings([_variant(message, meta)], "ascend", EXT, "k", Span(4, 0, 4, 1))
+    return f
+
+
+def test_name_from_a_failed_triton_import_is_the_cause() -> None:
+    f = _ext("CompilationError: NameError('vx is not defined')")
+    assert f.severity == Severity.INFO and "line 3" in f.message and f.data["cause"] == "missing_api"
+
+
+def test_construct_of_a_missing_extension_is_info() -> None:
+    f = _ext("UnsupportedLanguageConstruct: unsupported AST node type: With")
+    assert f.severity == Severity.INFO
+
+
+def test_an_undefined_name_of_the_kernels_own_stays_an_error() -> None:
+    f = _ext("CompilationError: NameError('BLOCKK is not defined')")
+    assert f.severity == Severity.ERROR
