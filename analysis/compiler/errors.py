@@ -85,11 +85,32 @@ EXPLANATIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             "the call's arguments do not match the function's parameters",
         ),
         (
-            r"UB|ub overflow|exceeds? .*buffer",
+            r"\bUB\b|ub overflow|exceeds? .*buffer",
             "the kernel's tiles do not fit the AI core's unified buffer: reduce block sizes",
         ),
     )
 )
+
+
+# An API the kernel uses that the installed compiler does not have: the cause is the runner's version, not the
+# kernel's tiles or resources (checked before the table above, whose patterns could match the API's name).
+_MISSING_API = (
+    re.compile(r"module '(triton[\w.]*)' has no attribute '(\w+)'"),
+    re.compile(r"No module named '(triton[\w.]*)'()"),
+    re.compile(r"cannot import name '(\w+)' from '(triton[\w.]*)'"),
+)
+
+
+def missing_api(message: str) -> str | None:
+    """The dotted name of a triton API the message says is absent (`triton.language.extra.cann`, `tl.x`)."""
+    for pattern in _MISSING_API:
+        m = pattern.search(message)
+        if m:
+            first, second = m.group(1), m.group(2)
+            if first.startswith("triton"):
+                return f"{first}.{second}" if second else first
+            return f"{second}.{first}"
+    return None
 
 
 def explain(message: str) -> str:
@@ -125,10 +146,18 @@ def compile_error_findings(
         if key in seen:
             continue
         seen.add(key)
-        meaning = explain(text)
+        api = missing_api(text)
+        installed = "triton-ascend" if target_platform == "ascend" else "triton"
+        meaning = (
+            f"`{api}` is not in the installed {installed}: the kernel is written for a build that has it; this "
+            "says nothing about its tiles or resources"
+            if api
+            else explain(text)
+        )
         message = f"{err.stage} failed ({variant}): {first}"
         if meaning:
             message += f" — {meaning}"
+        cause = {"cause": "missing_api", "missing_api": api} if api else {}
         out.append(
             rule.finding(
                 message,
@@ -137,7 +166,7 @@ def compile_error_findings(
                 evidence=(
                     Evidence(kind="ir", summary=f"{err.stage} error", stage=err.stage, excerpt=text[:2000]),
                 ),
-                data={"stage": err.stage, "variant": variant},
+                data={"stage": err.stage, "variant": variant, **cause},  # outcome.py lowers a runner cause
             )
         )
     return out

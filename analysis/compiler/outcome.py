@@ -5,6 +5,7 @@ for another reason (TL005). Pure: reads the variants' errors and the runner's mo
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -21,7 +22,6 @@ def not_the_kernels_fault(error: Any) -> bool:
     or a device (e.g. `configs=get_autotune_config()` asking the driver for its target): an error of the
     analysis, never a compile-error finding on the user's kernel."""
     return error.stage == "worker" or str(error.message).startswith("no @triton.jit function named")
-
 
 
 def worker_error(variants: Sequence[Any]) -> str | None:
@@ -62,11 +62,51 @@ def failure_findings(
                     severity=max(f.severity, Severity.INFO),
                     data={**f.data, "assumed_values": guesses},
                 )
+            f = _tool_cause(f, variant.metadata or {}, source)
             out.append(f)
         if all_failed:
             break  # one variant's errors say it; the others usually repeat them
     return out
 
+
+_UNDEFINED = re.compile(r"NameError\('(\w+) is not defined'\)|name '(\w+)' is not defined")
+
+
+def _tool_cause(f: Finding, metadata: dict[str, Any], source: str = "") -> Finding:
+    """A failure whose cause is the runner, not the kernel (an API the installed compiler lacks, a name bound by a
+    triton import that failed in the runner, or a stand-in named in the error): at most INFO, that cause first."""
+    if f.data.get("cause") == "missing_api":
+        return replace(f, severity=Severity.INFO)
+    text = " ".join(e.excerpt or "" for e in f.evidence)
+    lines = source_lines(source)
+    failed = [
+        w for w in metadata.get("module_warnings") or []
+        if w.get("import") and not w.get("stand_in") and 0 < int(w.get("line") or 0) <= len(lines)
+    ]  # fmt: skip
+    triton_imports = [w for w in failed if "triton" in lines[int(w["line"]) - 1]]
+    m = _UNDEFINED.search(text)
+    name = (m.group(1) or m.group(2)) if m else None
+    for w in triton_imports:
+        line = lines[int(w["line"]) - 1]
+        if name and re.search(rf"\b{name}\b", line) or (not name and "unsupported AST node" in text):
+            what = f"`{name}`" if name else "this construct"
+            return replace(
+                f,
+                severity=Severity.INFO,
+                message=f"{what} needs `{line.strip()}` (line {w['line']}), an import the installed compiler "
+                f"cannot satisfy ({w.get('message', '')}): not a fault of the kernel's tiles or resources. {f.message}",
+                data={**f.data, "cause": "missing_api", "missing_api": line.strip()},
+            )
+    for warning in metadata.get("module_warnings") or []:
+        stand_in = warning.get("stand_in")
+        if stand_in and str(stand_in).rsplit(".", 1)[-1] in text:
+            return replace(
+                f,
+                severity=Severity.INFO,
+                message=f"caused by the stand-in for `{stand_in}` (not installed in the runner): {f.message}",
+                data={**f.data, "cause": "stand_in", "stand_in": stand_in},
+            )
+    return f
 
 
 def load_findings(

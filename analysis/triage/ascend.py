@@ -220,24 +220,48 @@ _REDUCTIONS = {TL + n for n in ("argmax", "argmin", "max", "min", "sum", "reduce
 
 
 def _loaded_index(ctx: KernelContext, pointer: ast.AST, loaded: set[str]) -> str | None:
-    """Where the indices come from when the address uses values read by a block tl.load."""
-    for expr in ctx.address_exprs(pointer):
-        if isinstance(expr, ast.Call) and ctx.resolve(expr.func) in _REDUCTIONS:
-            continue  # e.g. `base + tl.argmax(loaded)`: one element at a data-dependent address, not a gather
-        for node in ctx.walk(expr):
-            inner = ctx.load_call(node) if isinstance(node, ast.Call) else None
-            if inner is not None:
-                inner_ptr = ctx.pointer_arg(inner)
-                if inner_ptr is not None and ctx.is_block_expr(inner_ptr):
-                    return short(ctx, inner_ptr)
-            if (
-                isinstance(node, ast.Name)
-                and node.id in loaded
-                and any(ctx.load_call(v) is not None for v in ctx.reaching(node.id, node))
-            ):  # the value that reaches this use is the loaded one (a reused name may hold an arange by now)
-                inner_ptr = ctx.pointer_arg(ctx.load_names[node.id])
-                return short(ctx, inner_ptr) if inner_ptr is not None else node.id
+    """Where the indices come from when the lanes of the address are values read by a block tl.load.
+
+    Only lanes count: a reduction of loaded values (`tl.sum(lens)`) or one loaded element is a scalar base,
+    and a scalar base plus `tl.arange` is one contiguous block DMA (the recommended Ascend gather idiom)."""
+    seen: set[int] = set()
+    stack: list[ast.AST] = [pointer]
+    has_columns = any(_broadcast(n, last=True) for e in ctx.address_exprs(pointer) for n in ctx.walk(e))
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if has_columns and _broadcast(node, last=False):
+            continue  # `idx[:, None] * stride + cols[None, :]`: whole rows at loaded indices, each one a block DMA
+        if isinstance(node, ast.Call) and ctx.resolve(node.func) in _REDUCTIONS:
+            continue  # a scalar per program (e.g. `base + tl.argmax(loaded)`): not lanes of a gather
+        inner = ctx.load_call(node) if isinstance(node, ast.Call) else None
+        if inner is not None:
+            inner_ptr = ctx.pointer_arg(inner)
+            if inner_ptr is not None and ctx.is_block_expr(inner_ptr):
+                return short(ctx, inner_ptr)
+            continue  # one element read at a scalar address: a scalar base
+        if isinstance(node, ast.Name):
+            for value in ctx.reaching(node.id, node):
+                if ctx.load_call(value) is not None and node.id in loaded:
+                    inner_ptr = ctx.pointer_arg(ctx.load_names[node.id])
+                    if inner_ptr is None or ctx.is_block_expr(inner_ptr):
+                        return short(ctx, inner_ptr) if inner_ptr is not None else node.id
+                elif not ctx._returns_a_pointer(value):
+                    stack.append(value)
+            continue
+        stack.extend(ast.iter_child_nodes(node))
     return None
+
+
+def _broadcast(node: ast.AST, *, last: bool) -> bool:
+    """`x[None, :]` (lanes on the last axis, `last=True`) or `x[:, None]` (lanes on a leading axis)."""
+    if not isinstance(node, ast.Subscript) or not isinstance(node.slice, ast.Tuple) or len(node.slice.elts) != 2:
+        return False
+    first, second = node.slice.elts
+    none, lanes = (first, second) if last else (second, first)
+    return isinstance(none, ast.Constant) and none.value is None and isinstance(lanes, ast.Slice)
 
 
 def _int64_block_names(ctx: KernelContext) -> set[str]:

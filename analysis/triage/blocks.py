@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 from collections.abc import Iterator
 
@@ -19,7 +20,7 @@ from .base import (
     replace_fix,
 )
 from .context import KernelContext
-from .context_names import TL
+from .context_names import TL, bare_names
 from .context_values import ValueSite
 
 # Upper-case names that conventionally hold a tile size (BLOCK_SIZE, BLOCK_M, XBLOCK, TILE_N, ...).
@@ -130,6 +131,7 @@ def block_size_not_constexpr(ctx: KernelContext) -> Iterator[Finding]:
 @kernel_check
 def block_size_not_power_of_two(ctx: KernelContext) -> Iterator[Finding]:
     fixable = _all_accesses_masked(ctx)
+    arange_params = {n for _, end in ctx.arange_sizes for n in bare_names(end)}
     for site, label in _size_sites(ctx):
         value = site.value
         if value <= 0 or is_power_of_two(value):
@@ -141,8 +143,14 @@ def block_size_not_power_of_two(ctx: KernelContext) -> Iterator[Finding]:
             if fixable and rounded.bit_length() <= 64  # no kernel takes a larger block: no edit to offer
             else None
         )
-        message = f"{label} = {shown} is not a power of two (tl.arange needs one): use {shown_rounded} with a mask"
         data = {"value": data_number(value), "suggested": data_number(rounded)}
+        if label != "tl.arange size" and label not in arange_params:
+            # it sizes only tl.zeros/tl.full: upstream Triton rejects the shape, triton-ascend accepts it
+            message = f"{label} = {shown} sizes a tl.full/tl.zeros shape: upstream Triton needs a power of two"
+            found = finding(NOT_POW2, ctx, site.span, message, fix=fix, data=data)
+            yield dataclasses.replace(found, platforms=("cuda",))  # shown on CUDA files only
+            continue
+        message = f"{label} = {shown} is not a power of two (tl.arange needs one): use {shown_rounded} with a mask"
         yield finding(NOT_POW2, ctx, site.span, message, fix=fix, data=data)
 
 

@@ -88,7 +88,10 @@ class KernelContext(DataflowFacts, PointerFacts, ValueFacts):
         sites = sorted(self.assign_sites.get(name, ()), key=lambda s: (s[0], s[1]))
         where = (getattr(use, "lineno", 0), getattr(use, "col_offset", 0))
         before = [value for line, col, value in sites if (line, col) < where]
-        return before[-1:] if before else [value for _, _, value in sites]
+        if before:
+            return before[-1:]
+        # `x = f(x)` with no earlier binding reads the parameter, not its own result
+        return [value for _, _, value in sites if not _contains(value, where)]
 
     def walk(self, node: ast.AST) -> list[ast.AST]:
         """`ast.walk(node)` as a cached list (rules walk the same small subtrees many times)."""
@@ -196,3 +199,9 @@ class KernelContext(DataflowFacts, PointerFacts, ValueFacts):
     # -- data flow --------------------------------------------------------------------------------------------
 
     # -- known values of constexpr parameters -----------------------------------------------------------------
+
+
+def _contains(node: ast.AST, where: tuple[int, int]) -> bool:
+    start = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+    end = (getattr(node, "end_lineno", 0) or 0, getattr(node, "end_col_offset", 0) or 0)
+    return start <= where < end

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import math
 from collections.abc import Iterator
 
 from ..core.findings import Finding, Fix, Level, Severity
@@ -48,6 +49,8 @@ def division_by_scalar(ctx: KernelContext) -> Iterator[Finding]:
         divisor = node.right
         if isinstance(divisor, ast.Constant) or not _scalar(ctx, divisor) or ctx.is_index_expr(node.left):
             continue
+        if _exact_reciprocal_constexpr(ctx, divisor):
+            continue  # a constexpr power of two: the compiler folds x / 2**k into a multiply
         if not ctx.is_block_expr(node.left) or not _data(ctx, node.left, loaded):
             continue
         if _constant_numerator(node.left) or _scalar(ctx, node.left) or _reduced(ctx, node.left):
@@ -164,3 +167,17 @@ def _quantized(ctx: KernelContext, node: ast.AST) -> bool:
 
 def _constant_numerator(node: ast.AST) -> bool:
     return isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant)
+
+
+def _exact_reciprocal_constexpr(ctx: KernelContext, divisor: ast.AST) -> bool:
+    """A constexpr divisor every known value of which is a power of two (1.0, 2, 0.5): its reciprocal is exact,
+    so the division is folded into a multiplication. Other constexpr values still cost an IEEE division."""
+    if not (isinstance(divisor, ast.Name) and divisor.id in ctx.params and ctx.params[divisor.id].is_constexpr):
+        return False
+    param = ctx.params[divisor.id]
+    values = [site.value for site in ctx.value_sites(divisor.id) if site.origin != "default"]
+    if param.has_default and isinstance(param.default, (int, float)) and not isinstance(param.default, bool):
+        values.append(param.default)  # value_sites keeps integers only; a float default counts here
+    return bool(values) and all(
+        isinstance(v, (int, float)) and v > 0 and math.frexp(v)[0] == 0.5 for v in values
+    )

@@ -11,6 +11,7 @@ from . import references as ref
 from .base import finding, header_span, kernel_check, short
 from .context import KernelContext
 from .context_names import ATOMICS, TL
+from .shapes import rank
 
 INVARIANT_LOAD = register(
     Rule(
@@ -210,12 +211,27 @@ def multi_pass_over_row(ctx: KernelContext) -> Iterator[Finding]:
         read_only = [loop for loop, _ in passes if not _stores_in(ctx, loop)]
         if len(read_only) < 2:
             continue  # one statistics pass plus the writing pass: the minimum for a row longer than a block
-        for loop, call in passes[1:]:
-            message = (
-                f"`{root}` is read again in the loop at line {loop.lineno} ({len(passes)} passes, first at "
-                f"line {first}): keep the row on chip or use a one-pass formulation"
-            )
-            yield finding(MULTI_PASS, ctx, call, message, data={"pointer": root, "passes": len(passes)})
+        if any(_small_next_to_tiles(ctx, loop, call) for loop, call in passes[1:]):
+            continue  # a vector re-read next to the tiles each pass moves (a logsumexp per row): 1/D of the bytes
+        # one finding per row, on its first re-read: the fix (one pass) removes every extra pass at once
+        again = [loop.lineno for loop, _ in passes[1:]]
+        where = ", ".join(str(n) for n in again)
+        message = (
+            f"`{root}` is read again in the loop(s) at line {where} ({len(passes)} passes, first at "
+            f"line {first}): keep the row on chip or use a one-pass formulation"
+        )
+        data = {"pointer": root, "passes": len(passes), "reread_lines": again}
+        yield finding(MULTI_PASS, ctx, passes[1][1], message, data=data)
+
+
+def _small_next_to_tiles(ctx: KernelContext, loop: ast.For, call: ast.Call) -> bool:
+    """Is this load a lower-rank block than another load of the same loop (a per-row vector beside 2-D tiles)?"""
+    mine = rank(ctx, call)
+    return any(
+        rank(ctx, other) > mine
+        for other in ctx.walk(loop)
+        if isinstance(other, ast.Call) and ctx.load_call(other) is other and other is not call
+    )
 
 
 def _varying_guard(ctx: KernelContext, node: ast.AST, loop: ast.For, changed: set[str]) -> bool:

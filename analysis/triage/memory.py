@@ -227,12 +227,37 @@ def _innermost_index(ctx: KernelContext, node: ast.AST) -> bool:
     if isinstance(node, ast.Name):
         return node.id in ctx.one_d_index_names and not ctx.has_broadcast
     if isinstance(node, ast.Call):
-        return ctx.resolve(node.func) == TL + "arange" and not _broadcast_parent(ctx, node)
+        return (
+            ctx.resolve(node.func) == TL + "arange" and not _broadcast_parent(ctx, node) and not _row_axis(ctx, node)
+        )
     if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple) and node.slice.elts:
         elts = node.slice.elts
         last_is_lanes = isinstance(elts[-1], ast.Slice)
         others_new = all(isinstance(e, ast.Constant) and e.value is None for e in elts[:-1])
         return last_is_lanes and others_new and len(elts) >= 2 and ctx.is_index_expr(node.value)
+    return False
+
+
+def _row_axis(ctx: KernelContext, node: ast.AST) -> bool:
+    """Is `node` assigned to names that every later use broadcasts along a leading axis (`rows[:, None]`)? Then
+    its lanes index rows, and the contiguous axis is another one (`cols[None, :]`)."""
+    stmt = ctx.parent(node)
+    while stmt is not None and not isinstance(stmt, ast.stmt):
+        stmt = ctx.parent(stmt)
+    if not isinstance(stmt, ast.Assign) or not all(isinstance(t, ast.Name) for t in stmt.targets):
+        return False
+    names = {t.id for t in stmt.targets if isinstance(t, ast.Name)}
+    uses = [n for n in ctx.nodes if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load)]
+    return bool(uses) and all(_leading_axis_use(ctx, n) for n in uses)
+
+
+def _leading_axis_use(ctx: KernelContext, name: ast.Name) -> bool:
+    parent = ctx.parent(name)
+    if isinstance(parent, ast.Subscript) and parent.value is name and isinstance(parent.slice, ast.Tuple):
+        elts = parent.slice.elts
+        return len(elts) >= 2 and isinstance(elts[-1], ast.Constant) and elts[-1].value is None
+    if isinstance(parent, ast.Compare):
+        return True  # a bound check (`offs < n`) is no access
     return False
 
 

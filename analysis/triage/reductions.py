@@ -83,6 +83,8 @@ def block_reduction_in_loop(ctx: KernelContext) -> Iterator[Finding]:
             continue
         if _row_wise(ctx, call):
             continue  # a tile reduced along one axis: the tile-shaped accumulator would cost its registers
+        if _one_element_selection(ctx, call):
+            continue  # an element picked per iteration, not a partial sum
         op = name.rsplit(".", 1)[-1]
         message = (
             f"tl.{op}({short(ctx, call.args[0]) if call.args else ''}) runs on every iteration of the loop at "
@@ -235,3 +237,18 @@ def _stores_running_value(ctx: KernelContext, loop: ast.For, acc: str, index: st
         if acc in ctx.names_of(value) and ctx.names_of(pointer) & ctx.names_closure({index}):
             return sub
     return None
+
+
+def _one_element_selection(ctx: KernelContext, call: ast.Call) -> bool:
+    """`tl.sum(tl.where(lanes == k, x, 0))`: reads the one element x[k] chosen this iteration (top-k, a
+    softmax weight per row); there is no block to accumulate and reduce once."""
+    if not call.args or not isinstance(call.args[0], ast.Call) or ctx.resolve(call.args[0].func) != TL + "where":
+        return False
+    cond = call.args[0].args[0] if call.args[0].args else None
+    if not isinstance(cond, ast.Compare) or len(cond.ops) != 1 or not isinstance(cond.ops[0], ast.Eq):
+        return False
+    left, right = cond.left, cond.comparators[0]
+    return any(
+        ctx.is_index_expr(lanes) and rank(ctx, chosen) == 0
+        for lanes, chosen in ((left, right), (right, left))
+    )

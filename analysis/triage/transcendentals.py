@@ -58,6 +58,8 @@ def hand_written_transcendental(ctx: KernelContext) -> Iterator[Finding]:
         kind = _classify(ctx, node)
         if kind is None:
             continue
+        if kind == "softplus" and _guarded_by_where(ctx, node):
+            continue  # `tl.where(x > t, x, log(1 + exp(x)))`: the overflowing branch is never selected
         reported.update(id(sub) for sub in ctx.walk(node))
         advice = {
             "tanh": "a hand-written tanh (exponentials and a division): use libdevice.tanh",
@@ -133,3 +135,15 @@ def _combined_with_constant(ctx: KernelContext, node: ast.AST) -> bool:
         and isinstance(parent.op, (ast.Add, ast.Sub))
         and any(isinstance(side, ast.Constant) for side in (parent.left, parent.right))
     )
+
+
+def _guarded_by_where(ctx: KernelContext, node: ast.AST) -> bool:
+    """Is `node` a value branch of a `tl.where` (directly, or through a division or scaling of it)?"""
+    child, parent = node, ctx.parent(node)
+    for _ in range(4):
+        if parent is None:
+            return False
+        if isinstance(parent, ast.Call) and ctx.resolve(parent.func) == TL + "where":
+            return bool(parent.args) and child is not parent.args[0]
+        child, parent = parent, ctx.parent(parent)
+    return False

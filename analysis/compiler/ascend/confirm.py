@@ -3,15 +3,16 @@
 TL401 (a gather/scatter became a scalar loop) and TL402 (integer tile ops the vector unit cannot run) are read
 from triton-ascend's ttadapter and its guide. When the hivm stage ran, a TL408 on the same line is the compiler
 showing the scalar code: it is folded into the finding as evidence (`data["confirmed_by"]`). A TL402 with no
-scalar code on its line in the final HIVM module is not confirmed: bishengir kept a vector op there (what
-hivmc's library does with it is not visible without CANN), so it is downgraded to INFO and says so.
+scalar code on its line in the final HIVM module is refuted: bishengir kept a vector op there, so it is dropped.
+A TL408 single-element access outside every loop of the IR is a one-time per-program load (metadata, a
+scale): it confirms a TL401/TL402 on its line but is not shown on its own.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from ...core.findings import Finding, Severity
+from ...core.findings import Finding
 from .access import DISCRETE_ACCESS, INT_VECTOR_DEGRADED
 from .grid_and_loops import STATIC_RANGE_UNROLLED
 from .hivm import SCALAR_FALLBACK, HivmReport
@@ -38,18 +39,15 @@ def confirm_with_hivm(findings: list[Finding], hivm: HivmReport) -> list[Finding
                     data={**f.data, "confirmed_by": "bishengir", "hivm": [h.data for h in hits]},
                 )
             elif f.code == INT_VECTOR_DEGRADED.code and hivm.final_module:
-                f = replace(
-                    f,
-                    severity=Severity.INFO,
-                    message=f.message
-                    + " Not confirmed by bishengir: its final HIVM module keeps a vector op on this line (no "
-                    "scalar loop); whether hivmc's implementation of it is slower is not visible without CANN.",
-                    data={**f.data, "confirmed_by": None},
-                )
+                continue  # bishengir kept a vector op on this line: the compiler's own evidence refutes it
         elif f.code == STATIC_RANGE_UNROLLED.code and hivm.ran and "multibuffered" in hivm.summary:
             f = _multibuffer_verdict(f, hivm.summary["multibuffered"])
         out.append(f)
-    return [f for f in out if not (f.code == SCALAR_FALLBACK.code and f.span.line in folded)]
+    return [
+        f
+        for f in out
+        if not (f.code == SCALAR_FALLBACK.code and (f.span.line in folded or f.data.get("in_loop") is False))
+    ]
 
 
 def _multibuffer_verdict(f: Finding, marks: list[dict]) -> Finding:

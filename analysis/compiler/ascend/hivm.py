@@ -10,6 +10,7 @@ insertion (TL409), multibuffer marks and the vector/cube split.
 
 from __future__ import annotations
 
+import ast
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -250,6 +251,7 @@ def retry_settings(retries: list[str]) -> str:
 def check_scalar_fallback(ctx: AscendContext, dump: str, is_user: UserFiles) -> list[Finding]:
     """TL408: single-element GM accesses (memref.load/store) the pipeline kept, per source line."""
     sites = H.scalar_sites(dump, is_user)
+    looped = {op.ir_line for op in parse_mlir(dump).ops if op.loops} if sites else set()
     by_line: dict[int, list[H.IrSite]] = {}
     for s in sites:
         if s.line is not None:
@@ -276,7 +278,9 @@ def check_scalar_fallback(ctx: AscendContext, dump: str, is_user: UserFiles) -> 
                 ir_lines=tuple(sorted(s.ir_line for s in hits)),
             )
         ]
-        data = {"ops": dict(counts), "source": "bishengir"}
+        # once per program (no enclosing loop in the IR): evidence for TL401/TL402, not a cost of its own
+        in_loop = any(s.ir_line in looped for s in gm)
+        data = {"ops": dict(counts), "source": "bishengir", "in_loop": in_loop}
         out.append(ctx.finding(SCALAR_FALLBACK, line, message, evidence, None, data))
     return out
 
@@ -289,6 +293,8 @@ def check_scalar_loops(ctx: AscendContext, final: str, is_user: UserFiles) -> li
             by_line.setdefault(loop.line, []).append(loop)
     out: list[Finding] = []
     for line, loops in sorted(by_line.items()):
+        if re.match(r"(for|while)\b", ctx.snippet(line).lstrip()):
+            continue  # the user's own loop statement (its scalar bookkeeping), not a tile op lowered element-wise
         ops = sorted({o for lp in loops for o in lp.ops})
         dtypes = sorted({d for lp in loops for d in lp.dtypes})
         trips = [lp.trip_count for lp in loops if lp.trip_count]
@@ -337,7 +343,10 @@ def check_scalar_sync(ctx: AscendContext, final: str, is_user: UserFiles) -> lis
         if frame is not None:
             by_line.setdefault(frame.line, []).append((op.ir_line, *pipes))
     out: list[Finding] = []
+    per_row = _per_row_scalar_lines(ctx)
     for line, waits in sorted(by_line.items()):
+        if line in per_row:
+            continue  # one scalar per row of a row loop (its norm, its max): the scalar unit reads it by design
         pairs = sorted({f"{a}->{b}" for _, a, b in waits})
         message = (
             f"`{ctx.snippet(line)}`: inside a loop, bishengir's sync insertion makes the pipes wait on each other "
@@ -356,6 +365,54 @@ def check_scalar_sync(ctx: AscendContext, final: str, is_user: UserFiles) -> lis
         ]
         data = {"waits": len(waits), "pipes": pairs, "source": "bishengir"}
         out.append(ctx.finding(SCALAR_SYNC_IN_LOOP, line, message, evidence, None, data))
+    return out
+
+
+_FULL_REDUCTIONS = ("sum", "max", "min", "reduce", "xor_sum", "argmax", "argmin")
+
+
+def _full_reduction(node: ast.AST) -> bool:
+    """`tl.sum(x)` without an axis: the whole tile to one scalar."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in _FULL_REDUCTIONS
+        and len(node.args) == 1
+        and not any(k.arg == "axis" for k in node.keywords)
+    )
+
+
+def _loads_rows_of(loop: ast.For) -> bool:
+    """Does each iteration load a tile addressed by the loop variable (a loop over rows, tokens, chunks)?"""
+    target = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    return any(
+        isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr == "load"
+        and n.args
+        and target & {m.id for m in ast.walk(n.args[0]) if isinstance(m, ast.Name)}
+        for n in ast.walk(loop)
+    )
+
+
+def _per_row_scalar_lines(ctx: AscendContext) -> set[int]:
+    """Source lines inside a loop that reduce the iteration's tile to a scalar, or use such a scalar."""
+    func = ctx.kernel_def()
+    if func is None:
+        return set()
+    out: set[int] = set()
+    for loop in (n for n in ast.walk(func) if isinstance(n, ast.For)):
+        if not _loads_rows_of(loop):
+            continue
+        scalars: set[str] = set()
+        for stmt in (n for n in ast.walk(loop) if isinstance(n, ast.stmt) and n is not loop):
+            if isinstance(stmt, (ast.For, ast.While, ast.If)):
+                continue  # their bodies are visited on their own statements
+            names = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)}
+            if any(_full_reduction(n) for n in ast.walk(stmt)) or names & scalars:
+                out.update(range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1))
+                if isinstance(stmt, ast.Assign):
+                    scalars |= {t.id for t in stmt.targets if isinstance(t, ast.Name)}
     return out
 
 

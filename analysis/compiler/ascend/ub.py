@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 from dataclasses import replace
 
 from ...core.findings import Evidence, Finding, Level, Severity
@@ -155,6 +156,8 @@ def check_tail_alignment(ctx: AscendContext) -> list[Finding]:
         need = CUBE_ALIGN_BYTES if buf.feeds_cube else VECTOR_ALIGN_BYTES
         if tail is None or tail % need == 0:
             continue
+        if buf.feeds_cube and _last_axis_fixed(ctx, buf.op.line):
+            continue  # a head dim or an algorithm's literal block: no block size of the author's to change
         by_line.setdefault(buf.op.line, []).append((buf, need))
     out: list[Finding] = []
     for line, hits in sorted(by_line.items()):
@@ -222,4 +225,59 @@ def check_masked_padding(ctx: AscendContext) -> list[Finding]:
             MASKED_LOAD_PADDING, line, message, evidence, "the load overlaps compute again", data
         )
         out.append(replace(finding, fix=fix) if fix else finding)
+    return out
+
+
+# Names that conventionally hold a tile size the author picks (BLOCK_K, BLOCK_SIZE_N, TILE_N, XBLOCK, Br, BK, BT).
+_TILE_NAME = re.compile(r"BLOCK|TILE|BLK|^B[A-Za-z]?$|^[A-Z]BLOCK$")
+
+
+def _last_axis_fixed(ctx: AscendContext, line: int) -> bool:
+    """Are the last axes of the loads on `line` sized by something other than a tile-size parameter (a literal,
+    or a problem dimension such as the head dim)? Then the 512 B cube advice cannot be applied."""
+    func = ctx.kernel_def()
+    if func is None:
+        return False
+    values = {t.id: n.value for n in ast.walk(func) if isinstance(n, ast.Assign) for t in n.targets
+              if isinstance(t, ast.Name)}  # fmt: skip
+    ends: list[ast.AST] = []
+    for call in ast.walk(func):
+        if (
+            isinstance(call, ast.Call)
+            and getattr(call, "lineno", 0) == line
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr == "load"
+            and call.args
+        ):
+            ends.extend(_last_axis_ends(call.args[0], values, 0))
+    if not ends:
+        return False
+    return all(
+        isinstance(e, ast.Constant) or (isinstance(e, ast.Name) and not _TILE_NAME.search(e.id)) for e in ends
+    )
+
+
+def _last_axis_ends(expr: ast.AST, values: dict[str, ast.AST], depth: int) -> list[ast.AST]:
+    """The `end` of each tl.arange that indexes the last axis of a 2-D address (`cols[None, :]`)."""
+    out: list[ast.AST] = []
+    for node in ast.walk(expr):
+        if not isinstance(node, ast.Subscript) or not isinstance(node.slice, ast.Tuple):
+            continue
+        elts = node.slice.elts
+        if len(elts) == 2 and isinstance(elts[0], ast.Constant) and elts[0].value is None:
+            out.extend(_arange_ends(node.value, values, depth))
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Name) and node.id in values and depth < 4:
+            out.extend(_last_axis_ends(values[node.id], values, depth + 1))
+    return out
+
+
+def _arange_ends(expr: ast.AST, values: dict[str, ast.AST], depth: int) -> list[ast.AST]:
+    out: list[ast.AST] = []
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "arange":
+            if len(node.args) >= 2:
+                out.append(node.args[1])
+        elif isinstance(node, ast.Name) and node.id in values and depth < 4:
+            out.extend(_arange_ends(values[node.id], values, depth + 1))
     return out

@@ -56,6 +56,8 @@ def check_int64(ctx: Context) -> None:
         facts = flow.address(op.operands[0])
         if not facts.int64 or _compiler_made_int64(ctx, facts):
             continue
+        if _int64_from_memory(flow, facts) or _documented_wide(ctx):
+            continue  # the caller's int64 metadata, or a width the author says the sizes need: not a choice
         seen.add(line)
         wide = [
             o
@@ -74,6 +76,34 @@ def check_int64(ctx: Context) -> None:
             "keep per-element offsets int32; promote only the scalar base pointer to int64",
             values=facts.int64,
         )
+
+
+_WIDE_NEED = re.compile(r"#.*(2\s*\*\*\s*3[12]|2\^3[12]|overflow|int32 range|> ?int32)", re.IGNORECASE)
+
+
+def _int64_from_memory(flow: Any, facts: Any) -> bool:
+    """Are the 64-bit offsets built from int64 values loaded from memory (lengths, offsets, page numbers in a
+    LongTensor)? Then their width is the caller's tensor dtype; a narrowing cast in the kernel risks overflow."""
+    stack = [o for op in facts.int64_ops for o in op.operands]
+    seen: set[str] = set()
+    while stack and len(seen) < 64:
+        value = flow.resolve(stack.pop())
+        if value in seen:
+            continue
+        seen.add(value)
+        producer = flow.defs.get(value)
+        if producer is None:
+            continue
+        if producer.name == "tt.load" and "ptr<i64>" in producer.text.split(" : ", 1)[-1]:
+            return True
+        if producer.name.startswith("arith.") or producer.name in ("tt.splat", "tt.broadcast", "tt.expand_dims"):
+            stack.extend(producer.operands)
+    return False
+
+
+def _documented_wide(ctx: Context) -> bool:
+    """A comment in the kernel's file says the indices need more than 32 bits (caches over 2^31 elements)."""
+    return any(_WIDE_NEED.search(text) for text in ctx.source_lines)
 
 
 _ACCESS_OF_A_NAME = re.compile(r"\btl\.(load|store)\(\s*[\w.]+\s*[,)]")

@@ -10,7 +10,7 @@ from ...core.rules import Confirms, register_check
 from ...core.targets import cuda_capability
 from ..ir.mlir import MlirModule, MlirOp
 from .context import DOT_OPS, Context, ptx_lines
-from .dataflow import value_type
+from .dataflow import Dataflow, value_type
 from .declare import _ACCEL, _PIPE, _TUTORIAL_MM, CHECK_FAMILY, cuda_rule
 
 
@@ -123,6 +123,8 @@ def check_dots(ctx: Context) -> None:
             version = _mma_version(ttgir, result_layout)
             if version == 2:
                 m_dim = shape[0] if shape else 0
+                if m_dim <= _DECODE_ROWS and _rows_fixed_across_loop(ctx.flow(ttgir), op, 0):
+                    continue  # a few query rows against streamed keys (decode / a GQA head group): no 64 rows
                 reasons = []
                 if m_dim < 64:
                     reasons.append(f"BLOCK_M={m_dim} < 64 (a warp group needs a 64-row tile)")
@@ -138,6 +140,34 @@ def check_dots(ctx: Context) -> None:
                     "raise BLOCK_M to >= 64 with num_warps=4 (or 8)",
                     block_m=m_dim,
                 )
+
+
+# At most this many rows that stay fixed while the loop streams the other operand: decode (one query per head,
+# or a GQA head group); a 64-row wgmma tile would be mostly padding.
+_DECODE_ROWS = 16
+_STAGING = ("ttg.local_load", "ttg.local_alloc", "ttg.convert_layout", "tt.trans", "tt.fp_to_fp")
+
+
+def _rows_fixed_across_loop(flow: Dataflow, dot: MlirOp, depth: int) -> bool:
+    """Is the dot's A operand (its M rows) the same on every iteration of its loop: defined before the loop,
+    or computed in it from a dot whose rows are (the P of attention, from Q against K)?"""
+    if not dot.loops or not dot.operands or depth > 3:
+        return False
+    value = dot.operands[0]
+    for _ in range(12):
+        producer = flow.defs.get(flow.resolve(value))
+        if producer is None:
+            return True  # a function argument or a loop-carried value set before the loop
+        if dot.loops[-1] not in producer.loops:
+            return True  # defined outside the dot's loop
+        if producer.name in DOT_OPS:
+            return _rows_fixed_across_loop(flow, producer, depth + 1)
+        if producer.name in ("tt.load", "tt.descriptor_load") or not producer.operands:
+            return False  # new rows every iteration: a GEMM's K loop
+        if not (producer.name in _STAGING or producer.name.startswith(("arith.", "math."))):
+            return False
+        value = next((o for o in producer.operands if not flow._is_constant(o)), producer.operands[0])
+    return False
 
 
 def _ttir_dot_at(ttir: MlirModule | None, ctx: Context, line: int) -> MlirOp | None:

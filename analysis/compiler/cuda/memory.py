@@ -325,6 +325,10 @@ def check_layout_conversions(ctx: Context) -> None:
         numel = 1
         for d in shape:
             numel *= d
+        if only_store and not op.loops and _after_loop(flow, op):
+            continue  # a tile accumulated over a loop, re-laid out once for its store: amortized over the loop
+        if _loaded(flow, op) and _feeds_dot(users, op):
+            continue  # a loaded tile staged for a dot operand: how mma operands are fed, nothing to remove
         if only_store and not op.loops and (_reduced(flow, op) or numel <= ctx.num_warps * 32):
             # A reduction's result (or at most one value per thread) stored once per program: a small
             # fraction of the data the kernel moved, and no rewrite avoids it.
@@ -349,6 +353,55 @@ def check_layout_conversions(ctx: Context) -> None:
             "reduce along the contiguous axis",
             in_loop=in_loop,
         )
+
+
+_STAGING = ("tt.trans", "tt.reshape", "ttg.local_alloc", "ttg.local_load", "ttg.convert_layout", "tt.fp_to_fp")
+
+
+def _feeds_dot(users: dict[str, list[MlirOp]], op: MlirOp) -> bool:
+    """Does the converted value reach a dot operand through transposes, shared-memory staging and casts?"""
+    frontier, seen = list(op.results[:1]), set()
+    for _ in range(8):
+        nxt = []
+        for value in frontier:
+            for user in users.get(value, []):
+                if user.name in DOT_OPS:
+                    return True
+                if (user.name in _STAGING or user.name.startswith("arith.")) and user.ir_line not in seen:
+                    seen.add(user.ir_line)
+                    nxt.extend(user.results)
+        frontier = nxt
+    return False
+
+
+def _loaded(flow: Dataflow, op: MlirOp) -> bool:
+    """Is the converted value a loaded tile (through casts and elementwise scaling)?"""
+    value, depth = (op.operands[0] if op.operands else None), 0
+    while value is not None and depth < 8:
+        producer = flow.defs.get(flow.resolve(value))
+        if producer is None:
+            return False
+        if producer.name in ("tt.load", "tt.descriptor_load", "ttg.local_load"):
+            return True
+        if not (producer.name.startswith(("arith.", "math.")) or producer.name == "tt.fp_to_fp"):
+            return False
+        value, depth = next((o for o in producer.operands if not flow._is_constant(o)), None), depth + 1
+    return False
+
+
+def _after_loop(flow: Dataflow, op: MlirOp) -> bool:
+    """Is the converted value a result of a loop (an accumulator), through elementwise ops?"""
+    value, depth = (op.operands[0] if op.operands else None), 0
+    while value is not None and depth < 8:
+        producer = flow.defs.get(flow.resolve(value))
+        if producer is None:
+            return False
+        if producer.name in ("scf.for", "scf.while"):
+            return True
+        if not producer.name.startswith(("arith.", "math.")):
+            return False
+        value, depth = next((o for o in producer.operands if not flow._is_constant(o)), None), depth + 1
+    return False
 
 
 def _reduced(flow: Dataflow, op: MlirOp) -> bool:
