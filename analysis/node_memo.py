@@ -5,32 +5,38 @@ keystroke did not touch, so a whole-module pass written as "merge one result per
 lookup per unchanged statement and a walk of the edited one only, instead of a walk of the whole document on
 every keystroke. Results must be derived from the node's own subtree (never from its position among others) and
 must not be mutated by callers. Thread-safe (the language server triages in worker threads).
+
+The memo lives on the node itself (an attribute), not in a weak-keyed table: a value often refers to its own node
+(a statement's function definitions include the statement), and a weak-keyed table holds values strongly, so
+the node would never die and every tree of every version stayed alive. On the node, the cycle dies with the tree.
 """
 
 from __future__ import annotations
 
 import ast
 import threading
-import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-_MEMO: dict[str, weakref.WeakKeyDictionary[ast.AST, Any]] = {}
+_ATTRIBUTE = "_tritonlens_memo"
 _LOCK = threading.Lock()
 
 
 def per_node(what: str, node: ast.AST, compute: Callable[[ast.AST], T]) -> T:
     """`compute(node)`, computed once per (what, node object)."""
     with _LOCK:
-        table = _MEMO.setdefault(what, weakref.WeakKeyDictionary())
-        hit = table.get(node, _MISSING)
+        table: dict[str, Any] | None = node.__dict__.get(_ATTRIBUTE)
+        if table is None:
+            table = {}
+            setattr(node, _ATTRIBUTE, table)
+        hit = table.get(what, _MISSING)
     if hit is not _MISSING:
         return hit  # type: ignore[no-any-return]
     value = compute(node)
     with _LOCK:
-        table[node] = value
+        table[what] = value
     return value
 
 

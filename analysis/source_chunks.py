@@ -24,6 +24,8 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from .bounded.byte_lru import MIB, ByteLRU
+
 # A line that may start a top-level statement: not indented, not a comment, not a closing bracket or quote.
 _NOT_STARTS = frozenset("#)]}'\"")
 _CONTINUES = re.compile(r"(?:else|elif|except|finally)\b")
@@ -48,13 +50,17 @@ class Chunk:
 
 class _ChunkCache:
     """Parsed chunks keyed by (first line, text); segmented LRU, so one-off parses (a workspace scan) do not
-    evict the chunks of the file being edited, which are hit again on every keystroke."""
+    evict the chunks of the file being edited, which are hit again on every keystroke. Each segment is bounded
+    by the bytes its trees hold (estimated from the chunk's text) as well as by its number of chunks: a
+    chunk is one statement or a 5,000-line class."""
 
-    def __init__(self, probation: int = 1024, protected: int = 2048) -> None:
+    def __init__(
+        self, probation: int = 1024, protected: int = 2048, probation_bytes: int = 32 * MIB,
+        protected_bytes: int = 64 * MIB,
+    ) -> None:
         # None: the chunk does not parse on its own.
-        self._probation: OrderedDict[tuple[int, str], Chunk | None] = OrderedDict()
-        self._protected: OrderedDict[tuple[int, str], Chunk | None] = OrderedDict()
-        self._sizes = (probation, protected)
+        self._probation: ByteLRU[tuple[int, str], Chunk | None] = ByteLRU(probation_bytes, _weigh, probation)
+        self._protected: ByteLRU[tuple[int, str], Chunk | None] = ByteLRU(protected_bytes, _weigh, protected)
         self._lock = threading.Lock()
         # Hashes of chunk keys parsed before (trees not kept): what tells a re-parsed file from a new one.
         self._seen: OrderedDict[int, None] = OrderedDict()
@@ -80,38 +86,35 @@ class _ChunkCache:
         with self._lock:
             hit = self._protected.get(key, _MISS)
             if hit is not _MISS:
-                self._protected.move_to_end(key)
                 return hit
             hit = self._probation.pop(key, _MISS)
             if hit is _MISS:
                 return _MISS
-            self._protected[key] = hit
-            if len(self._protected) > self._sizes[1]:
-                old_key, old = self._protected.popitem(last=False)
-                self._store(self._probation, old_key, old, self._sizes[0])
+            for old_key, old in self._protected.put(key, hit):
+                self._probation.put(old_key, old)
             return hit
 
     def put(self, key: tuple[int, str], chunk: Chunk | None) -> None:
         with self._lock:
-            self._store(self._probation, key, chunk, self._sizes[0])
+            self._probation.put(key, chunk)
 
-    @staticmethod
-    def _store(
-        segment: OrderedDict[tuple[int, str], Chunk | None],
-        key: tuple[int, str],
-        value: Chunk | None,
-        size: int,
-    ) -> None:
-        segment[key] = value
-        segment.move_to_end(key)
-        while len(segment) > size:
-            segment.popitem(last=False)
+    def held_bytes(self) -> int:
+        """The estimated bytes of the trees held (both segments)."""
+        return self._probation.bytes + self._protected.bytes
 
     def clear(self) -> None:
         with self._lock:
             self._probation.clear()
             self._protected.clear()
             self._seen.clear()
+
+
+# A parsed chunk holds about this many bytes of tree per character of its text (measured on kernel files).
+CHUNK_BYTES_PER_CHAR = 120
+
+
+def _weigh(key: tuple[int, str], _chunk: Chunk | None) -> int:
+    return CHUNK_BYTES_PER_CHAR * len(key[1])
 
 
 _CACHE = _ChunkCache()

@@ -12,11 +12,10 @@ import ast
 import hashlib
 import logging
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from ..bounded.byte_lru import MIB, ByteLRU, approx_bytes
 from ..findings import Evidence, Finding, Span
 from ..kernels import ModuleInfo, parse_module, walk_statements
 from ..rules import checks
@@ -91,25 +90,20 @@ def triage(source: str, path: str = "<buffer>", *, strict: bool = False) -> Tria
 
 class _FunctionCache:
     """Findings per jit function, keyed by everything a check can read (see _function_keys): an edit inside one
-    kernel re-runs the checks of that kernel only, which keeps per-keystroke triage of large files cheap."""
+    kernel re-runs the checks of that kernel only, which keeps per-keystroke triage of large files cheap.
+    Bounded by the bytes of the findings held, not only by their number."""
 
-    def __init__(self, size: int = 2048) -> None:
-        self._entries: OrderedDict[str, tuple[Finding, ...]] = OrderedDict()
-        self._size = size
-        self._lock = threading.Lock()
+    def __init__(self, size: int = 2048, budget: int = 16 * MIB) -> None:
+        self._entries: ByteLRU[str, tuple[Finding, ...]] = ByteLRU(
+            budget, lambda key, findings: len(key) + approx_bytes(findings), size
+        )
 
     def get(self, key: str) -> tuple[Finding, ...] | None:
-        with self._lock:
-            hit = self._entries.get(key)
-            if hit is not None:
-                self._entries.move_to_end(key)
-            return hit
+        hit: tuple[Finding, ...] | None = self._entries.get(key)
+        return hit
 
     def put(self, key: str, findings: list[Finding]) -> None:
-        with self._lock:
-            self._entries[key] = tuple(findings)
-            while len(self._entries) > self._size:
-                self._entries.popitem(last=False)
+        self._entries.put(key, tuple(findings))
 
 
 _CACHE = _FunctionCache()

@@ -5,19 +5,19 @@ here."""
 from __future__ import annotations
 
 import ast
-import weakref
 
 from ..specialization_scope import CallIndex, Launch, find_launches, index_calls
 
-# One call index per parsed tree, shared by every kernel of the file; dropped with the tree.
-_CALL_INDEX: weakref.WeakKeyDictionary[ast.Module, CallIndex] = weakref.WeakKeyDictionary()
+# One call index per parsed tree, shared by every kernel of the file; kept on the tree so it dies with it (the
+# index refers to its tree: in a weak-keyed table it kept every tree alive).
+_ATTRIBUTE = "_tritonlens_call_index"
 
 
 def call_index(tree: ast.Module) -> CallIndex:
-    index = _CALL_INDEX.get(tree)
+    index: CallIndex | None = tree.__dict__.get(_ATTRIBUTE)
     if index is None:
         index = index_calls(tree)
-        _CALL_INDEX[tree] = index
+        setattr(tree, _ATTRIBUTE, index)
     return index
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import hashlib
 import inspect
 import threading
-from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
+from ....analysis.bounded.byte_lru import MIB, ByteLRU, approx_bytes
 from ....analysis.findings import Finding
 from ....analysis.kernels.dependencies import dependency_sources
 from ....ascend_runner.protocol import CompileRequest
@@ -72,18 +72,18 @@ def compile_variant(
     return runner.compile(req, **kwargs)
 
 
+_Report = tuple[list[Finding], dict[str, Any], dict[str, list[tuple[int, int]]]]
+
+
 class _ReportCache:
     """Analyses of cached compile results, so a warm re-analysis skips re-parsing every stage.
 
     Keyed by everything the report depends on: the whole buffer (analyzers read launch sites too), path,
-    target, the specialization and the compiler. Thread-safe, bounded (LRU)."""
+    target, the specialization and the compiler. Thread-safe, bounded (LRU) by entries and by bytes held."""
 
-    def __init__(self, size: int = 64) -> None:
+    def __init__(self, size: int = 64, budget: int = 32 * MIB) -> None:
         self.size = size
-        self._items: OrderedDict[
-            str, tuple[list[Finding], dict[str, Any], dict[str, list[tuple[int, int]]]]
-        ] = OrderedDict()
-        self._lock = threading.Lock()
+        self._items: ByteLRU[str, _Report] = ByteLRU(budget, lambda key, value: approx_bytes(value), size)
 
     @staticmethod
     def key(variant: VariantResult, target: str, source: str, kernel: str, path: str) -> str:
@@ -92,21 +92,12 @@ class _ReportCache:
         parts += (str(variant.metadata.get("cache_key", "")),)
         return hashlib.sha256("\x00".join(parts).encode("utf-8")).hexdigest()
 
-    def get(self, key: str) -> tuple[list[Finding], dict[str, Any], dict[str, list[tuple[int, int]]]] | None:
-        with self._lock:
-            hit = self._items.get(key)
-            if hit is not None:
-                self._items.move_to_end(key)
-            return hit
+    def get(self, key: str) -> _Report | None:
+        hit: _Report | None = self._items.get(key)
+        return hit
 
-    def put(
-        self, key: str, value: tuple[list[Finding], dict[str, Any], dict[str, list[tuple[int, int]]]]
-    ) -> None:
-        with self._lock:
-            self._items[key] = value
-            self._items.move_to_end(key)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
+    def put(self, key: str, value: _Report) -> None:
+        self._items.put(key, value)
 
 
 _REPORTS = _ReportCache()
