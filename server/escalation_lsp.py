@@ -14,6 +14,7 @@ from ..analysis.findings import Level, Severity
 from .compile_lsp import CompileFeature
 from .lsp_feature import Feature
 from .lsp_progress import work_done
+from .trust.workspace_trust import may_escalate
 
 log = logging.getLogger(__name__)
 
@@ -67,11 +68,11 @@ class EscalationFeature(Feature):
         return settings
 
     def on_save(self, uri: str) -> None:
-        if self.escalation(uri).on_save:
+        if may_escalate(self.server) and self.escalation(uri).on_save:
             self.start(uri, "save")
 
     def on_analysis(self, doc: Any) -> None:
-        if not self.escalation(doc.uri).on_symptom:
+        if not may_escalate(self.server) or not self.escalation(doc.uri).on_symptom:
             return
         timer = self._timers.pop(doc.uri, None)
         if timer is not None:

@@ -7,9 +7,10 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from .compile_lsp import compile_service
+from .compile_lsp import ANALYZE_COMMAND, compile_service
 from .lsp_commands import CommandError
 from .lsp_feature import Feature
+from .trust.workspace_trust import refusal_for_command
 
 IR_REQUEST = "tritonlens/ir"
 
@@ -33,6 +34,9 @@ class IrViewFeature(Feature):
             return {"error": str(exc), "stages": []}
         analysis = service.stored(uri, kernel, target)
         if analysis is None:
+            refusal = refusal_for_command(ls, ANALYZE_COMMAND)  # compiling imports the file: trust decides
+            if refusal:
+                return {"error": refusal, "stages": [], "target": target}
             try:
                 analysis = await service.analyze(uri, kernel, target, threading.Event())
             except CommandError as exc:  # e.g. the document is not open: a sentence, not a traceback

@@ -42,9 +42,11 @@ def feature_classes() -> list[type[Feature]]:
     from .profile_lsp import ProfileFeature
     from .record_lsp import RecordFeature
     from .runner_status_lsp import RunnerStatusFeature
+    from .trust.workspace_trust import TrustFeature
     from .workspace_lsp import WorkspaceFeature
 
     return [
+        TrustFeature,
         WorkspaceFeature,
         FindingsFeature,
         CompileFeature,

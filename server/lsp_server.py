@@ -33,6 +33,7 @@ from .lsp_config import SECTION, ConfigStore, ServerConfig, parse_config
 from .lsp_convert import plain_text
 from .lsp_feature import Features
 from .lsp_protocol import TritonLensProtocol
+from .trust.workspace_trust import restrict_folder_section, trust_of
 
 log = logging.getLogger("tritonlens.lsp")
 
@@ -268,7 +269,12 @@ class TritonLensServer(LanguageServer):
             raws = [section] + [section] * len(folders)
         configs: list[ServerConfig] = []
         problems: list[str] = []
-        for raw in raws:
+        trust = trust_of(self)
+        for index, raw in enumerate(raws):
+            if index > 0:  # a workspace folder's own settings (the first item is the user's)
+                raw, dropped = restrict_folder_section(raw, trust)
+                if dropped:
+                    log.info("workspace not trusted: ignoring its %s settings", ", ".join(dropped))
             cfg, errs = parse_config(raw)
             configs.append(cfg)
             problems += errs

@@ -5,6 +5,7 @@ import { CONFIG_SECTION, EXTENSION_NAME } from './constants';
 import { describeInterpreter, serverExecutable, type Interpreter } from './interpreter';
 import { checkServerImportable } from './serverCheck';
 import { traceFor } from './logLevel';
+import { trustOption } from './trust';
 
 export interface ServerHooks {
   middleware: Middleware;
@@ -68,7 +69,8 @@ export class ServerManager implements vscode.Disposable {
       traceOutputChannel: this.log,
       synchronize: { configurationSection: CONFIG_SECTION },
       // VS Code's hover already shows the diagnostic's message: the server's hover adds only what it does not say.
-      initializationOptions: { hoverShowsDiagnostics: true },
+      // Trust: in restricted mode the server runs level 1 only (server/trust/workspace_trust.py).
+      initializationOptions: { hoverShowsDiagnostics: true, ...trustOption(vscode.workspace.isTrusted) },
       middleware: this.hooks.middleware,
       // Hover links are trusted per hover by the middleware, for tritonlens commands only.
       markdown: { isTrusted: false, supportHtml: false },
