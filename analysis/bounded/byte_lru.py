@@ -4,11 +4,17 @@ Each entry is weighed once, when stored, by the cache's `weigh(key, value)`; ent
 until the total is within the budget. The newest entry is always kept, even alone over the budget: a cache
 exists to share the current value between its readers, and evicting it at once would only compute it again.
 `approx_bytes` is a bounded deep estimate for values that have no cheaper measure.
+
+`collect_every`: syntax trees hold reference cycles (a node's memo refers to the node), which only the cyclic
+collector frees, and the language server pauses it during triage and raises its thresholds (server/lsp.py): a
+cache of trees runs a full collection once this many bytes were evicted since the last one, so memory follows
+the budget instead of the collector's schedule.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import gc
 import sys
 import threading
 from collections import OrderedDict
@@ -25,9 +31,14 @@ _MISSING: Any = object()
 class ByteLRU(Generic[K, V]):
     """Least-recently-used entries within `budget` bytes (as `weigh` estimates them)."""
 
-    def __init__(self, budget: int, weigh: Callable[[K, V], int], max_entries: int | None = None) -> None:
+    def __init__(
+        self, budget: int, weigh: Callable[[K, V], int], max_entries: int | None = None,
+        collect_every: int | None = None,
+    ) -> None:
         self.budget = budget
         self.max_entries = max_entries
+        self.collect_every = collect_every
+        self._evicted_bytes = 0
         self._weigh = weigh
         self._items: OrderedDict[K, tuple[V, int]] = OrderedDict()
         self._bytes = 0
@@ -61,7 +72,8 @@ class ByteLRU(Generic[K, V]):
             return hit[0]
 
     def put(self, key: K, value: V) -> list[tuple[K, V]]:
-        """Store `value` as the most recently used; returns what was evicted to make room (oldest first)."""
+        """Store `value` as the most recently used; returns what was evicted to make room (oldest first), or
+        nothing when that eviction ran a collection (`collect_every`)."""
         weight = max(0, int(self._weigh(key, value)))
         evicted: list[tuple[K, V]] = []
         with self._lock:
@@ -75,7 +87,14 @@ class ByteLRU(Generic[K, V]):
             ):
                 old_key, (old_value, old_weight) = self._items.popitem(last=False)
                 self._bytes -= old_weight
+                self._evicted_bytes += old_weight
                 evicted.append((old_key, old_value))
+            collect = self.collect_every is not None and self._evicted_bytes >= self.collect_every
+            if collect:
+                self._evicted_bytes = 0
+        if collect:
+            del evicted[:]  # what was evicted must be unreachable for the collection to free it
+            gc.collect()
         return evicted
 
     def clear(self) -> None:

@@ -25,7 +25,8 @@ MEMO_SIZE = 16
 MEMO_BYTES = 96 * MIB
 BYTES_PER_CHAR = 160
 _MEMO: ByteLRU[str, ModuleInfo] = ByteLRU(
-    MEMO_BYTES, lambda source, _module: BYTES_PER_CHAR * len(source), max_entries=MEMO_SIZE
+    MEMO_BYTES, lambda source, _module: BYTES_PER_CHAR * len(source), max_entries=MEMO_SIZE,
+    collect_every=MEMO_BYTES // 2,
 )
 
 

@@ -71,3 +71,34 @@ def test_triaged_versions_do_not_stay_alive() -> None:
     gc.collect()
     alive = sum(ref() is not None for ref in refs)
     assert alive == 0, f"{alive} of {len(refs)} versions' trees still alive with every cache cleared"
+
+
+def test_typing_in_a_large_file_keeps_a_bounded_number_of_versions_alive(monkeypatch) -> None:
+    """As the server runs triage (collector paused during each run, high thresholds): 30 edits of a 1,000-line
+    file leave only the versions the byte budget allows alive; before, every version's tree stayed."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from benchmarks.lsp_latency import generate
+    from tritonlens.analysis.kernels import parse
+    from tritonlens.server.lsp_analysis import analyze_text_quickly
+
+    monkeypatch.setattr(parse._MEMO, "budget", 8 * len(generate(1000)) * parse.BYTES_PER_CHAR // 2)
+    monkeypatch.setattr(parse._MEMO, "collect_every", parse._MEMO.budget // 2)
+    clear_memo()
+    thresholds = gc.get_threshold()
+    gc.set_threshold(20_000, 20, 20)
+    try:
+        lines = generate(1000).split("\n")
+        refs = []
+        for version in range(30):
+            lines.insert(len(lines) // 2, f"# edit {version}")
+            text = "\n".join(lines)
+            analyze_text_quickly(text, "/tmp/typed.py", version)
+            refs.append(weakref.ref(parse.parse_module(text)))
+        alive = sum(ref() is not None for ref in refs)
+    finally:
+        gc.set_threshold(*thresholds)
+        clear_memo()
+    assert alive <= 8, f"{alive} of 30 versions alive"
