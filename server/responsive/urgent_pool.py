@@ -3,8 +3,9 @@
 
 Background analyses (a document opened or edited) run at most `background` at a time, oldest first: triage is
 pure Python, so more threads only share one interpreter lock and make each analysis slower. A job whose key is
-urgent skips the queue and gets a thread of its own (up to `max_threads` in all), so 200 documents opened at once,
-or a few documents whose analyses never end, cannot make a hover wait for them.
+urgent skips the queue and gets a thread of its own (up to `max_threads` in all), and no background analysis
+starts while it runs, so 200 documents opened at once, or a few documents whose analyses never end, cannot make
+a hover wait for them.
 """
 
 from __future__ import annotations
@@ -76,7 +77,8 @@ class UrgentFirstPool:
         for job in self._queue:
             if job.key in self._urgent:
                 return job
-        if self._queue and self._running_background < self._background:
+        # While a request's analysis runs, no background one starts: it would only share the interpreter lock.
+        if self._queue and self._running_urgent == 0 and self._running_background < self._background:
             return self._queue[0]
         return None
 
