@@ -4,33 +4,38 @@ The editor's incremental parse (analysis/source/chunks.py) hands back the same s
 keystroke did not touch, so a whole-module pass written as "merge one result per top-level statement" costs a
 lookup per unchanged statement and a walk of the edited one only, instead of a walk of the whole document on
 every keystroke. Results must be derived from the node's own subtree (never from its position among others) and
-must not be mutated by callers. Kept by the session in force (analysis/state/session.py). Thread-safe (the language server triages in worker threads).
+must not be mutated by callers. Thread-safe (the language server triages in worker threads).
+
+The memo lives on the node itself (an attribute), not in a weak-keyed table: a value often refers to its own node
+(a statement's function definitions include the statement), and a weak-keyed table holds values strongly, so
+the node would never die and every tree of every version stayed alive. On the node, the cycle dies with the tree.
 """
 
 from __future__ import annotations
 
 import ast
-import weakref
+import threading
 from collections.abc import Callable
-from typing import TypeVar
-
-from ..state.lru import MISSING
-from ..state.session import current
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
+_ATTRIBUTE = "_tritonlens_memo"
+_MISSING: Any = object()
+_LOCK = threading.Lock()
+
 
 def per_node(what: str, node: ast.AST, compute: Callable[[ast.AST], T]) -> T:
-    """`compute(node)`, computed once per (what, node object) in the session in force."""
-    session = current()
-    with session.node_memo_lock:
-        table = session.node_memo.get(what)
+    """`compute(node)`, computed once per (what, node object)."""
+    with _LOCK:
+        table: dict[str, Any] | None = node.__dict__.get(_ATTRIBUTE)
         if table is None:
-            table = session.node_memo[what] = weakref.WeakKeyDictionary()
-        hit = table.get(node, MISSING)
-    if hit is not MISSING:
+            table = {}
+            setattr(node, _ATTRIBUTE, table)
+        hit = table.get(what, _MISSING)
+    if hit is not _MISSING:
         return hit  # type: ignore[no-any-return]
     value = compute(node)
-    with session.node_memo_lock:
-        table[node] = value
+    with _LOCK:
+        table[what] = value
     return value

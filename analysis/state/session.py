@@ -1,11 +1,9 @@
 """One session's caches, owned by one object: the language server and the command line each create a `Session`
 and install it; every cache an analysis consults is an attribute of the session in force, never of a module.
 
-What a session holds (each bounded, or weakly keyed by a tree that bounds it):
+What a session holds (each bounded by entries and, for trees and findings, by the bytes they hold):
 - `parsed`: the kernel model per text (analysis/kernels/parse.py, `parse_module`);
 - `chunks`, `chunks_seen`: incrementally parsed top-level chunks and the chunk keys seen (source_chunks.py);
-- `node_memo`: facts derived from one AST node alone (node_memo.py), weakly keyed by the node;
-- `call_index`: a parsed tree's launch sites with their scopes (triage/launch_facts.py), weakly keyed by the tree;
 - `triage`: level-1 findings per jit function (analysis/triage);
 - `recipes`: the level-5 recipe registry, discovered on first use (analysis/rewrite/registry.py);
 - `reports`: analyses of cached compile results (server/engine/diagnose/compile.py);
@@ -15,21 +13,28 @@ What a session holds (each bounded, or weakly keyed by a tree that bounds it):
 
 `current()` is the session in force: the one installed last (`Session.install`, or within `with
 session.active():`); a caller that created none (a library call, a test) gets a default session made on first
-use. Two sessions share no cache state.
+use. Two sessions share no cache state. Facts of one AST node (source/node_memo.py) and a tree's call index
+(triage/launch_facts.py) live on the node and the tree themselves: a weak-keyed table holds its values strongly,
+and those values refer to their keys, so no tree of any version ever died (issue 21); a tree is one session's.
 """
 
 from __future__ import annotations
 
 import threading
-import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .lru import LRU, MISSING
+from .lru import LRU, MIB, MISSING, approx_bytes
 
 # Sizes, as the module-level caches had them.
 PARSED_TEXTS = 16  # the open documents' current texts (an editor alternates between a few) and the one before
+# A parse holds about 160 bytes of tree and model per character of source (measured: 16 MB for a 2,000-line
+# file), so 16 versions of a 50,000-line file were 2 GB: bounded by bytes too. The newest is always kept.
+PARSED_BYTES, PARSED_BYTES_PER_CHAR = 96 * MIB, 160
+CHUNK_BYTES_PER_CHAR = 120  # a parsed chunk's tree per character of its text (measured on kernel files)
+CHUNKS_PROBATION_BYTES, CHUNKS_PROTECTED_BYTES = 32 * MIB, 64 * MIB
+TRIAGE_BYTES, REPORT_BYTES = 16 * MIB, 32 * MIB
 TRIAGED_FUNCTIONS = 2048
 CHUNKS_PROBATION, CHUNKS_PROTECTED = 1024, 2048
 COMPILE_REPORTS = 64
@@ -42,9 +47,9 @@ class SegmentedLRU:
     overflow goes back to probation. One-off entries (a workspace scan) never evict entries hit again (the chunks
     of the file being edited)."""
 
-    def __init__(self, probation: int, protected: int) -> None:
-        self.probation: LRU[Any, Any] = LRU(probation)
-        self.protected: LRU[Any, Any] = LRU(protected)
+    def __init__(self, probation: int, protected: int, probation_bytes: int, protected_bytes: int) -> None:
+        self.probation: LRU[Any, Any] = LRU(probation, probation_bytes, _chunk_weight)
+        self.protected: LRU[Any, Any] = LRU(protected, protected_bytes, _chunk_weight)
         self._lock = threading.Lock()  # a promotion moves an entry between the segments in one step
 
     def lookup(self, key: Any) -> Any:
@@ -70,6 +75,10 @@ class SegmentedLRU:
     def __len__(self) -> int:
         return len(self.probation) + len(self.protected)
 
+    @property
+    def bytes(self) -> int:
+        return self.probation.bytes + self.protected.bytes
+
     def clear(self) -> None:
         with self._lock:
             self.probation.clear()
@@ -80,16 +89,17 @@ class Session:
     """The caches of one language server or one command-line run (see the module docstring)."""
 
     def __init__(self) -> None:
-        self.parsed: LRU[str, Any] = LRU(PARSED_TEXTS)
-        self.chunks = SegmentedLRU(CHUNKS_PROBATION, CHUNKS_PROTECTED)
+        self.parsed: LRU[str, Any] = LRU(
+            PARSED_TEXTS, PARSED_BYTES, lambda source, _module: PARSED_BYTES_PER_CHAR * len(source),
+            collect_every=PARSED_BYTES // 2,
+        )
+        self.chunks = SegmentedLRU(CHUNKS_PROBATION, CHUNKS_PROTECTED, CHUNKS_PROBATION_BYTES, CHUNKS_PROTECTED_BYTES)
         self.chunks_seen: LRU[int, None] = LRU(4 * (CHUNKS_PROBATION + CHUNKS_PROTECTED))
-        self.node_memo: dict[str, weakref.WeakKeyDictionary[Any, Any]] = {}
-        self.node_memo_lock = threading.Lock()
-        self.call_index: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
-        self.call_index_lock = threading.Lock()
-        self.triage: LRU[str, tuple[Any, ...]] = LRU(TRIAGED_FUNCTIONS)
+        self.triage: LRU[str, tuple[Any, ...]] = LRU(
+            TRIAGED_FUNCTIONS, TRIAGE_BYTES, lambda key, findings: len(key) + approx_bytes(findings)
+        )
         self.recipes: dict[str, Any] | None = None
-        self.reports: LRU[str, Any] = LRU(COMPILE_REPORTS)
+        self.reports: LRU[str, Any] = LRU(COMPILE_REPORTS, REPORT_BYTES, lambda _key, value: approx_bytes(value))
         self.line_tables: LRU[str, Any] = LRU(OPEN_DOCUMENTS)
         self.kernel_findings: LRU[str, Any] = LRU(OPEN_DOCUMENTS)
         self.workspace_roots: LRU[str, str] = LRU(WORKSPACE_ROOTS)
@@ -124,3 +134,7 @@ def current() -> Session:
         if _installed is None:
             Session().install()
         return _installed  # type: ignore[return-value]
+
+
+def _chunk_weight(key: tuple[int, str], _chunk: Any) -> int:
+    return CHUNK_BYTES_PER_CHAR * len(key[1])

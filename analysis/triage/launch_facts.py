@@ -7,20 +7,18 @@ from __future__ import annotations
 import ast
 
 from ..specialize.scope import CallIndex, Launch, find_launches, index_calls
-from ..state.session import current
+
+# One call index per parsed tree, shared by every kernel of the file; kept on the tree so it dies with it (the
+# index refers to its tree: in a weak-keyed table it kept every tree alive).
+_ATTRIBUTE = "_tritonlens_call_index"
 
 
 def call_index(tree: ast.Module) -> CallIndex:
-    """One call index per parsed tree, shared by every kernel of the file; kept by the session in force (weakly:
-    dropped with the tree)."""
-    session = current()
-    with session.call_index_lock:
-        index = session.call_index.get(tree)
+    index: CallIndex | None = tree.__dict__.get(_ATTRIBUTE)
     if index is None:
         index = index_calls(tree)
-        with session.call_index_lock:
-            session.call_index[tree] = index
-    return index  # type: ignore[no-any-return]
+        setattr(tree, _ATTRIBUTE, index)
+    return index
 
 
 def launches(tree: ast.Module | None, kernel: str) -> list[Launch]:

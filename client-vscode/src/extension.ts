@@ -33,6 +33,7 @@ import { onPythonInterpreterChanged, pythonExtensionInterpreter } from './python
 import { ServerManager } from './server';
 import { StatusBar } from './statusBar';
 import { parseRunnerStatus, platformsOfKernels, runnersFromCommandResult } from './statusModel';
+import { restrictSection, trustedValue } from './trust';
 
 const KERNELS_CHANGED = 'tritonlens/kernelsChanged';
 
@@ -131,6 +132,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<Triton
         };
       }
       return head;
+    },
+    // Untrusted workspace: settings naming executables, runners or key variables come from user scope only.
+    workspace: {
+      configuration: async (params, token, next) => {
+        const result = await next(params, token);
+        if (vscode.workspace.isTrusted || !Array.isArray(result)) return result;
+        return result.map((value: unknown, i: number) => {
+          const item = params.items[i];
+          if (item?.section !== CONFIG_SECTION) return value;
+          const config = vscode.workspace.getConfiguration(CONFIG_SECTION, item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined);
+          return restrictSection(value, false, (key) => config.inspect(key));
+        });
+      },
     },
     // Every work-done report reaches the status bar, also for work the language client shows itself.
     handleWorkDoneProgress: workDoneMiddleware(tracker, () => coordinator),
@@ -259,7 +273,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Triton
     coordinator = undefined;
     const folder = vscode.workspace.workspaceFolders?.[0];
     const config = vscode.workspace.getConfiguration(CONFIG_SECTION, folder?.uri);
-    interpreter = resolveInterpreter(config.get('interpreter'), await pythonExtensionInterpreter(folder?.uri), {
+    const configured = trustedValue(vscode.workspace.isTrusted, config.get('interpreter'), config.inspect('interpreter'));
+    interpreter = resolveInterpreter(configured, await pythonExtensionInterpreter(folder?.uri), {
       workspaceFolder: folder?.uri.fsPath,
       userHome: os.homedir(),
       env: process.env,
@@ -302,6 +317,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Triton
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration(`${CONFIG_SECTION}.interpreter`)) scheduleRestart('tritonlens.interpreter changed');
     }),
+    // The user trusted the workspace: start again so the server (and the interpreter setting) know it.
+    vscode.workspace.onDidGrantWorkspaceTrust(() => scheduleRestart('the workspace is trusted now')),
   );
   const pySub = await onPythonInterpreterChanged(() => {
     if (interpreter?.source !== 'setting') scheduleRestart('the Python extension selected another interpreter');

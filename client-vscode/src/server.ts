@@ -5,6 +5,7 @@ import { Commands, CONFIG_SECTION, EXTENSION_NAME } from './constants';
 import { describeInterpreter, serverExecutable, type Interpreter } from './interpreter';
 import { checkServerImportable } from './serverCheck';
 import { traceFor } from './logLevel';
+import { trustOption } from './trust';
 
 export interface ServerHooks {
   middleware: Middleware;
@@ -62,7 +63,12 @@ export class ServerManager implements vscode.Disposable {
       synchronize: { configurationSection: CONFIG_SECTION },
       // VS Code's hover already shows the diagnostic's message: the server's hover adds only what it does not say.
       // clientCommands: commands the client runs itself, which server code actions may name (the IR view).
-      initializationOptions: { hoverShowsDiagnostics: true, clientCommands: [Commands.showIr] },
+      // Trust: in restricted mode the server runs level 1 only (server/trust/workspace_trust.py).
+      initializationOptions: {
+        hoverShowsDiagnostics: true,
+        clientCommands: [Commands.showIr],
+        ...trustOption(vscode.workspace.isTrusted),
+      },
       middleware: this.hooks.middleware,
       // Hover links are trusted per hover by the middleware, for tritonlens commands only.
       markdown: { isTrusted: false, supportHtml: false },

@@ -18,6 +18,7 @@ from typing import Any
 
 from ...analysis.core.targets import DEFAULT_CUDA_TARGET
 from ...ascend_runner.client import in_order, parallelism
+from ..durable.replace_file import replace_file
 from ..engine.bench import state as bench_state
 from ..engine.bench.measure import BenchOptions, run_task
 from ..engine.bench.plot import write_plot
@@ -83,13 +84,13 @@ def write_report(
     note = write_plot(records, summary, out / "bench-speedups.png")
     if note:
         context["plot"] = note
-    (out / "bench-report.json").write_text(
-        json.dumps(
-            {"context": context, "provenance": prov, "summary": summary, "tasks": records}, indent=1, default=repr
-        )
+    replace_file(
+        out / "bench-report.json",
+        json.dumps({"context": context, "provenance": prov, "summary": summary, "tasks": records}, indent=1,
+                   default=repr),
     )
     where = "\n".join(["", *markdown_lines(prov)]) if prov else ""
-    (out / "bench-report.md").write_text(to_markdown(summary, records, context) + where, encoding="utf-8")
+    replace_file(out / "bench-report.md", to_markdown(summary, records, context) + where)
     return summary
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from ...analysis.core.targets import DEFAULT_CUDA_TARGET
 from ...ascend_runner.client import in_order, parallelism
+from ..durable.replace_file import WriteRefused, read_snapshot, replace_file
 from ..engine.optimize import report as reporting
 from ..engine.optimize.gate import GateConfig
 from ..engine.optimize.loop import Budget, OptimizeOptions, optimize_source
@@ -150,8 +151,8 @@ def run(args: argparse.Namespace) -> int:
                 from ..charts.files import optimize_result_chart_lines
 
                 markdown += ["### Roofline", "", *optimize_result_chart_lines(result, Path(args.report), len(results)), ""]
-            if args.apply:
-                _apply(path, result)
+            if args.apply and not _apply(path, result):
+                status = max(status, 1)
     except KeyboardInterrupt:
         print("tritonlens optimize: interrupted; reporting what was done", file=sys.stderr)
         status = 130
@@ -166,10 +167,15 @@ def run(args: argparse.Namespace) -> int:
     results = secrets.data(results)
     if args.report:
         out = Path(args.report)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "optimize-report.md").write_text(text, encoding="utf-8")
-        (out / "optimize-report.json").write_text(json.dumps({"files": results, "provenance": prov}, indent=1, default=repr))
-        print(f"tritonlens optimize: report written to {out}/optimize-report.md and .json", file=sys.stderr)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            replace_file(out / "optimize-report.md", text)
+            replace_file(out / "optimize-report.json",
+                         json.dumps({"files": results, "provenance": prov}, indent=1, default=repr))
+            print(f"tritonlens optimize: report written to {out}/optimize-report.md and .json", file=sys.stderr)
+        except (WriteRefused, OSError) as exc:
+            print(f"tritonlens optimize: report not written: {exc}", file=sys.stderr)
+            status = max(status, 1)
     if args.format == "json":
         print(json.dumps({"files": results, "provenance": prov}, indent=1, default=repr))
     else:
@@ -177,16 +183,22 @@ def run(args: argparse.Namespace) -> int:
     return status
 
 
-def _apply(path: Path, result: Any) -> None:
+def _apply(path: Path, result: Any) -> bool:
+    """Write the verified final text into `path`; False (and a message) when it could not be written."""
     overall = result.overall
     if overall is None or not overall.accepted or result.final == result.original:
         why = "nothing verified faster" if result.timing_meaningful else "no timing on this backend"
         print(f"tritonlens optimize: {path} left unchanged ({why})", file=sys.stderr)
-        return
-    current, encoding = decode_python_source(path.read_bytes(), str(path))
-    if current != result.original:
-        print(f"tritonlens optimize: {path} changed while optimizing; not overwritten", file=sys.stderr)
-        return
-    # In the file's own encoding (its coding line stays true); "utf-8-sig" keeps a BOM the file had.
-    path.write_bytes(result.final.encode(encoding))
-    print(f"tritonlens optimize: wrote {path} ({overall.speedup:.2f}x, verified)", file=sys.stderr)
+        return True
+    try:
+        snapshot = read_snapshot(path)
+        current, encoding = decode_python_source(snapshot.data, str(path))
+        if current != result.original:
+            raise WriteRefused(f"{path} changed while optimizing; not overwritten")
+        # In the file's own encoding (its coding line stays true); "utf-8-sig" keeps a BOM the file had.
+        written = replace_file(path, result.final.encode(encoding), expected=snapshot)
+    except (WriteRefused, UnicodeError) as exc:
+        print(f"tritonlens optimize: {exc}", file=sys.stderr)
+        return False
+    print(f"tritonlens optimize: wrote {path}{written.note} ({overall.speedup:.2f}x, verified)", file=sys.stderr)
+    return True

@@ -5,10 +5,10 @@ reader (or a crash) never sees half a file."""
 from __future__ import annotations
 
 import contextlib
-import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+
+from ..durable.replace_file import replace_file
 
 
 @contextlib.contextmanager
@@ -29,14 +29,6 @@ def locked(lock_path: Path) -> Iterator[None]:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write `text` to a unique temporary file beside `path`, then rename it over `path`."""
+    """Write `text` beside `path` and rename it over `path` (fsynced, mode kept: durable.replace_file)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.remove(tmp)
-        raise
+    replace_file(path, text)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ...analysis.core.findings import Level, Severity
 from ..lsp.feature import Feature
 from ..lsp.progress import work_done
+from ..trust.workspace_trust import may_escalate
 from .compile import CompileFeature
 
 if TYPE_CHECKING:
@@ -74,7 +75,7 @@ class EscalationFeature(Feature):
         return settings
 
     def on_save(self, uri: str) -> None:
-        if self.escalation(uri).on_save:
+        if may_escalate(self.server) and self.escalation(uri).on_save:
             self.start(uri, "save")
 
     def on_analysis(self, doc: Any) -> None:
@@ -82,7 +83,7 @@ class EscalationFeature(Feature):
             # A reopened file (a window reload) gets its cached levels 3-4 back without waiting for a save.
             self._restored.add(doc.uri)
             asyncio.get_running_loop().create_task(self._restore(doc.uri))
-        if not self.escalation(doc.uri).on_symptom:
+        if not may_escalate(self.server) or not self.escalation(doc.uri).on_symptom:
             return
         timer = self._timers.pop(doc.uri, None)
         if timer is not None:

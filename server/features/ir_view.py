@@ -11,7 +11,8 @@ from ...analysis.compiler.stages import ordered
 from ...analysis.core.targets import platform_of
 from ..lsp.commands import CommandError
 from ..lsp.feature import Feature
-from .compile import CompileFeature
+from ..trust.workspace_trust import refusal_for_command
+from .compile import ANALYZE_COMMAND, CompileFeature
 
 if TYPE_CHECKING:
     from ..lsp.core import TritonLensServer
@@ -43,6 +44,9 @@ class IrViewFeature(Feature):
             return {"error": str(exc), "stages": []}
         analysis = service.stored(uri, kernel, target)
         if analysis is None:
+            refusal = refusal_for_command(ls, ANALYZE_COMMAND)  # compiling imports the file: trust decides
+            if refusal:
+                return {"error": refusal, "stages": [], "target": target}
             try:
                 analysis = await service.analyze(uri, kernel, target, threading.Event())
             except CommandError as exc:  # e.g. the document is not open: a sentence, not a traceback

@@ -44,6 +44,10 @@ class CommandRegistry:
         self._specs[name] = CommandSpec(name, title, handler)
 
         async def run(ls: Any, *args: Any) -> Any:
+            guard = getattr(ls, "command_guard", None)  # workspace trust (server/trust)
+            refusal = guard(name) if guard is not None else None
+            if refusal:
+                raise JsonRpcInvalidParams(f"{name}: {refusal}")
             try:
                 result = handler(ls, list(args))
                 if inspect.isawaitable(result):

@@ -6,7 +6,8 @@ features like the later levels' ones; the core tells them when a document's find
 All state is touched on the event loop thread only; triage runs in a thread pool and its result is accepted only
 if the document is still at the version it was computed from. Each document has one analysis lane: at most one
 triage of it runs at a time, and always of its newest version, so an often-edited or huge document occupies one
-thread and never queues ahead of the others (ANALYSIS_LANES of them run side by side, sharing the CPU).
+thread and never queues ahead of the others. A document a request waits for is analysed first, on a thread of its
+own (responsive/urgent_pool.py); other analyses run BACKGROUND_ANALYSES at a time.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import asyncio
 import logging
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
 
@@ -26,6 +26,8 @@ from pygls.uris import to_fs_path
 from ...analysis.core.escalation import apply_and_merge
 from ...analysis.core.findings import Finding, Level
 from ...analysis.state.session import Session
+from ..responsive.urgent_pool import UrgentFirstPool
+from ..trust.workspace_trust import restrict_folder_section, trust_of
 from . import frames as lsp_io
 from .analysis import analyze_text_quickly
 from .commands import CommandRegistry
@@ -40,6 +42,9 @@ log = logging.getLogger("tritonlens.lsp")
 CONFIG_TIMEOUT_S = 5.0
 # Documents analysed side by side: a document waits for a thread only when this many are busy at once.
 ANALYSIS_LANES = 16
+# Background analyses at once: triage is pure Python, so more only share the interpreter lock (and a hover waiting
+# behind 200 just-opened documents took 60 s).
+BACKGROUND_ANALYSES = 2
 
 
 class TritonLensServer(LanguageServer):
@@ -60,7 +65,7 @@ class TritonLensServer(LanguageServer):
         self.editor_idle.set()
         # Everything the editor is shown (diagnostics, hover, code actions, lenses, IR view, ...): lsp_feature.
         self.features = Features()
-        self._pool = ThreadPoolExecutor(max_workers=ANALYSIS_LANES, thread_name_prefix="tritonlens-triage")
+        self._pool = UrgentFirstPool(BACKGROUND_ANALYSES, ANALYSIS_LANES, "tritonlens-triage")
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._inflight: dict[str, asyncio.Task[None]] = {}  # uri -> its analysis lane, while it runs
         # uri -> ((doc, generation), settings, findings): visible_findings of what it read
@@ -182,8 +187,8 @@ class TritonLensServer(LanguageServer):
         self._busy += 1
         self.editor_idle.clear()
         try:
-            analysis = await self._event_loop().run_in_executor(
-                self._pool, analyze_text_quickly, text, opened.path, version
+            analysis = await asyncio.wrap_future(
+                self._pool.submit(uri, analyze_text_quickly, text, opened.path, version)
             )
             analyzed = time.perf_counter()
             # Same object required: a close and re-open restarts version numbers, so a version alone is ambiguous.
@@ -226,6 +231,7 @@ class TritonLensServer(LanguageServer):
             doc = self.docs.get(uri)
             if doc is None or doc.current:
                 return doc
+            self._pool.prioritize(uri)  # a request waits: ahead of every background analysis
             task = self._start_analysis(uri)
             if task is None:
                 return doc
@@ -291,7 +297,12 @@ class TritonLensServer(LanguageServer):
             raws = [section] + [section] * len(folders)
         configs: list[ServerConfig] = []
         problems: list[str] = []
-        for raw in raws:
+        trust = trust_of(self)
+        for index, raw in enumerate(raws):
+            if index > 0:  # a workspace folder's own settings (the first item is the user's)
+                raw, dropped = restrict_folder_section(raw, trust)
+                if dropped:
+                    log.info("workspace not trusted: ignoring its %s settings", ", ".join(dropped))
             cfg, errs = parse_config(raw)
             configs.append(cfg)
             problems += errs
@@ -314,4 +325,4 @@ class TritonLensServer(LanguageServer):
 
     def shutdown_resources(self) -> None:
         self.features.each("shutdown")
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._pool.shutdown()

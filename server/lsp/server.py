@@ -44,8 +44,10 @@ def feature_classes() -> list[type[Feature]]:
     from ..features.record import RecordFeature
     from ..features.runner_status import RunnerStatusFeature
     from ..features.workspace import WorkspaceFeature
+    from ..trust.workspace_trust import TrustFeature
 
     return [
+        TrustFeature,
         WorkspaceFeature,
         FindingsFeature,
         CompileFeature,

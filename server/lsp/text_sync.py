@@ -9,6 +9,8 @@ end of its line means the end of that line (before its line break).
 
 from __future__ import annotations
 
+import itertools
+import operator
 from typing import Any
 
 from lsprotocol import types
@@ -59,9 +61,22 @@ def offset_at(text: str, starts: list[int], pos: types.Position, encoding: str) 
     return start + _index_of_units(content, pos.character, encoding)
 
 
+def _starts_through(text: str, last_line: int) -> list[int]:
+    """`line_starts(text)` up to line `last_line + 1` only (what two positions need): a burst of keystrokes
+    near the top of a long file does not scan all of it per change. Without CR, `str.split` finds the lines
+    far faster than the regex's match objects (measured: 4.7 ms per change of a 2,000-line file before)."""
+    if "\r" in text:
+        return line_starts(text)
+    if last_line < 0:
+        return [0]
+    # Every part but the last ended with "\n": the starts are the running sums of their lengths plus one.
+    parts = text.split("\n", last_line + 1)[:-1]
+    return [0, *itertools.accumulate(map(operator.add, map(len, parts), itertools.repeat(1)))]
+
+
 def apply_change(text: str, rng: types.Range, new_text: str, encoding: str) -> str:
     """`text` with `rng` replaced by `new_text`."""
-    starts = line_starts(text)
+    starts = _starts_through(text, max(rng.start.line, rng.end.line))
     a = offset_at(text, starts, rng.start, encoding)
     b = offset_at(text, starts, rng.end, encoding)
     if b < a:  # a reversed range: what the editor meant is the text between the two positions

@@ -112,9 +112,13 @@ async def session(
     progress: bool = False,
     env: dict[str, str] | None = None,
     init_options: dict[str, Any] | None = None,
+    trust: str | None = "trusted",
+    folder_config: dict[str, Any] | None = None,
 ) -> AsyncIterator[tuple[LanguageClient, Recorder]]:
     """`env`: the server process's whole environment (default: this process's); `init_options`: the client's
-    initializationOptions (e.g. the VS Code client's `clientCommands`)."""
+    initializationOptions (e.g. the VS Code client's `clientCommands`). `trust`: the workspace trust the client
+    declares ("trusted", "untrusted", None for a client that says nothing). `folder_config`: the first folder's
+    own `tritonlens` settings (as a workspace's settings file gives them)."""
     rec = Recorder()
     config_obj = ClientServerConfig(
         server_command=SERVER_COMMAND, client_factory=_make_client(rec), server_env=env
@@ -124,12 +128,15 @@ async def session(
     if config is not None:
         client.set_configuration(config, section="tritonlens")
     folder_objs = [types.WorkspaceFolder(uri=f.as_uri(), name=f.name) for f in folders]
+    if folder_config is not None:
+        client.set_configuration(folder_config, section="tritonlens", scope_uri=folder_objs[0].uri)
     await client.initialize_session(
         types.InitializeParams(
             capabilities=capabilities(pull=pull, resolve=resolve, progress=progress),
             workspace_folders=folder_objs,
             root_uri=folder_objs[0].uri if folder_objs else None,
-            initialization_options=init_options,
+            initialization_options={**(init_options or {}), **({} if trust is None else {"workspaceTrust": trust})}
+            or None,
         )
     )
     try:

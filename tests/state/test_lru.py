@@ -69,7 +69,7 @@ def test_concurrent_puts_keep_the_bound():
 
 
 def test_segmented_one_off_entries_do_not_evict_entries_hit_again():
-    cache = SegmentedLRU(probation=2, protected=2)
+    cache = SegmentedLRU(probation=2, protected=2, probation_bytes=1 << 20, protected_bytes=1 << 20)
     cache.put("edited-1", 1)
     cache.put("edited-2", 2)
     assert cache.lookup("edited-1") == 1 and cache.lookup("edited-2") == 2  # hit again: protected
@@ -80,3 +80,16 @@ def test_segmented_one_off_entries_do_not_evict_entries_hit_again():
     cache.put("edited-3", 3)
     assert cache.lookup("edited-3") == 3  # promoted: the least recent protected entry goes back to probation
     assert "edited-1" in cache and cache.lookup("edited-1") == 1
+
+
+def test_a_byte_budget_evicts_the_oldest_and_keeps_the_newest_even_alone():
+    lru: LRU[str, str] = LRU(100, budget=10, weigh=lambda _k, v: len(v))
+    lru.put("a", "xxxx")
+    lru.put("b", "xxxx")
+    assert lru.bytes == 8 and len(lru) == 2
+    evicted = lru.put("c", "xxxx")
+    assert [k for k, _ in evicted] == ["a"] and lru.bytes == 8
+    lru.put("huge", "x" * 50)  # over the budget alone: kept, everything else goes
+    assert lru.keys() == ["huge"] and lru.bytes == 50
+    with pytest.raises(ValueError):
+        LRU(4, budget=10)  # a budget needs a weigh function

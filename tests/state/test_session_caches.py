@@ -49,8 +49,6 @@ def _sizes(session: Session) -> dict[str, int]:
     return {
         "parsed": len(session.parsed),
         "chunks": len(session.chunks),
-        "node_memo": sum(len(t) for t in session.node_memo.values()),
-        "call_index": len(session.call_index),
         "triage": len(session.triage),
     }
 
@@ -68,6 +66,22 @@ def test_two_sessions_do_not_share_the_analysis_caches():
         assert parse_module(SOURCE) is module  # the first one's memo still holds it
     _fill(second)
     assert _sizes(second) == filled and _sizes(first) == filled
+    # Node facts and call indexes live on a session's own trees (issue 21: a weak-keyed table kept every tree
+    # alive), so two sessions' parses never share them either.
+    with second.active():
+        other = parse_module(SOURCE)
+    assert other.tree is not module.tree
+
+
+def test_the_session_bounds_trees_and_findings_by_bytes():
+    session = Session()
+    assert session.parsed.budget and session.triage.budget and session.reports.budget
+    with session.active():
+        big = SOURCE + "\n" + "# " + "x" * 200_000 + "\n"
+        parse_module(big)
+        parse_module(SOURCE)
+    held = session.parsed.bytes
+    assert 0 < held <= max(session.parsed.budget, 160 * len(SOURCE))
 
 
 def test_each_session_discovers_its_own_recipe_registry():

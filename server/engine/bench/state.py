@@ -11,10 +11,10 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from ...durable.replace_file import replace_file
 
 STATE_VERSION = 1
 _PACKAGE = Path(__file__).resolve().parents[3]  # the distribution's root (analysis/, server/, ...)
@@ -34,10 +34,7 @@ def load(path: Path) -> dict[str, Any]:
 def save(path: Path, data: dict[str, Any]) -> None:
     """Write to a temporary file beside it and rename: a run killed mid-write leaves the previous state."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".bench-state-", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        json.dump(data, out, indent=1, default=repr)
-    os.replace(tmp, path)
+    replace_file(path, json.dumps(data, indent=1, default=repr))
 
 
 def _digest(chunks: list[bytes]) -> str:

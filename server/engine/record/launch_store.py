@@ -142,9 +142,7 @@ def _write(root: Path, store_path: Path, data: dict[str, Any]) -> None:
     store_path.parent.mkdir(parents=True, exist_ok=True)
     ignore = root / STORE_DIR.parent / ".gitignore"
     if not ignore.exists():
-        ignore.write_text(
-            "# tritonlens's recorded launches: local data, never committed\n*\n", encoding="utf-8"
-        )
+        write_atomic(ignore, "# tritonlens's recorded launches: local data, never committed\n*\n")
     write_atomic(store_path, json.dumps(data, indent=1, default=repr))
 
 
