@@ -1,1 +1,0 @@
-"""What the server does so that secrets never leave it (secrets.py)."""
