@@ -136,7 +136,7 @@ def _setup_logging(log_file: str | None) -> None:
     logging.basicConfig(
         level=level, handlers=handlers, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    from .untrusted.secrets import install_log_redaction
+    from .trust.secrets import install_log_redaction
 
     install_log_redaction(*handlers)  # a key or token never reaches the log
     # pygls logs every message body at INFO: only keep that when asked for debug logs.

@@ -23,7 +23,7 @@ from ..engine.optimize.proposers import RecipeProposer, llm_proposer
 from ..launch_store import recorded_for
 from ..profile_jobs import BACKEND_CHOICES, detect_harness
 from ..source_files import decode_python_source, read_python_source
-from ..untrusted.secrets import redactor
+from ..trust.secrets import redactor
 from .profile import make_runner
 
 # worker processes of the local runner: config-search compiles run in parallel over them

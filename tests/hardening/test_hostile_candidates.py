@@ -227,7 +227,7 @@ def test_an_exception_quoting_the_key_is_redacted_everywhere(runner, tmp_path):
     result.rejected.append(Step(cand, verdict, 1))
     markdown = report.to_markdown(result)
     assert "](command:" not in markdown and "[click](" not in markdown  # no link, no command from model text
-    from tritonlens.server.untrusted.secrets import redactor
+    from tritonlens.server.trust.secrets import redactor
 
     cleaned = redactor().text(markdown + json.dumps(report.to_dict(result), default=str))  # as the CLI writes them
     assert CANARY not in cleaned

@@ -46,7 +46,7 @@ def test_a_verdict_quoting_the_key_never_reaches_the_next_prompt(monkeypatch):
 
 
 def test_log_records_are_redacted(monkeypatch):
-    from tritonlens.server.untrusted.secrets import install_log_redaction
+    from tritonlens.server.trust.secrets import install_log_redaction
 
     monkeypatch.setenv("SOME_SERVICE_TOKEN", CANARY)
     stream = io.StringIO()

@@ -43,7 +43,7 @@ def collect(
     ev = Evidence()
     ev.findings.extend(triage(source, path).findings)
     if untrusted:
-        from ...untrusted.confined_runner import ConfinedCompiles
+        from ...trust.confined_runner import ConfinedCompiles
 
         runner = ConfinedCompiles(runner)
         if profile and backend != "interpret":

@@ -24,8 +24,8 @@ from ....analysis.findings import Finding
 from ....analysis.rewrite.model import Candidate, Verdict
 from ....analysis.targets import DEFAULT_CUDA_TARGET
 from ....analysis.trust.redaction import Redactor
-from ...untrusted.confined_runner import ConfinedCompiles
-from ...untrusted.secrets import redactor as process_redactor
+from ...trust.confined_runner import ConfinedCompiles
+from ...trust.secrets import redactor as process_redactor
 from .replay import first_changed_line
 from .replay_overrides import candidate_launches
 from .shapes import ShapePlan

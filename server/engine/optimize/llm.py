@@ -17,7 +17,7 @@ from ....analysis.rewrite.llm_prompt import Attempt, build_messages
 from ....analysis.rewrite.llm_reply import Rejected, parse_reply
 from ....analysis.rewrite.model import Candidate, RecipeContext, Verdict
 from ....analysis.trust.model_text import markdown_literal, plain_line
-from ...untrusted.secrets import redactor as process_redactor
+from ...trust.secrets import redactor as process_redactor
 from .evidence import roofline_of
 from .llm_client import ChatClient, ClientSettings, LLMError
 from .proposers import Declined

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...untrusted.secrets import register_secret_name
+from ...trust.secrets import register_secret_name
 
 
 class LLMError(ValueError):

@@ -1,0 +1,1 @@
+"""What the server does so that secrets never leave it (secrets.py)."""
