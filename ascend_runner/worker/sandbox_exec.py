@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -127,18 +128,22 @@ def _process_count(uid: int) -> int:
     return count
 
 
-def _limits(cpu_s: float, memory_mb: float | None, processes: int) -> None:
-    import resource
-
+def _limits(cpu_s: float, memory_mb: float | None, processes: int) -> list[tuple[int, tuple[int, int]]]:
+    """The rlimits, computed before the fork (the child between fork and exec only calls setrlimit)."""
     cpu = max(1, int(cpu_s))
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+    limits = [(resource.RLIMIT_CPU, (cpu, cpu + 5)), (resource.RLIMIT_CORE, (0, 0))]
     if memory_mb:
         cap = int(memory_mb * 1024 * 1024)
-        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+        limits.append((resource.RLIMIT_AS, (cap, cap)))
     # RLIMIT_NPROC counts every process of the user: what it runs now plus the job's own allowance.
     nproc = _process_count(os.getuid()) + processes
-    resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    limits.append((resource.RLIMIT_NPROC, (nproc, nproc)))
+    return limits
+
+
+def _apply(limits: list[tuple[int, tuple[int, int]]]) -> None:
+    for which, value in limits:
+        resource.setrlimit(which, value)
 
 
 def run_confined(
@@ -159,10 +164,11 @@ def run_confined(
     os.makedirs(home, exist_ok=True)
     full_env = {**dict(env), "HOME": home, "TMPDIR": writable}
     wrapped = list(argv) if kind == "plain" else confined_argv(argv, writable, hidden, kind)
+    limits = _limits(timeout_s + 5, memory_mb, processes)
     started = time.monotonic()
     proc = subprocess.Popen(
         wrapped, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=full_env, cwd=writable,
-        start_new_session=True, preexec_fn=lambda: _limits(timeout_s + 5, memory_mb, processes),
+        start_new_session=True, preexec_fn=lambda: _apply(limits),
     )
     timed_out = False
     try:

@@ -320,3 +320,16 @@ def test_a_knob_of_a_kernel_launched_from_two_sites_moves_at_both_and_replays():
     assert why is None and launches[0]["candidate"]["options"] == {"num_warps": 8}
     one_site = two_sites.replace("(g, out, n, BLOCK=64)", "(g, out, n, BLOCK=64, num_warps=8)")
     assert "launched from several sites" in (candidate_launches([launch], two_sites, one_site)[1] or "")
+
+
+def test_an_llm_candidate_is_replayed_confined(runner, workspace):
+    """Replay loads the candidate's kernels (under interpret, their bodies run as Python): an LLM's text runs in a
+    confined fresh process (issue 21), with the same verdict as any candidate."""
+    path = workspace / "naive_softmax.py"
+    source = path.read_text()
+    old, new, _, _ = CASES["reciprocal"]
+    cand = Candidate(source=source.replace(old, new), origin="llm", producer="m", kernel="softmax_kernel",
+                     title="reciprocal", rationale="")
+    verdict = _gate(runner, path, source).check(source, cand).verdict
+    assert verdict.accepted, verdict.reason
+    assert verdict.details["sandbox"]["confined"] is True and verdict.details["mode"] == "replay"
