@@ -98,11 +98,22 @@ def verify_isolated(be: Backend, payload: dict[str, Any]) -> dict[str, Any]:
         result["checks"].append({"seed": -1, "shape": "all shapes", "held_out": False, "passed": False,
                                  "reason": confinement["note"]})
         return result
-    root = tempfile.mkdtemp(prefix="tritonlens-verify-", dir=os.environ.get("TRITONLENS_WORKER_SCRATCH") or None)
+    root = tempfile.mkdtemp(prefix="verify-", dir=jobs_folder())
     try:
         return _run(be, payload, result, root, cand_name, confinement)
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def jobs_folder() -> str:
+    """The one folder every verify job's files live under (mode 0700). A confined candidate gets it covered by an
+    empty tmpfs with only its own folder bound back: it cannot read its job's expected outputs, nor those of any
+    other job running on this machine at the same time."""
+    base = os.environ.get("TRITONLENS_WORKER_SCRATCH") or tempfile.gettempdir()
+    folder = os.path.join(base, f"tritonlens-jobs-{os.getuid()}")
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    os.chmod(folder, 0o700)
+    return folder
 
 
 def _write_spec(folder: str, spec: dict[str, Any]) -> None:
@@ -131,7 +142,7 @@ def _run(be: Backend, payload: dict[str, Any], result: dict[str, Any], root: str
     env["TRITON_CACHE_DIR"] = os.path.join(cand_dir, "triton-cache")
     out = sandbox_exec.run_confined(
         [sys.executable, "-u", PHASES, "candidate", cand_dir, _phase_name(be)], writable=cand_dir, env=env,
-        timeout_s=budget, hidden=[root], memory_mb=_memory_mb(),
+        timeout_s=budget, hidden=[jobs_folder()], memory_mb=_memory_mb(),
         kind=confinement["mechanism"] if confinement["confined"] else "plain",
     )
     expected = torch.load(os.path.join(root, "expected.pt"), weights_only=True)["expected"]
@@ -263,13 +274,13 @@ def replay_confined(be: Backend, payload: dict[str, Any]) -> dict[str, Any] | No
             "timing_meaningful": be.timing_meaningful, "sandbox": confinement}
     if confinement.get("refused"):
         return _fail({**base, "errors": [confinement["note"]]}, confinement["note"])
-    root = tempfile.mkdtemp(prefix="tritonlens-replay-", dir=os.environ.get("TRITONLENS_WORKER_SCRATCH") or None)
+    root = tempfile.mkdtemp(prefix="replay-", dir=jobs_folder())
     try:
         env = sandbox_exec.allowed_environment(os.environ, {**_phase_env(be.name), CONFINED_ENV: "1"})
         budget = float(payload.get("budget_s") or DEFAULT_BUDGET_S)
         out = sandbox_exec.run_confined(
             [sys.executable, "-u", os.path.join(HERE, "run_job.py"), "verify", _phase_name(be)], writable=root,
-            env=env, timeout_s=budget, memory_mb=_memory_mb(), stdin=json.dumps(payload).encode(),
+            env=env, timeout_s=budget, hidden=[jobs_folder()], memory_mb=_memory_mb(), stdin=json.dumps(payload).encode(),
             kind=confinement["mechanism"] if confinement["confined"] else "plain",
         )
     finally:

@@ -335,3 +335,42 @@ def test_without_a_sandbox_an_llm_candidate_is_not_run_unless_the_user_opts_in(t
         allowed = gate_for(r, tmp_path / "kb.py", allow_unsandboxed=True).check(ORIGINAL, llm(source)).verdict
         assert "user opted in" in allowed.details["sandbox"]["note"]
         assert mark.exists()  # it ran, as the user asked: with the user's rights
+
+
+def _worker_module(name: str):  # the worker's stdlib-only modules, loaded as the worker loads them
+    folder = Path(__file__).resolve().parents[2] / "ascend_runner" / "worker"
+    sys.path.insert(0, str(folder))
+    try:
+        spec = importlib.util.spec_from_file_location(name, folder / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+        sys.modules[name] = module  # its dataclasses look the module up by name
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
+        return module
+    finally:
+        sys.path.remove(str(folder))
+
+
+@needs_sandbox
+def test_a_confined_candidate_cannot_read_another_jobs_expected_outputs(tmp_path, monkeypatch):
+    """Every verify job's files live under one 0700 folder that a confined candidate sees as empty, but for its
+    own folder: a job running beside it (another client's, say) keeps its expected outputs to itself."""
+    monkeypatch.setenv("TRITONLENS_WORKER_SCRATCH", str(tmp_path))
+    isolated = _worker_module("verify_isolated")
+    sandbox = _worker_module("sandbox_exec")
+    jobs = Path(isolated.jobs_folder())
+    assert jobs.parent == tmp_path and oct(jobs.stat().st_mode & 0o777) == "0o700"
+    other = jobs / "verify-other"
+    other.mkdir()
+    (other / "expected.pt").write_text("another job's outputs")
+    mine = jobs / "verify-mine" / "candidate"
+    mine.mkdir(parents=True)
+    probe = (
+        "import os, sys\n"
+        f"seen = os.path.exists({str(other / 'expected.pt')!r})\n"
+        f"open({str(mine / 'written')!r}, 'w').write('ok')\n"
+        "sys.exit(3 if seen else 0)\n"
+    )
+    out = sandbox.run_confined([sys.executable, "-c", probe], writable=str(mine), env=dict(os.environ),
+                               timeout_s=60, hidden=[str(jobs)])
+    assert out.returncode == 0, out
+    assert (mine / "written").read_text() == "ok"  # its own folder stays writable
