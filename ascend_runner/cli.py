@@ -39,6 +39,17 @@ def read_token(path: str) -> str:
     return token
 
 
+def read_tokens(path: str) -> dict[str, str]:
+    """Client name -> token from a token file (one bare token, or `NAME TOKEN` lines: see remote_tokens)."""
+    from .remote_tokens import TokenFileError, parse_tokens
+
+    read_token(path)  # the same checks and warnings as a single-token file
+    try:
+        return parse_tokens(Path(path).read_text(encoding="utf-8"))
+    except TokenFileError as exc:
+        raise SystemExit(f"tritonlens-runner: token file {path}: {exc}") from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tritonlens-runner", description="tritonlens runner service")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -46,7 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="bind address (default: loopback only)")
     serve.add_argument("--port", type=int, default=8642)
     serve.add_argument(
-        "--token-file", help="file holding the bearer token (>= 16 characters); required unless --openapi"
+        "--token-file", help="file holding the bearer token (>= 16 characters), or one `NAME TOKEN` line per client "
+        "(each client sees only its own jobs); required unless --openapi"
     )
     serve.add_argument(
         "--allow-non-loopback", action="store_true", help="permit binding a non-loopback address"
@@ -134,8 +146,10 @@ def main(argv: list[str] | None = None) -> int:
                 "(--ssl-certfile/--ssl-keyfile)",
                 file=sys.stderr,
             )
+    tokens = read_tokens(args.token_file)
     config = ServerConfig(
-        token=read_token(args.token_file),
+        token="",
+        tokens=tokens,
         max_concurrency=max(1, args.max_concurrency),
         max_queue=max(0, args.max_queue),
         max_body_bytes=int(args.max_body_mb * 1024 * 1024),
@@ -155,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tritonlens-runner: {exc}", file=sys.stderr)
         return 2
     ssl = {"ssl_certfile": args.ssl_certfile, "ssl_keyfile": args.ssl_keyfile} if tls else {}
-    uvicorn_server(app, token=config.token, host=args.host, port=args.port, **ssl).run()
+    uvicorn_server(app, token=list(tokens.values()), host=args.host, port=args.port, **ssl).run()
     return 0
 
 

@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import asyncio
-import hmac
 import logging
 import re
 import time
@@ -22,25 +21,34 @@ from typing import Any
 
 from starlette.responses import JSONResponse
 
+from .remote_tokens import DEFAULT_CLIENT, client_for
+
 SECRET_QUERY = re.compile(r"(?i)([?&](?:access_)?(?:token|key|api_key|apikey|secret|password|auth)=)[^&\s\"']*")
 
 
-def bearer_ok(headers: list[tuple[bytes, bytes]], expected: bytes) -> bool:
+CLIENT_SCOPE_KEY = "tritonlens.client"  # the ASGI scope key where the Gate leaves the caller's client name
+
+
+def bearer_token(headers: list[tuple[bytes, bytes]]) -> bytes:
     given = b""
     for name, value in headers:
         if name.lower() == b"authorization":
             scheme, _, credentials = value.partition(b" ")
             if scheme.lower() == b"bearer":
                 given = credentials.strip()
-    return hmac.compare_digest(given, expected)
+    return given
 
 
 class Gate:
-    """ASGI middleware: token from headers first, then a size- and time-bounded body."""
+    """ASGI middleware: token from headers first, then a size- and time-bounded body. `token` is one token or
+    client name -> token; the caller's client name is left in the scope under CLIENT_SCOPE_KEY."""
 
-    def __init__(self, app: Any, token: str, max_bytes: int, body_timeout_s: float = 30.0) -> None:
+    def __init__(
+        self, app: Any, token: str | dict[str, str], max_bytes: int, body_timeout_s: float = 30.0
+    ) -> None:
         self.app = app
-        self.expected = token.encode()
+        tokens = {DEFAULT_CLIENT: token} if isinstance(token, str) else token
+        self.tokens = {name: value.encode() for name, value in tokens.items()}
         self.max_bytes = max_bytes
         self.body_timeout_s = body_timeout_s
 
@@ -49,7 +57,8 @@ class Gate:
             await self.app(scope, receive, send)
             return
         headers = scope.get("headers") or []
-        if not bearer_ok(headers, self.expected):
+        client = client_for(bearer_token(headers), self.tokens)
+        if client is None:
             response = JSONResponse(
                 {"detail": "missing or wrong bearer token"},
                 status_code=401,
@@ -64,6 +73,7 @@ class Gate:
             )
             await response(scope, receive, send)
             return
+        scope[CLIENT_SCOPE_KEY] = client
         seen = 0
         body_done = False
         deadline = time.monotonic() + self.body_timeout_s
@@ -168,9 +178,9 @@ class RedactSecrets(logging.Filter):
         return True
 
 
-def install_redaction(token: str) -> RedactSecrets:
+def install_redaction(token: str | list[str]) -> RedactSecrets:
     """Attach the filter to uvicorn's loggers and handlers (their access log carries full request lines)."""
-    flt = RedactSecrets([token])
+    flt = RedactSecrets([token] if isinstance(token, str) else list(token))
     for name in ("uvicorn", "uvicorn.access", "uvicorn.error", "tritonlens.runner"):
         logger = logging.getLogger(name)
         logger.addFilter(flt)
@@ -182,7 +192,7 @@ def install_redaction(token: str) -> RedactSecrets:
 def uvicorn_server(
     app: Any,
     *,
-    token: str,
+    token: str | list[str],
     host: str,
     port: int,
     header_timeout_s: float = 10.0,
