@@ -39,11 +39,25 @@ def read_token(path: str) -> str:
     return token
 
 
+def read_mode(path: str) -> int:
+    try:
+        return os.stat(path).st_mode
+    except OSError as exc:
+        raise SystemExit(f"tritonlens-runner: cannot read token file {path}: {exc.strerror}") from None
+
+
 def read_tokens(path: str) -> dict[str, str]:
     """Client name -> token from a token file (one bare token, or `NAME TOKEN` lines: see remote_tokens)."""
     from .remote_tokens import TokenFileError, parse_tokens
 
-    read_token(path)  # the same checks and warnings as a single-token file
+    mode = read_mode(path)
+    if mode & (stat.S_IRWXG | stat.S_IRWXO):
+        # The service refuses what read_token only warns about: other users (and their jobs) could read it.
+        raise SystemExit(
+            f"tritonlens-runner: token file {path} is readable by other users "
+            f"(mode {stat.filemode(mode)}): chmod 600 {path}"
+        )
+    read_token(path)  # the same length check as a single-token file
     try:
         return parse_tokens(Path(path).read_text(encoding="utf-8"))
     except TokenFileError as exc:
@@ -114,6 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         from .remote_gate import uvicorn_server
         from .remote_sandbox import SandboxError
         from .remote_server import ServerConfig, create_app
+        from .remote_tokens import scrub_environment
     except ImportError as exc:
         print(
             f"tritonlens-runner: {exc}; install the service with `pip install 'tritonlens[remote]'`",
@@ -147,6 +162,11 @@ def main(argv: list[str] | None = None) -> int:
                 file=sys.stderr,
             )
     tokens = read_tokens(args.token_file)
+    # Workers inherit this process's environment: a token kept in a variable would be readable by every job.
+    scrubbed = scrub_environment(os.environ, list(tokens.values()))
+    if scrubbed:
+        print(f"tritonlens-runner: removed {', '.join(scrubbed)} from the jobs' environment (it holds a token)",
+              file=sys.stderr)
     config = ServerConfig(
         token="",
         tokens=tokens,

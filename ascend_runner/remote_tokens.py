@@ -7,6 +7,7 @@ it; the job board lets a client see only its own jobs (remote_jobs)."""
 from __future__ import annotations
 
 import hmac
+import os
 import re
 
 DEFAULT_CLIENT = "default"
@@ -57,3 +58,12 @@ def client_for(given: bytes, tokens: dict[str, bytes]) -> str | None:
         if hmac.compare_digest(given, expected) and given:
             found = name
     return found
+
+
+def scrub_environment(environ: dict[str, str] | os._Environ[str], tokens: list[str]) -> list[str]:
+    """Remove every variable whose value holds a client's token, so no worker (which inherits the service's
+    environment) and so no job can read it there; the names removed, sorted."""
+    names = sorted(k for k, v in environ.items() if any(t and t in v for t in tokens))
+    for name in names:
+        del environ[name]
+    return names
