@@ -5,7 +5,8 @@
   than `body_timeout_s` to arrive get 408.
 - `guarded_protocol`: uvicorn's HTTP protocol with a deadline for request headers (a connection that opens and
   sends nothing, or trickles its headers, is closed) and a bound on connections still waiting for their
-  headers (past it new connections are closed at once), so idle unauthenticated clients cannot pile up.
+  headers (past it the connection waiting longest is closed), so idle unauthenticated clients cannot pile up
+  nor lock out a client that sends its request at once.
 - `RedactSecrets`: a logging filter that never lets the token, or the value of any secret-looking query
   parameter (`?token=...`), reach a log.
 """
@@ -100,7 +101,7 @@ class Gate:
         await self.app(scope, bounded_receive, send)
 
 
-def guarded_protocol(header_timeout_s: float = 10.0, max_pending: int = 64) -> type:
+def guarded_protocol(header_timeout_s: float = 10.0, max_pending: int = 256) -> type:
     """uvicorn's h11 protocol with a header deadline and a cap on connections still sending headers."""
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
@@ -108,26 +109,33 @@ def guarded_protocol(header_timeout_s: float = 10.0, max_pending: int = 64) -> t
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
             pending = self._pending()
-            if len(pending) >= max_pending:
-                transport.close()  # too many connections that have not sent a request yet
-                return
+            while len(pending) >= max_pending:
+                # Too many connections have not sent a request head: drop the one waiting longest, not the
+                # newcomer, so slow connections held open cannot lock out a client that sends its head at once.
+                oldest = next(iter(pending))
+                pending.pop(oldest, None)
+                if not oldest.transport.is_closing():
+                    oldest.transport.close()
             self._arm()
 
-        def _pending(self) -> set[Any]:
+        def _pending(self) -> dict[Any, None]:
+            """Connections waiting for a request head, oldest first (a dict keeps insertion order)."""
             state = self.server_state
             if not hasattr(state, "tritonlens_pending"):
-                state.tritonlens_pending = set()  # type: ignore[attr-defined]
+                state.tritonlens_pending = {}  # type: ignore[attr-defined]
             return state.tritonlens_pending  # type: ignore[attr-defined,no-any-return]
 
         def _arm(self) -> None:
-            self._pending().add(self)
+            pending = self._pending()
+            pending.pop(self, None)
+            pending[self] = None  # to the end: the newest waiting
             timer = getattr(self, "_header_timer", None)
             if timer is not None:
                 timer.cancel()
             self._header_timer = self.loop.call_later(header_timeout_s, self._header_deadline)
 
         def _disarm(self) -> None:
-            self._pending().discard(self)
+            self._pending().pop(self, None)
             timer = getattr(self, "_header_timer", None)
             if timer is not None:
                 timer.cancel()
@@ -136,7 +144,7 @@ def guarded_protocol(header_timeout_s: float = 10.0, max_pending: int = 64) -> t
         def _header_deadline(self) -> None:
             if self in self._pending() and not self.transport.is_closing():
                 self.transport.close()
-            self._pending().discard(self)
+            self._pending().pop(self, None)
 
         def data_received(self, data: bytes) -> None:
             super().data_received(data)
@@ -196,7 +204,7 @@ def uvicorn_server(
     host: str,
     port: int,
     header_timeout_s: float = 10.0,
-    max_pending: int = 64,
+    max_pending: int = 256,
     log_level: str = "info",
     **uvicorn_options: Any,
 ) -> Any:

@@ -32,7 +32,7 @@ class ServerConfig:
     max_body_bytes: int = 8 * 1024 * 1024
     body_timeout_s: float = 30.0  # the whole body must arrive within this
     header_timeout_s: float = 10.0  # a request head must arrive within this (see remote_gate)
-    max_pending_connections: int = 64  # connections that have not sent a request head yet
+    max_pending_connections: int = 256  # connections that have not sent a request head yet
     # Where job folders are made; None: a fresh private folder (mkdtemp). An operator's folder is checked.
     sandbox_root: Path | None = None
     # Folders payload paths may name besides the job's own (`--allow-path`).
