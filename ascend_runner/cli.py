@@ -92,8 +92,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="a folder payload paths (artifacts_dir, replay.snapshot, harness.path) may name besides the "
         "job's own folder; repeat for more",
     )
-    serve.add_argument("--ssl-certfile", help="serve HTTPS with this certificate (PEM)")
-    serve.add_argument("--ssl-keyfile", help="the certificate's private key (PEM)")
+    serve.add_argument("--tls-cert", "--ssl-certfile", dest="ssl_certfile",
+                       help="serve HTTPS with this certificate (PEM)")
+    serve.add_argument("--tls-key", "--ssl-keyfile", dest="ssl_keyfile", help="the certificate's private key (PEM)")
+    serve.add_argument(
+        "--insecure", action="store_true",
+        help="with --allow-non-loopback: serve plain HTTP beyond loopback (only behind a TLS proxy)",
+    )
     serve.add_argument("--config", help='JSON file: runner environments, e.g. {"cuda": {"python": PATH}}')
     serve.add_argument(
         "--openapi", action="store_true", help="print the OpenAPI spec and exit (no token file needed)"
@@ -144,21 +149,28 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     tls = bool(args.ssl_certfile and args.ssl_keyfile)
     if bool(args.ssl_certfile) != bool(args.ssl_keyfile):
-        print("tritonlens-runner: --ssl-certfile and --ssl-keyfile go together", file=sys.stderr)
+        print("tritonlens-runner: --tls-cert and --tls-key go together", file=sys.stderr)
         return 2
     if not is_loopback(args.host):
         if not args.allow_non_loopback:
             print(
                 f"tritonlens-runner: refusing to bind {args.host}: pass --allow-non-loopback "
-                "(with --ssl-certfile/--ssl-keyfile, or TLS in front)",
+                "(with --tls-cert/--tls-key, or --insecure behind a TLS proxy)",
+                file=sys.stderr,
+            )
+            return 2
+        if not tls and not args.insecure:
+            print(
+                f"tritonlens-runner: refusing to serve {args.host} without TLS: the bearer token and your "
+                "kernels would cross the network in clear text; pass --tls-cert/--tls-key, or --insecure "
+                "when a TLS proxy is in front",
                 file=sys.stderr,
             )
             return 2
         if not tls:
             print(
-                f"tritonlens-runner: warning: serving {args.host} without TLS: the bearer token and your "
-                "kernels cross the network in clear text unless a TLS proxy is in front "
-                "(--ssl-certfile/--ssl-keyfile)",
+                f"tritonlens-runner: warning: serving {args.host} without TLS (--insecure): the bearer token "
+                "and your kernels cross the network in clear text unless a TLS proxy is in front",
                 file=sys.stderr,
             )
     tokens = read_tokens(args.token_file)
