@@ -39,6 +39,31 @@ def read_token(path: str) -> str:
     return token
 
 
+def read_mode(path: str) -> int:
+    try:
+        return os.stat(path).st_mode
+    except OSError as exc:
+        raise SystemExit(f"tritonlens-runner: cannot read token file {path}: {exc.strerror}") from None
+
+
+def read_tokens(path: str) -> dict[str, str]:
+    """Client name -> token from a token file (one bare token, or `NAME TOKEN` lines: see remote_tokens)."""
+    from .remote_tokens import TokenFileError, parse_tokens
+
+    mode = read_mode(path)
+    if mode & (stat.S_IRWXG | stat.S_IRWXO):
+        # The service refuses what read_token only warns about: other users (and their jobs) could read it.
+        raise SystemExit(
+            f"tritonlens-runner: token file {path} is readable by other users "
+            f"(mode {stat.filemode(mode)}): chmod 600 {path}"
+        )
+    read_token(path)  # the same length check as a single-token file
+    try:
+        return parse_tokens(Path(path).read_text(encoding="utf-8"))
+    except TokenFileError as exc:
+        raise SystemExit(f"tritonlens-runner: token file {path}: {exc}") from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tritonlens-runner", description="tritonlens runner service")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -46,7 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="bind address (default: loopback only)")
     serve.add_argument("--port", type=int, default=8642)
     serve.add_argument(
-        "--token-file", help="file holding the bearer token (>= 16 characters); required unless --openapi"
+        "--token-file", help="file holding the bearer token (>= 16 characters), or one `NAME TOKEN` line per client "
+        "(each client sees only its own jobs); required unless --openapi"
     )
     serve.add_argument(
         "--allow-non-loopback", action="store_true", help="permit binding a non-loopback address"
@@ -66,8 +92,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="a folder payload paths (artifacts_dir, replay.snapshot, harness.path) may name besides the "
         "job's own folder; repeat for more",
     )
-    serve.add_argument("--ssl-certfile", help="serve HTTPS with this certificate (PEM)")
-    serve.add_argument("--ssl-keyfile", help="the certificate's private key (PEM)")
+    serve.add_argument("--tls-cert", "--ssl-certfile", dest="ssl_certfile",
+                       help="serve HTTPS with this certificate (PEM)")
+    serve.add_argument("--tls-key", "--ssl-keyfile", dest="ssl_keyfile", help="the certificate's private key (PEM)")
+    serve.add_argument(
+        "--insecure", action="store_true",
+        help="with --allow-non-loopback: serve plain HTTP beyond loopback (only behind a TLS proxy)",
+    )
     serve.add_argument("--config", help='JSON file: runner environments, e.g. {"cuda": {"python": PATH}}')
     serve.add_argument(
         "--openapi", action="store_true", help="print the OpenAPI spec and exit (no token file needed)"
@@ -102,6 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         from .remote_gate import uvicorn_server
         from .remote_sandbox import SandboxError
         from .remote_server import ServerConfig, create_app
+        from .remote_tokens import scrub_environment
     except ImportError as exc:
         print(
             f"tritonlens-runner: {exc}; install the service with `pip install 'tritonlens[remote]'`",
@@ -117,25 +149,39 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     tls = bool(args.ssl_certfile and args.ssl_keyfile)
     if bool(args.ssl_certfile) != bool(args.ssl_keyfile):
-        print("tritonlens-runner: --ssl-certfile and --ssl-keyfile go together", file=sys.stderr)
+        print("tritonlens-runner: --tls-cert and --tls-key go together", file=sys.stderr)
         return 2
     if not is_loopback(args.host):
         if not args.allow_non_loopback:
             print(
                 f"tritonlens-runner: refusing to bind {args.host}: pass --allow-non-loopback "
-                "(with --ssl-certfile/--ssl-keyfile, or TLS in front)",
+                "(with --tls-cert/--tls-key, or --insecure behind a TLS proxy)",
+                file=sys.stderr,
+            )
+            return 2
+        if not tls and not args.insecure:
+            print(
+                f"tritonlens-runner: refusing to serve {args.host} without TLS: the bearer token and your "
+                "kernels would cross the network in clear text; pass --tls-cert/--tls-key, or --insecure "
+                "when a TLS proxy is in front",
                 file=sys.stderr,
             )
             return 2
         if not tls:
             print(
-                f"tritonlens-runner: warning: serving {args.host} without TLS: the bearer token and your "
-                "kernels cross the network in clear text unless a TLS proxy is in front "
-                "(--ssl-certfile/--ssl-keyfile)",
+                f"tritonlens-runner: warning: serving {args.host} without TLS (--insecure): the bearer token "
+                "and your kernels cross the network in clear text unless a TLS proxy is in front",
                 file=sys.stderr,
             )
+    tokens = read_tokens(args.token_file)
+    # Workers inherit this process's environment: a token kept in a variable would be readable by every job.
+    scrubbed = scrub_environment(os.environ, list(tokens.values()))
+    if scrubbed:
+        print(f"tritonlens-runner: removed {', '.join(scrubbed)} from the jobs' environment (it holds a token)",
+              file=sys.stderr)
     config = ServerConfig(
-        token=read_token(args.token_file),
+        token="",
+        tokens=tokens,
         max_concurrency=max(1, args.max_concurrency),
         max_queue=max(0, args.max_queue),
         max_body_bytes=int(args.max_body_mb * 1024 * 1024),
@@ -155,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tritonlens-runner: {exc}", file=sys.stderr)
         return 2
     ssl = {"ssl_certfile": args.ssl_certfile, "ssl_keyfile": args.ssl_keyfile} if tls else {}
-    uvicorn_server(app, token=config.token, host=args.host, port=args.port, **ssl).run()
+    uvicorn_server(app, token=list(tokens.values()), host=args.host, port=args.port, **ssl).run()
     return 0
 
 

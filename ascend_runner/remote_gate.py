@@ -5,7 +5,8 @@
   than `body_timeout_s` to arrive get 408.
 - `guarded_protocol`: uvicorn's HTTP protocol with a deadline for request headers (a connection that opens and
   sends nothing, or trickles its headers, is closed) and a bound on connections still waiting for their
-  headers (past it new connections are closed at once), so idle unauthenticated clients cannot pile up.
+  headers (past it the connection waiting longest is closed), so idle unauthenticated clients cannot pile up
+  nor lock out a client that sends its request at once.
 - `RedactSecrets`: a logging filter that never lets the token, or the value of any secret-looking query
   parameter (`?token=...`), reach a log.
 """
@@ -13,7 +14,6 @@
 from __future__ import annotations
 
 import asyncio
-import hmac
 import logging
 import re
 import time
@@ -22,25 +22,34 @@ from typing import Any
 
 from starlette.responses import JSONResponse
 
+from .remote_tokens import DEFAULT_CLIENT, client_for
+
 SECRET_QUERY = re.compile(r"(?i)([?&](?:access_)?(?:token|key|api_key|apikey|secret|password|auth)=)[^&\s\"']*")
 
 
-def bearer_ok(headers: list[tuple[bytes, bytes]], expected: bytes) -> bool:
+CLIENT_SCOPE_KEY = "tritonlens.client"  # the ASGI scope key where the Gate leaves the caller's client name
+
+
+def bearer_token(headers: list[tuple[bytes, bytes]]) -> bytes:
     given = b""
     for name, value in headers:
         if name.lower() == b"authorization":
             scheme, _, credentials = value.partition(b" ")
             if scheme.lower() == b"bearer":
                 given = credentials.strip()
-    return hmac.compare_digest(given, expected)
+    return given
 
 
 class Gate:
-    """ASGI middleware: token from headers first, then a size- and time-bounded body."""
+    """ASGI middleware: token from headers first, then a size- and time-bounded body. `token` is one token or
+    client name -> token; the caller's client name is left in the scope under CLIENT_SCOPE_KEY."""
 
-    def __init__(self, app: Any, token: str, max_bytes: int, body_timeout_s: float = 30.0) -> None:
+    def __init__(
+        self, app: Any, token: str | dict[str, str], max_bytes: int, body_timeout_s: float = 30.0
+    ) -> None:
         self.app = app
-        self.expected = token.encode()
+        tokens = {DEFAULT_CLIENT: token} if isinstance(token, str) else token
+        self.tokens = {name: value.encode() for name, value in tokens.items()}
         self.max_bytes = max_bytes
         self.body_timeout_s = body_timeout_s
 
@@ -49,7 +58,8 @@ class Gate:
             await self.app(scope, receive, send)
             return
         headers = scope.get("headers") or []
-        if not bearer_ok(headers, self.expected):
+        client = client_for(bearer_token(headers), self.tokens)
+        if client is None:
             response = JSONResponse(
                 {"detail": "missing or wrong bearer token"},
                 status_code=401,
@@ -64,6 +74,7 @@ class Gate:
             )
             await response(scope, receive, send)
             return
+        scope[CLIENT_SCOPE_KEY] = client
         seen = 0
         body_done = False
         deadline = time.monotonic() + self.body_timeout_s
@@ -90,7 +101,7 @@ class Gate:
         await self.app(scope, bounded_receive, send)
 
 
-def guarded_protocol(header_timeout_s: float = 10.0, max_pending: int = 64) -> type:
+def guarded_protocol(header_timeout_s: float = 10.0, max_pending: int = 256) -> type:
     """uvicorn's h11 protocol with a header deadline and a cap on connections still sending headers."""
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
@@ -98,26 +109,33 @@ def guarded_protocol(header_timeout_s: float = 10.0, max_pending: int = 64) -> t
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
             pending = self._pending()
-            if len(pending) >= max_pending:
-                transport.close()  # too many connections that have not sent a request yet
-                return
+            while len(pending) >= max_pending:
+                # Too many connections have not sent a request head: drop the one waiting longest, not the
+                # newcomer, so slow connections held open cannot lock out a client that sends its head at once.
+                oldest = next(iter(pending))
+                pending.pop(oldest, None)
+                if not oldest.transport.is_closing():
+                    oldest.transport.close()
             self._arm()
 
-        def _pending(self) -> set[Any]:
+        def _pending(self) -> dict[Any, None]:
+            """Connections waiting for a request head, oldest first (a dict keeps insertion order)."""
             state = self.server_state
             if not hasattr(state, "tritonlens_pending"):
-                state.tritonlens_pending = set()  # type: ignore[attr-defined]
+                state.tritonlens_pending = {}  # type: ignore[attr-defined]
             return state.tritonlens_pending  # type: ignore[attr-defined,no-any-return]
 
         def _arm(self) -> None:
-            self._pending().add(self)
+            pending = self._pending()
+            pending.pop(self, None)
+            pending[self] = None  # to the end: the newest waiting
             timer = getattr(self, "_header_timer", None)
             if timer is not None:
                 timer.cancel()
             self._header_timer = self.loop.call_later(header_timeout_s, self._header_deadline)
 
         def _disarm(self) -> None:
-            self._pending().discard(self)
+            self._pending().pop(self, None)
             timer = getattr(self, "_header_timer", None)
             if timer is not None:
                 timer.cancel()
@@ -126,7 +144,7 @@ def guarded_protocol(header_timeout_s: float = 10.0, max_pending: int = 64) -> t
         def _header_deadline(self) -> None:
             if self in self._pending() and not self.transport.is_closing():
                 self.transport.close()
-            self._pending().discard(self)
+            self._pending().pop(self, None)
 
         def data_received(self, data: bytes) -> None:
             super().data_received(data)
@@ -168,9 +186,9 @@ class RedactSecrets(logging.Filter):
         return True
 
 
-def install_redaction(token: str) -> RedactSecrets:
+def install_redaction(token: str | list[str]) -> RedactSecrets:
     """Attach the filter to uvicorn's loggers and handlers (their access log carries full request lines)."""
-    flt = RedactSecrets([token])
+    flt = RedactSecrets([token] if isinstance(token, str) else list(token))
     for name in ("uvicorn", "uvicorn.access", "uvicorn.error", "tritonlens.runner"):
         logger = logging.getLogger(name)
         logger.addFilter(flt)
@@ -182,11 +200,11 @@ def install_redaction(token: str) -> RedactSecrets:
 def uvicorn_server(
     app: Any,
     *,
-    token: str,
+    token: str | list[str],
     host: str,
     port: int,
     header_timeout_s: float = 10.0,
-    max_pending: int = 64,
+    max_pending: int = 256,
     log_level: str = "info",
     **uvicorn_options: Any,
 ) -> Any:

@@ -19,29 +19,36 @@ from typing import Any
 from fastapi import HTTPException, status
 
 from .remote_sandbox import SandboxError, confine_payload, make_job_dir, private_root, write_files
+from .remote_tokens import DEFAULT_CLIENT
 
 FINISHED = ("done", "failed", "cancelled")
 
 
 @dataclass
 class ServerConfig:
-    token: str
+    token: str  # the single client's token ("" when `tokens` names the clients)
     max_concurrency: int = 2
     max_queue: int = 16
     max_body_bytes: int = 8 * 1024 * 1024
     body_timeout_s: float = 30.0  # the whole body must arrive within this
     header_timeout_s: float = 10.0  # a request head must arrive within this (see remote_gate)
-    max_pending_connections: int = 64  # connections that have not sent a request head yet
+    max_pending_connections: int = 256  # connections that have not sent a request head yet
     # Where job folders are made; None: a fresh private folder (mkdtemp). An operator's folder is checked.
     sandbox_root: Path | None = None
     # Folders payload paths may name besides the job's own (`--allow-path`).
     allowed_paths: list[Path] = field(default_factory=list)
     keep_finished: int = 256
+    # Client name -> token (remote_tokens); empty: one client, DEFAULT_CLIENT, holding `token`.
+    tokens: dict[str, str] = field(default_factory=dict)
+
+    def clients(self) -> dict[str, str]:
+        return dict(self.tokens) if self.tokens else {DEFAULT_CLIENT: self.token}
 
 
 @dataclass
 class _Job:
     id: str
+    client: str = DEFAULT_CLIENT
     state: str = "queued"
     result: dict[str, Any] | None = None
     error: str | None = None
@@ -50,12 +57,13 @@ class _Job:
 
 
 class JobBoard:
-    """Jobs by id, their progress events, and the bounded pool that runs them."""
+    """Jobs by (client, id), their progress events, and the bounded pool that runs them. Each client has its own
+    id space and sees only its own jobs: another client's job is "no such job" (404), so ids do not leak."""
 
     def __init__(self, config: ServerConfig, submit: Callable[..., dict[str, Any]]) -> None:
         self._config = config
         self._submit = submit
-        self._jobs: OrderedDict[str, _Job] = OrderedDict()
+        self._jobs: OrderedDict[tuple[str, str], _Job] = OrderedDict()
         self._lock = threading.Condition()
         self._pool = ThreadPoolExecutor(max_workers=config.max_concurrency, thread_name_prefix="job")
         # An operator's root is checked now (a bad one stops the service at start); a private one is made
@@ -69,29 +77,29 @@ class JobBoard:
             states = [j.state for j in self._jobs.values()]
         return states.count("running"), states.count("queued")
 
-    def add(self, job: Any) -> _Job:  # a remote_server.JobIn
+    def add(self, job: Any, client: str = DEFAULT_CLIENT) -> _Job:  # a remote_server.JobIn
         with self._lock:
-            if job.id in self._jobs:
+            if (client, job.id) in self._jobs:
                 raise HTTPException(status.HTTP_409_CONFLICT, f"job {job.id} already exists")
             active = sum(1 for j in self._jobs.values() if j.state not in FINISHED)
             if active >= self._config.max_concurrency + self._config.max_queue:
                 raise HTTPException(status.HTTP_429_TOO_MANY_REQUESTS, "runner is busy: too many queued jobs")
-            entry = _Job(job.id)
-            self._jobs[job.id] = entry
+            entry = _Job(job.id, client)
+            self._jobs[(client, job.id)] = entry
             self._event(entry, "queued")
             self._trim()
         self._pool.submit(self._run, entry, job)
         return entry
 
-    def get(self, job_id: str) -> _Job:
+    def get(self, job_id: str, client: str = DEFAULT_CLIENT) -> _Job:
         with self._lock:
-            entry = self._jobs.get(job_id)
+            entry = self._jobs.get((client, job_id))
         if entry is None:
             raise HTTPException(status.HTTP_404_NOT_FOUND, f"no job {job_id}")
         return entry
 
-    def cancel(self, job_id: str) -> _Job:
-        entry = self.get(job_id)
+    def cancel(self, job_id: str, client: str = DEFAULT_CLIENT) -> _Job:
+        entry = self.get(job_id, client)
         entry.cancel.set()
         with self._lock:
             if entry.state == "queued":

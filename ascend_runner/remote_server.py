@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from starlette.concurrency import run_in_threadpool
 
 from .protocol import SCHEMA_VERSION, ProtocolError, compile_request_from
-from .remote_gate import Gate
+from .remote_gate import CLIENT_SCOPE_KEY, Gate
 from .remote_jobs import JobBoard, ServerConfig, _Job
 from .remote_sandbox import SandboxError, confine_payload, safe_relative_path
 
@@ -183,7 +183,8 @@ def record_envelope(
 
 def create_app(config: ServerConfig, runner: Any) -> FastAPI:
     """`runner` implements the client interface (submit/health/close) of ascend_runner.client."""
-    if not config.token:
+    clients = config.clients()
+    if not all(clients.values()):
         raise ValueError("the runner service needs a non-empty token")
     board = JobBoard(config, functools.partial(dispatch, runner))
 
@@ -208,7 +209,7 @@ def create_app(config: ServerConfig, runner: Any) -> FastAPI:
         redoc_url=None,
     )
     app.add_middleware(
-        Gate, token=config.token, max_bytes=config.max_body_bytes, body_timeout_s=config.body_timeout_s
+        Gate, token=clients, max_bytes=config.max_body_bytes, body_timeout_s=config.body_timeout_s
     )
     app.state.board = board
 
@@ -240,20 +241,22 @@ def create_app(config: ServerConfig, runner: Any) -> FastAPI:
             429: {"description": "queue full"},
         },
     )
-    async def submit(job: JobIn, wait_s: float = Query(0.0, ge=0, le=600, allow_inf_nan=False)) -> JobOut:
+    async def submit(request: Request, job: JobIn, wait_s: float = Query(0.0, ge=0, le=600, allow_inf_nan=False)) -> JobOut:
         """Queue a job; with wait_s > 0 wait up to that long (max 600 s) for it to finish."""
         try:
             confine_payload(job.kind, job.payload, None, config.allowed_paths)  # refuse bad paths now: 422
         except SandboxError as exc:
             raise HTTPException(422, str(exc)) from None
-        entry = board.add(job)
+        entry = board.add(job, client_of(request))
         if wait_s:
             await board.wait(entry, wait_s)
         return _out(entry)
 
     @app.get("/v1/jobs/{job_id}", response_model=JobOut, responses=NOT_FOUND)
-    async def get_job(job_id: str, wait_s: float = Query(0.0, ge=0, le=600, allow_inf_nan=False)) -> JobOut:
-        entry = board.get(job_id)
+    async def get_job(
+        request: Request, job_id: str, wait_s: float = Query(0.0, ge=0, le=600, allow_inf_nan=False)
+    ) -> JobOut:
+        entry = board.get(job_id, client_of(request))
         if wait_s:
             await board.wait(entry, wait_s)
         return _out(entry)
@@ -263,14 +266,20 @@ def create_app(config: ServerConfig, runner: Any) -> FastAPI:
         response_class=StreamingResponse,
         responses={200: {"content": {"application/x-ndjson": {}}}, **NOT_FOUND},
     )
-    async def job_events(job_id: str) -> StreamingResponse:
-        return StreamingResponse(board.stream(board.get(job_id)), media_type="application/x-ndjson")
+    async def job_events(request: Request, job_id: str) -> StreamingResponse:
+        entry = board.get(job_id, client_of(request))
+        return StreamingResponse(board.stream(entry), media_type="application/x-ndjson")
 
     @app.delete("/v1/jobs/{job_id}", response_model=JobOut, responses=NOT_FOUND)
-    async def cancel_job(job_id: str) -> JobOut:
-        return _out(board.cancel(job_id))
+    async def cancel_job(request: Request, job_id: str) -> JobOut:
+        return _out(board.cancel(job_id, client_of(request)))
 
     return app
+
+
+def client_of(request: Request) -> str:
+    """The client the Gate authenticated (every route is behind it, so the key is always there)."""
+    return str(request.scope[CLIENT_SCOPE_KEY])
 
 
 def _out(entry: _Job) -> JobOut:

@@ -8,6 +8,7 @@ the channel. Stdlib only at import time; handlers import triton/torch lazily. Ne
 
 from __future__ import annotations
 
+import contextlib
 import faulthandler
 import importlib
 import json
@@ -17,7 +18,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TextIO
 
 SCHEMA_VERSION = 1
@@ -286,7 +287,8 @@ def run_one(job: Any) -> dict[str, Any]:
         payload = {**payload, "backend": job.get("backend")}  # run_job picks cuda / npu / interpret from it
     started = time.perf_counter()
     try:
-        result = handler(kind, payload)
+        with _in_job_folder(payload.get("workdir")):
+            result = handler(kind, payload)
     except JobError as exc:
         return _reply(job_id, kind, error=(exc.stage, exc.message))
     except MemoryError:
@@ -299,6 +301,21 @@ def run_one(job: Any) -> dict[str, Any]:
         return _reply(job_id, kind, error=("worker", f"{type(exc).__name__}: {exc}"))
     print(f"[worker {os.getpid()}] {kind} {job_id} {time.perf_counter() - started:.3f}s", file=sys.stderr)
     return _reply(job_id, kind, result=result)
+
+
+@contextlib.contextmanager
+def _in_job_folder(workdir: Any) -> Iterator[None]:
+    """A job with its own folder (the runner service's `workdir`) runs there, not in the service's folder."""
+    if not (isinstance(workdir, str) and workdir and os.path.isdir(workdir)):
+        yield
+        return
+    home = os.getcwd()
+    os.chdir(workdir)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            os.chdir(home)
 
 
 def _reply(

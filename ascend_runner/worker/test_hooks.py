@@ -24,6 +24,8 @@ def handle_fault(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
             "pid": os.getpid(),
             "triton_cache": os.environ.get("TRITON_CACHE_DIR"),
         }
+    if action == "where":  # what a job can see of its process: folder and environment
+        return {"cwd": os.getcwd(), "env": dict(os.environ)}
     if action == "sleep":
         time.sleep(float(payload.get("seconds", 0)))
         return {"slept": payload.get("seconds"), "pid": os.getpid()}

@@ -80,7 +80,7 @@ def test_token_file_readable_by_others_is_warned(tmp_path: Path, capsys) -> None
     assert capsys.readouterr().err == ""
 
 
-def test_non_loopback_without_tls_is_warned(tmp_path: Path, capsys, monkeypatch) -> None:
+def test_non_loopback_without_tls_is_refused_unless_insecure(tmp_path: Path, capsys, monkeypatch) -> None:
     pytest.importorskip("uvicorn")
     token = tmp_path / "token"
     token.write_text("y" * 32)
@@ -94,6 +94,9 @@ def test_non_loopback_without_tls_is_warned(tmp_path: Path, capsys, monkeypatch)
     monkeypatch.setattr("tritonlens.ascend_runner.remote_gate.uvicorn_server", lambda *a, **k: NoServe())
     argv = ["serve", "--host", "0.0.0.0", "--token-file", str(token), "--sandbox-root", str(tmp_path / "sb")]
     assert runner_cli.main(argv) == 2  # refused without --allow-non-loopback
-    assert runner_cli.main([*argv, "--allow-non-loopback"]) == 0
+    assert runner_cli.main([*argv, "--allow-non-loopback"]) == 2  # refused without TLS (issue 21)
+    assert started == []
+    assert "refusing to serve 0.0.0.0 without TLS" in capsys.readouterr().err
+    assert runner_cli.main([*argv, "--allow-non-loopback", "--insecure"]) == 0  # the operator's TLS proxy
     assert started == ["run"]
     assert "without TLS" in capsys.readouterr().err
