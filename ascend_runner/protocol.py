@@ -439,6 +439,7 @@ class VerifyResult:
     mode: str = "kernelbench"  # or "replay" (worker/replay_verify.py)
     isolated: bool = False  # reference, candidate and comparison in separate processes (worker/verify_isolated.py)
     sandbox: dict[str, Any] = field(default_factory=dict)  # how the candidate's process was confined, or why not
+    device: dict[str, Any] = field(default_factory=dict)  # where the verdict was reached (server/provenance)
 
 
 def _build(cls: type, raw: Any, what: str) -> Any:

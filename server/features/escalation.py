@@ -79,10 +79,12 @@ class EscalationFeature(Feature):
             self.start(uri, "save")
 
     def on_analysis(self, doc: Any) -> None:
-        if doc.uri not in self._restored and self.escalation(doc.uri).on_save:
-            # A reopened file (a window reload) gets its cached levels 3-4 back without waiting for a save.
+        if doc.uri not in self._restored and may_escalate(self.server) and self.escalation(doc.uri).on_save:
+            # A reopened file (a window reload) gets its cached levels 3-4 back without waiting for a save; only
+            # in a trusted workspace (reading the compile cache starts runner workers), and for the version just
+            # analysed: it never forces an analysis of a newer one (a burst of edits would analyse every version).
             self._restored.add(doc.uri)
-            asyncio.get_running_loop().create_task(self._restore(doc.uri))
+            asyncio.get_running_loop().create_task(self._restore(doc))
         if not may_escalate(self.server) or not self.escalation(doc.uri).on_symptom:
             return
         timer = self._timers.pop(doc.uri, None)
@@ -113,11 +115,11 @@ class EscalationFeature(Feature):
         self.stop(uri)
         self._restored.discard(uri)
 
-    async def _restore(self, uri: str) -> None:
+    async def _restore(self, doc: Any) -> None:
         """Levels 3-4 of the document's kernels from the compile cache only (compile_restore.py): no compile."""
+        uri = doc.uri
         try:
-            doc = await self.server.current(uri)
-            if doc is None or doc.analysis is None or doc.analysis.syntax_error:
+            if doc.analysis is None or doc.analysis.syntax_error or not doc.current:
                 return
             target = self.service.target_for(uri)
             names = await asyncio.get_running_loop().run_in_executor(

@@ -31,7 +31,7 @@ async def test_every_diagnostic_of_a_2000_line_file_has_an_action_with_an_edit(t
     async with session([tmp_path], config={"debounceMs": 30}, init_options=vscode) as (client, rec):
         uri = open_doc(client, path, text)
         diags = await wait_published(rec, uri, 1, timeout=60)
-        assert len(diags) >= 20
+        assert len(diags) >= 10  # enough to mean something (15 since TL108 reports a row once, issue 24)
         with_edit = 0
         for d in diags:
             params = types.CodeActionParams(types.TextDocumentIdentifier(uri=uri), d.range, types.CodeActionContext([d]))
