@@ -7,6 +7,8 @@ from collections.abc import Iterator
 
 from ..core.findings import Finding, Level, Severity
 from ..core.rules import Rule, register
+from ..kernels import ModuleInfo
+from ..source.node_memo import per_node
 from . import references as ref
 from .base import finding, kernel_check
 from .context import KernelContext
@@ -68,18 +70,31 @@ def launch_missing_constexpr(ctx: KernelContext) -> Iterator[Finding]:
 
 def _rebound_by_a_tuner(ctx: KernelContext) -> bool:
     """The module rebinds the kernel's name through autotune/heuristics after its def (`k = triton.autotune(..)(k)`)."""
-    tree = ctx.module.tree
-    if tree is None:
-        return False
-    name = ctx.kernel.name
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == name for t in node.targets
-        ):
+    return ctx.kernel.name in _tuner_rebinds(ctx.module)
+
+
+def _tuner_rebinds(module: ModuleInfo) -> frozenset[str]:
+    """Names the file assigns from an autotune/heuristics call: computed once per file (once per top-level
+    statement across keystrokes), not once per kernel: a walk per kernel made files of thousands of kernels
+    quadratic."""
+    key = ("triage.tuner_rebinds",)
+    hit = module.memo.get(key)
+    if hit is None:
+        tree = module.tree
+        hit = frozenset().union(*(per_node("triage.tuner_rebinds", stmt, _rebinds_in) for stmt in tree.body)) \
+            if tree is not None else frozenset()
+        module.memo[key] = hit
+    return hit  # type: ignore[no-any-return]
+
+
+def _rebinds_in(stmt: ast.AST) -> frozenset[str]:
+    names: set[str] = set()
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Assign):
             text = ast.unparse(node.value)
             if "autotune" in text or "heuristics" in text:
-                return True
-    return False
+                names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return frozenset(names)
 
 
 def _unread_decorators(ctx: KernelContext) -> bool:
