@@ -370,7 +370,10 @@ def test_a_confined_candidate_cannot_read_another_jobs_expected_outputs(tmp_path
         f"open({str(mine / 'written')!r}, 'w').write('ok')\n"
         "sys.exit(3 if seen else 0)\n"
     )
-    out = sandbox.run_confined([sys.executable, "-c", probe], writable=str(mine), env=dict(os.environ),
-                               timeout_s=60, hidden=[str(jobs)])
+    try:
+        out = sandbox.run_confined([sys.executable, "-c", probe], writable=str(mine), env=dict(os.environ),
+                                   timeout_s=60, hidden=[str(jobs)])
+    finally:
+        (other / "expected.pt").unlink()  # a planted file left behind would be found by the glob case above
     assert out.returncode == 0, out
     assert (mine / "written").read_text() == "ok"  # its own folder stays writable
