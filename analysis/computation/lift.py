@@ -326,10 +326,7 @@ class Lifter:
             base = a if da else b
             dims = _broadcast(a.dims if da else (), b.dims if db else ())
             other = b if da else a
-            after = base.after_loop
-            if da and db and a.carried and not b.carried and b.sources:
-                after = after  # the other side is loaded data joining the accumulator
-            result = Data(sources, base.ops, dims, products, carried, after)
+            result = Data(sources, base.ops, dims, products, carried, base.after_loop)
             out = result.then(sym)
             if isinstance(other, Data) and other.carried and not base.carried:
                 out = Data(out.sources, out.ops, out.dims, out.products, out.carried, other.after_loop + (sym,))
@@ -499,7 +496,7 @@ class Lifter:
         if not isinstance(v, Index):
             return "?", None, (), False, "pointer not modelled"
         if v.expr is None:
-            return self.pointer_of_nonaffine(v)
+            return "?", None, v.dims, v.data, v.why or "address not affine"
         const = v.expr.const.as_dict()
         candidates = [m[0] for m, c in const.items() if len(m) == 1 and c == 1 and m[0] in self.pointer_order]
         if not candidates:
@@ -508,9 +505,6 @@ class Lifter:
         rest = dict(const)
         rest.pop((base,))
         return base, Affine.build(v.expr.as_dict(), Poly.from_dict(rest)), v.dims, v.data, ""
-
-    def pointer_of_nonaffine(self, v: Index) -> tuple[str, Affine | None, Dims, bool, str]:
-        return "?", None, v.dims, v.data, v.why or "address not affine"
 
     def load(self, e: ast.Call, env: dict[str, Value], kw: dict[str, ast.expr]) -> Value:
         ptr = self.expr(e.args[0] if e.args else kw.get("pointer"), env)
@@ -540,9 +534,9 @@ class Lifter:
 
     def tensor_in(self, node: ast.expr | None, env: dict[str, Value]) -> str:
         """The pointer parameter named in a non-affine address (a gather's base)."""
-        order = [n.id for n in ast.walk(node) if isinstance(n, ast.Name)] if node is not None else []
+        names = [n.id for n in ast.walk(node) if isinstance(n, ast.Name)] if node is not None else []
         # follow one level of local names back to their definitions' pointer parameters
-        for name in order:
+        for name in names:
             if name in self.pointer_order and "stride" not in name:
                 return name
             v = env.get(name)

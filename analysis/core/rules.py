@@ -196,14 +196,14 @@ def checks(family: str, *, package: str | None = None, discover: bool = True) ->
     the checks run in the order of the rules they emit (TL301's check before TL304's). Without it, registration
     order; `discover=False` for a family that imports its own rule modules (triage, on the keystroke path)."""
     if package is not None:
-        _load_package(package)
+        load_package(package)
         return sorted(_CHECKS.get(family, ()), key=lambda c: min(c.emits, default=""))
     if discover:
         _load_all()
     return list(_CHECKS.get(family, ()))
 
 
-def _load_package(package: str) -> None:
+def load_package(package: str) -> None:
     """Import every module of one family package (once; again after `discover()`)."""
     if package in _loaded_packages:
         return

@@ -9,7 +9,9 @@ What a session holds (each bounded by entries and, for trees and findings, by th
 - `reports`: analyses of cached compile results (server/engine/diagnose/compile.py);
 - `line_tables`, `kernel_findings`: the language server's line table and findings per kernel of each open
   document's analysed version (server/lsp/views.py);
-- `workspace_roots`: the project root of each folder a recorded launch names (server/engine/record/launch_store.py).
+- `workspace_roots`: the project root of each folder a recorded launch names (server/engine/record/launch_store.py);
+- `pyproject_tables`: `[tool.tritonlens]` of each pyproject.toml read, by path and modification time
+  (server/engine/diagnose/inputs.py: overrides and ignores read it once per change of the file).
 
 `current()` is the session in force: the one installed last (`Session.install`, or within `with
 session.active():`); a caller that created none (a library call, a test) gets a default session made on first
@@ -103,6 +105,7 @@ class Session:
         self.line_tables: LRU[str, Any] = LRU(OPEN_DOCUMENTS)
         self.kernel_findings: LRU[str, Any] = LRU(OPEN_DOCUMENTS)
         self.workspace_roots: LRU[str, str] = LRU(WORKSPACE_ROOTS)
+        self.pyproject_tables: LRU[tuple[str, float], dict[str, Any]] = LRU(WORKSPACE_ROOTS)
 
     def install(self) -> Session | None:
         """Make this the session in force for every thread; returns the one it replaces."""

@@ -16,26 +16,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from ..core.findings import Evidence, Finding, Span
-from ..core.rules import checks
+from ..core.rules import checks, load_package
 from ..kernels import ModuleInfo, parse_module, walk_statements
 from ..source.lines import source_lines
 from ..state.session import current
-
-# Modules of this package that hold no rules; every other one registers its rules and checks on import.
-_NOT_RULE_MODULES = frozenset(
-    {"base", "references", "launch_facts", "shapes", "context"}
-    | {f"context_{part}" for part in ("dataflow", "names", "pointers", "values")}
-)
-
-
-def rule_modules() -> list[str]:
-    """The triage rule modules, discovered from this package (adding a rule is adding a file)."""
-    import pkgutil
-
-    return sorted(
-        f"{__name__}.{info.name}" for info in pkgutil.iter_modules(__path__) if info.name not in _NOT_RULE_MODULES
-    )
-
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +38,7 @@ def triage(
     from .base import TRIAGE
     from .context import KernelContext
 
-    _load_rule_modules()
+    load_package(__name__)  # every rule module of this family, once (again after rules.discover())
     module = parse_module(source)
     if module.syntax_error is not None:
         return TriageResult([_syntax_finding(module)], module)
@@ -200,11 +184,4 @@ def _syntax_finding(module: ModuleInfo) -> Finding:
     )
 
 
-def _load_rule_modules() -> None:
-    import importlib
-
-    for name in rule_modules():
-        importlib.import_module(name)
-
-
-__all__ = ["TriageResult", "triage", "rule_modules"]
+__all__ = ["TriageResult", "triage"]

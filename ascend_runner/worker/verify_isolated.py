@@ -142,7 +142,7 @@ def _run(be: Backend, payload: dict[str, Any], result: dict[str, Any], root: str
     env["TRITON_CACHE_DIR"] = os.path.join(cand_dir, "triton-cache")
     out = sandbox_exec.run_confined(
         [sys.executable, "-u", PHASES, "candidate", cand_dir, _phase_name(be)], writable=cand_dir, env=env,
-        timeout_s=budget, hidden=[jobs_folder()], memory_mb=_memory_mb(),
+        timeout_s=budget, hidden=[os.path.dirname(root)], memory_mb=_memory_mb(),
         kind=confinement["mechanism"] if confinement["confined"] else "plain",
     )
     expected = torch.load(os.path.join(root, "expected.pt"), weights_only=True)["expected"]
@@ -280,7 +280,7 @@ def replay_confined(be: Backend, payload: dict[str, Any]) -> dict[str, Any] | No
         budget = float(payload.get("budget_s") or DEFAULT_BUDGET_S)
         out = sandbox_exec.run_confined(
             [sys.executable, "-u", os.path.join(HERE, "run_job.py"), "verify", _phase_name(be)], writable=root,
-            env=env, timeout_s=budget, hidden=[jobs_folder()], memory_mb=_memory_mb(), stdin=json.dumps(payload).encode(),
+            env=env, timeout_s=budget, hidden=[os.path.dirname(root)], memory_mb=_memory_mb(), stdin=json.dumps(payload).encode(),
             kind=confinement["mechanism"] if confinement["confined"] else "plain",
         )
     finally:

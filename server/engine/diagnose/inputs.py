@@ -27,6 +27,7 @@ from ....analysis.kernels import parse_module
 from ....analysis.source.lines import source_lines
 from ....analysis.specialize.kernels import KernelTable, kernel_table
 from ....analysis.specialize.pragmas import comment_lines
+from ....analysis.state.session import current
 from ..record.launch_store import recorded_for
 
 try:
@@ -85,14 +86,29 @@ def find_pyproject_overrides(path: str | Path) -> dict[str, Any]:
     Kernel overrides live under its `kernels` key: {"kernels": {"matmul_kernel": {"BLOCK_M": 128, ...}}}.
     """
     pyproject = find_pyproject(path)
-    if pyproject is None or tomllib is None:
+    return dict(pyproject_table(pyproject)) if pyproject is not None else {}  # the cached table stays as read
+
+
+def pyproject_table(pyproject: Path) -> dict[str, Any]:
+    """`[tool.tritonlens]` of one pyproject.toml ({} when unreadable), parsed once per modification of the file
+    and kept in the session: ignores read it on every keystroke's analysis."""
+    if tomllib is None:
         return {}
     try:
-        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        key = (str(pyproject), pyproject.stat().st_mtime)
+    except OSError:
         return {}
-    table = data.get("tool", {}).get("tritonlens", {})
-    return table if isinstance(table, dict) else {}
+    tables = current().pyproject_tables
+    hit = tables.get(key)
+    if hit is not None:
+        return hit
+    try:
+        raw = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {}).get("tritonlens", {})
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        raw = {}
+    table = raw if isinstance(raw, dict) else {}
+    tables.put(key, table)
+    return table
 
 
 def kernel_overrides(table: Mapping[str, Any] | None, kernel: str) -> dict[str, Any]:
