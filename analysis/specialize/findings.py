@@ -4,7 +4,7 @@ what to add) and TL003 (pragma or pyproject entries that cannot be used)."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from ..core.findings import Finding, Severity, Span
@@ -54,8 +54,12 @@ def _placeholder(info: SpecKernel, name: str) -> str:
     return "<int>"
 
 
-def pragma_text(info: SpecKernel, missing: Sequence[str]) -> str:
-    return "# tritonlens: " + ", ".join(f"{m}={_placeholder(info, m)}" for m in missing)
+def pragma_text(info: SpecKernel, missing: Sequence[str], pointers: Collection[str] = ()) -> str:
+    """The pragma that gives `missing`; a pointer among them (`pointers`) takes its element type (`x_ptr=*<dtype>`,
+    e.g. `*bf16`), not a value."""
+    return "# tritonlens: " + ", ".join(
+        f"{m}={'*<dtype>' if m in pointers else _placeholder(info, m)}" for m in missing
+    )
 
 
 def specialization_findings(

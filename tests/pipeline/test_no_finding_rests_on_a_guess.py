@@ -171,3 +171,21 @@ def test_a_guessed_element_type_does_not_move_a_finding_blamed_on_a_known_stride
     # a finding that does not name the pointer (an index width, a compare) holds for every element type
     other = Finding("TL312", "64-bit index arithmetic", Span(3, 4, 3, 9), Severity.WARNING, Level.COMPILER)
     assert guesses_rested_on(other, guesses, line_inputs(fn), {"x_ptr"}) == {}
+
+
+def test_the_hint_gives_a_pointer_its_element_type_not_a_value():
+    """A finding withheld because a pointer's element type was guessed: the pragma to give it is `x_ptr=*<dtype>`
+    (Triton's spelling, e.g. `*bf16`); `x_ptr=<int>` asked for a value the pragma cannot take for a pointer."""
+    from tritonlens.analysis.specialize.findings import pragma_text
+    from tritonlens.analysis.specialize.kernels import kernel_table
+
+    source = "import triton\nimport triton.language as tl\n\n" + textwrap.dedent(
+        """
+        @triton.jit
+        def k(x_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.arange(0, BLOCK)
+            tl.store(x_ptr + offs, tl.load(x_ptr + offs) * 2, mask=offs < n)
+        """
+    )
+    info = kernel_table(source).kernels["k"]
+    assert pragma_text(info, ["x_ptr", "BLOCK"], pointers={"x_ptr"}) == "# tritonlens: x_ptr=*<dtype>, BLOCK=<int>"

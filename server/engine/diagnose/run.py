@@ -145,7 +145,8 @@ def analyze_kernel(
     jit_nodes = [k.node for name, k in parsed.kernels.items() if name != kernel]
     result.findings.extend(merge_variant_findings(result.variants, line_inputs(info.node, jit_nodes), withheld))
     names = list(dict.fromkeys(a for w in withheld for a in w.rests_on))
-    text = pragma_text(info, names)
+    pointers = {a for v in result.variants for a, t in v.specialization.signature.items() if t.startswith("*")}
+    text = pragma_text(info, names, pointers)
     result.findings.extend(withheld_hint(withheld, kernel, result.span or info.name_span, text, info.first_line))
     result.findings = [_with_kernel(f, kernel) for f in result.findings]
     result.elapsed_s = time.perf_counter() - started
