@@ -14,6 +14,7 @@ from ..core.targets import DEFAULT_CUDA_TARGET
 from ..kernels import ModuleInfo
 
 ORIGINS = ("recipe", "config", "llm")
+ANY_KERNEL = "*"  # a Recipe key: tried on every kernel (schedules decide from the computation model)
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,7 @@ class Candidate:
 class Recipe(Protocol):
     name: str  # kebab-case, stable: "vector-accumulator"
     title: str
-    keys: tuple[str, ...]  # finding codes it reacts to; a recipe is tried only when one of them is present
+    keys: tuple[str, ...]  # finding codes it reacts to (tried only when one is present), or (ANY_KERNEL,)
 
     def propose(self, ctx: RecipeContext) -> list[Candidate] | NotApplicable: ...
 

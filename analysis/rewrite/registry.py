@@ -1,4 +1,8 @@
-"""Recipes are discovered, not listed: each module in `recipes/` defines `RECIPE`."""
+"""Recipes are discovered, not listed: each module in `recipes/` (local edits keyed by findings) and in
+`schedules/` (re-emissions of the kernel from its computation model) defines `RECIPE`.
+
+A recipe whose `keys` hold ANY_KERNEL is tried on every kernel: a schedule decides from the model, not from a
+finding, whether it applies (and says why not)."""
 
 from __future__ import annotations
 
@@ -6,27 +10,32 @@ import importlib
 import pkgutil
 
 from ..state.session import current
-from .model import Recipe
+from .model import ANY_KERNEL, Recipe
 
 
 def all_recipes() -> list[Recipe]:
     """Every recipe, discovered once per session (analysis/state/session.py)."""
     session = current()
     if session.recipes is None:
-        from . import recipes
+        from . import recipes, schedules
 
         found: dict[str, Recipe] = {}
-        for info in pkgutil.iter_modules(recipes.__path__):
-            module = importlib.import_module(f"{recipes.__name__}.{info.name}")
-            recipe = getattr(module, "RECIPE", None)
-            if recipe is None:
-                continue
-            if recipe.name in found:
-                raise ValueError(f"recipe {recipe.name} defined twice")
-            found[recipe.name] = recipe
+        for package in (recipes, schedules):
+            for info in pkgutil.iter_modules(package.__path__):
+                module = importlib.import_module(f"{package.__name__}.{info.name}")
+                recipe = getattr(module, "RECIPE", None)
+                if recipe is None:
+                    continue
+                if recipe.name in found:
+                    raise ValueError(f"recipe {recipe.name} defined twice")
+                found[recipe.name] = recipe
         session.recipes = found
     return sorted(session.recipes.values(), key=lambda r: r.name)
 
 
+def applies_to(recipe: Recipe, codes: set[str]) -> bool:
+    return ANY_KERNEL in recipe.keys or bool(set(recipe.keys) & codes)
+
+
 def recipes_for(codes: set[str]) -> list[Recipe]:
-    return [r for r in all_recipes() if set(r.keys) & codes]
+    return [r for r in all_recipes() if applies_to(r, codes)]

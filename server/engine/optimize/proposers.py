@@ -47,10 +47,10 @@ class RecipeProposer:
     declined: list[Declined] = field(default_factory=list)
 
     def _recipes(self, codes: set[str]) -> list[Recipe]:
-        if self.recipes is not None:
-            return [r for r in self.recipes if set(r.keys) & codes]
-        from ....analysis.rewrite.registry import recipes_for
+        from ....analysis.rewrite.registry import applies_to, recipes_for
 
+        if self.recipes is not None:
+            return [r for r in self.recipes if applies_to(r, codes)]
         return recipes_for(codes)
 
     def propose(self, ctx: RecipeContext, feedback: Sequence[Verdict]) -> list[Candidate]:
