@@ -68,3 +68,24 @@ def add_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     assert "no bound for the M axis" in declined(NAME, unbounded, "mm_rank1")
     nested = drafts.RANK1.replace("    for k in range(K):", "    if K > 0:\n      for k in range(K):")
     assert "not a statement of the kernel's body" in declined(NAME, nested, "mm_rank1")
+
+
+BLIND = ["addmm_relu", "linear_silu", "matmul_bias_gelu", "matmul_scale_residual", "matmul_transposed_b"]
+
+
+def test_blind_matmul_drafts_rewritten_and_correct(tmp_path) -> None:
+    """The tuning set's first drafts (bench/blind/matmul) on their own TEST_SHAPES; the constexpr branch in the K
+    loop of batched_matmul_bf16 is declined with its line."""
+    from pathlib import Path
+
+    from tritonlens.analysis.kernels import parse_module
+
+    root = Path(__file__).resolve().parents[2] / "bench" / "blind" / "matmul"
+    sources = {}
+    for stem in BLIND:
+        text = (root / f"{stem}.py").read_text(encoding="utf-8")
+        kernel = next(k.name for k in parse_module(text).kernels if k.launched)
+        sources[stem] = rewrite(NAME, text, kernel)[0].source
+    check_correct(sources, tmp_path)
+    bmm = (root / "batched_matmul_bf16.py").read_text(encoding="utf-8")
+    assert "the K loop also does `if" in declined(NAME, bmm, "bmm_kernel")

@@ -23,6 +23,7 @@ from ...computation.model import LOOP, PROGRAM
 from ...computation.symbolic import Poly
 from ...computation.values import Index
 from ..kernel_patterns import grid_node, is_zero, load_parts
+from ..model import ANY_KERNEL
 from ..recipe_edits import and_mask, imported_as
 from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from ..source_edit import Edit
@@ -77,6 +78,7 @@ def _check_loop(ks: KernelSource, loop: ast.For, acc: str, operand_lines: dict[i
     dot_kw: dict[str, str] = {}
     used_after = set(de.free_names(after))
     saw_dot = False
+    data = set(operand_lines.values()) | {acc}  # names holding loaded values (the operands and what is made of them)
     for stmt in loop.body:
         targets = de.assigned_in(stmt)
         value = stmt.value if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)) else None
@@ -87,6 +89,7 @@ def _check_loop(ks: KernelSource, loop: ast.For, acc: str, operand_lines: dict[i
                 raise Decline(f"line {load.lineno}: the operand load fills masked lanes with a non-zero value")
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
                 names[operand_lines[load.lineno]] = stmt.targets[0].id
+                data.add(stmt.targets[0].id)
             continue
         if value is not None and len(targets) == 1:
             (name,) = targets
@@ -95,6 +98,13 @@ def _check_loop(ks: KernelSource, loop: ast.For, acc: str, operand_lines: dict[i
                 if name in used_after:
                     raise Decline(f"`{name}` is advanced in the K loop and read after it")
                 continue
+            reads = {x.id for x in ast.walk(value) if isinstance(x, ast.Name)}
+            has_load = any(ks.is_tl(x, "load") for x in ast.walk(value))
+            if not (reads & data) and not has_load:  # index or mask arithmetic of this step (re-derived)
+                if name in used_after:
+                    raise Decline(f"`{name}` is computed in the K loop and read after it")
+                continue
+            data.add(name)
             offender = _pure_product(ks, value)
             if offender is not None:
                 raise Decline(f"line {stmt.lineno}: the K loop also computes `{offender}` (not a plain product "
@@ -455,7 +465,7 @@ def _launch_edits(ks: KernelSource, blocks, user_blocks, added, literal, tiles_c
 RECIPE = SourceRecipe(
     name="schedule-dot-tiles",
     title="Re-emit a K accumulation as tl.dot tiles (grouped order, pipelined, epilogue fused)",
-    keys=("*",),
+    keys=(ANY_KERNEL,),
     build=_build,
     summary="any loop accumulating products over K -> tl.dot tiles, GROUP_M order, num_stages, fused epilogue",
 )
