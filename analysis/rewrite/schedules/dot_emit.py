@@ -1,0 +1,349 @@
+"""Shared by the tl.dot schedules: the model of one kernel seen at its main loop, index roles, bounds, rebinding
+the user's index names to the new tiles, and the rewritten kernel head and launch.
+
+`LoopView` lifts the kernel (analysis/computation) and keeps what a re-emission needs besides the model: the
+values of the names just before the main loop and every comparison the kernel makes (where its bounds are).
+Index variables get *roles* from the accesses they address: M (operand A and the output, not B), N (B and the
+output), K (A and B, not the output), batch (all three). A role's element index is a combination of its
+variables (`pid * BLOCK_M + lanes`, or one program id in a scalar kernel) read off the operand's strides, so
+transposed operands and any spelling of the offsets give the same roles. Nothing here names a variable.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from ...computation.lift import Lifter
+from ...computation.model import LANE, Access, Computation
+from ...computation.symbolic import Poly
+from ...computation.values import Index
+from ..recipe_kit import Decline, KernelSource
+from ..source_edit import Edit, apply_edits
+
+M, N, K, BATCH = "M", "N", "K", "batch"
+
+
+# -- the model at the main loop ---------------------------------------------------------------------------------
+@dataclass
+class Compare:
+    op: type
+    left: Index
+    right: Index
+
+
+class _Recorder(Lifter):
+    """The lifter, also keeping the environment before one loop statement and every comparison."""
+
+    def __init__(self, module, kernel, loop_line: int) -> None:  # noqa: ANN001 (the lifter's own types)
+        super().__init__(module, kernel)
+        self.loop_line = loop_line
+        self.before_loop: dict | None = None
+        self.compares: list[Compare] = []
+
+    def stmt(self, s: ast.stmt, env: dict):  # noqa: ANN201
+        if isinstance(s, ast.For) and s.lineno == self.loop_line and self.recording and self.before_loop is None:
+            self.before_loop = dict(env)
+        return super().stmt(s, env)
+
+    def expr(self, e: ast.expr | None, env: dict):  # noqa: ANN201
+        if isinstance(e, ast.Compare) and len(e.ops) == 1 and self.recording:
+            with self.silent():
+                left, right = self.expr(e.left, env), self.expr(e.comparators[0], env)
+            if isinstance(left, Index) and isinstance(right, Index) and left.expr and right.expr:
+                self.compares.append(Compare(type(e.ops[0]), left, right))
+        return super().expr(e, env)
+
+
+@dataclass
+class LoopView:
+    comp: Computation
+    before_loop: dict
+    compares: list[Compare]
+
+    @staticmethod
+    def of(ks: KernelSource, loop_line: int) -> LoopView:
+        rec = _Recorder(ks.ctx.module, ks.info, loop_line)
+        try:
+            comp = rec.run()
+        except Exception as exc:  # the lifter's own failure is a reason, never a crash
+            raise Decline(f"the kernel could not be lifted ({type(exc).__name__}: {exc})") from None
+        if rec.before_loop is None:
+            raise Decline("the main loop is not a statement of the kernel's body")
+        return LoopView(comp, rec.before_loop, rec.compares)
+
+
+# -- polynomials as source text -----------------------------------------------------------------------------
+def poly_text(p: Poly, name: callable = lambda n: n) -> str:
+    """Python text of a polynomial over kernel parameters; Decline when a monomial is not a parameter name."""
+    if p.is_zero:
+        return "0"
+    parts = []
+    for mono, c in p.terms:
+        for n in mono:
+            if not n.isidentifier():
+                raise Decline(f"`{n}` in an index is not a parameter of the kernel")
+        factors = [name(n) for n in mono]
+        if c != 1 or not factors:
+            factors.insert(0, str(c))
+        parts.append(" * ".join(factors))
+    return " + ".join(parts).replace("+ -", "- ")
+
+
+def divide(p: Poly, d: Poly) -> Poly | None:
+    """p / d when d is one monomial that divides every term of p exactly, else None."""
+    if len(d.terms) != 1:
+        return None
+    (dm, dc), = d.terms
+    out: dict[tuple[str, ...], int] = {}
+    for mono, c in p.terms:
+        rest = list(mono)
+        for n in dm:
+            if n not in rest:
+                return None
+            rest.remove(n)
+        if c % dc:
+            return None
+        out[tuple(rest)] = out.get(tuple(rest), 0) + c // dc
+    return Poly.from_dict(out)
+
+
+# -- roles ---------------------------------------------------------------------------------------------------
+@dataclass
+class Role:
+    name: str
+    weights: dict[str, Poly]  # index variable -> its weight in the element index (`pid: BLOCK_M, lane: 1`)
+    unit: str  # the variable of weight 1
+    lane_extent: str | None = None  # source text of the lane's size, when the role has a lane
+
+
+@dataclass
+class Operand:
+    access: Access
+    strides: dict[str, Poly]  # role -> the stride of its element index in this tensor
+    const: Poly
+
+
+@dataclass
+class Roles:
+    of_var: dict[str, str] = field(default_factory=dict)
+    roles: dict[str, Role] = field(default_factory=dict)
+
+
+def assign_roles(comp: Computation, a: Access, b: Access, out: Access) -> Roles:
+    va, vb, vc = set(a.offset.variables), set(b.offset.variables), set(out.offset.variables)
+    result = Roles()
+    for v in sorted(va | vb | vc):
+        where = (v in va, v in vb, v in vc)
+        role = {(True, True, True): BATCH, (True, False, True): M, (False, True, True): N,
+                (True, True, False): K}.get(where)
+        if role is None:
+            var = comp.var(v)
+            raise Decline(f"index `{(var.label if var else '') or v}` addresses only "
+                          f"{', '.join(t for t, w in zip((a.tensor, b.tensor, out.tensor), where, strict=True) if w)}"
+                          ": not a matmul index")
+        result.of_var[v] = role
+    for role, source in ((M, a), (N, b), (K, a), (BATCH, a)):
+        vars_ = [v for v, r in result.of_var.items() if r == role]
+        if not vars_:
+            if role in (M, N, K):
+                raise Decline(f"no index runs over the {role} axis of the product")
+            continue
+        result.roles[role] = _role(comp, role, vars_, source)
+    return result
+
+
+def _role(comp: Computation, role: str, vars_: list[str], access: Access) -> Role:
+    lanes = [v for v in vars_ if (comp.var(v) and comp.var(v).kind == LANE)]
+    if len(lanes) > 1:
+        raise Decline(f"the {role} axis is spread over {len(lanes)} tl.arange lanes")
+    if lanes:
+        unit = lanes[0]
+    elif len(vars_) == 1:
+        unit = vars_[0]
+    else:
+        raise Decline(f"the {role} axis combines {len(vars_)} indices and no lane")
+    stride = access.offset.coefficient(unit)
+    weights = {}
+    for v in vars_:
+        w = divide(access.offset.coefficient(v), stride)
+        if w is None:
+            raise Decline(f"the {role} index of {access.tensor} is not a multiple of its stride {stride}")
+        weights[v] = w
+    extent = comp.var(unit).extent if lanes else None
+    return Role(role, weights, unit, extent)
+
+
+def operand(roles: Roles, access: Access, kinds: tuple[str, ...]) -> Operand:
+    strides = {}
+    for kind in kinds:
+        role = roles.roles.get(kind)
+        if role is None:
+            continue
+        stride = access.offset.coefficient(role.unit)
+        for v, w in role.weights.items():
+            if access.offset.coefficient(v) != stride * w:
+                raise Decline(f"{access.tensor} is addressed along {kind} other than its element index")
+        strides[kind] = stride
+    return Operand(access, strides, access.offset.const)
+
+
+# -- bounds --------------------------------------------------------------------------------------------------
+def bound(view: LoopView, role: Role) -> Poly | None:
+    """The bound a comparison of the kernel sets on the role's element index (`offs_m < M` -> M)."""
+    target = {v: w for v, w in role.weights.items()}
+    for c in view.compares:
+        if c.op in (ast.Lt, ast.LtE):
+            d = c.left.expr + (-c.right.expr)
+        elif c.op in (ast.Gt, ast.GtE):
+            d = c.right.expr + (-c.left.expr)
+        else:
+            continue
+        if dict(d.coeffs) != target:
+            continue
+        b = -d.const
+        return b + Poly.of(1) if c.op in (ast.LtE, ast.GtE) else b
+    return None
+
+
+# -- rebinding the user's index names -------------------------------------------------------------------------
+@dataclass
+class Tiles:
+    """The new kernel's names for each role: the element vectors and, where kept, the tile indices."""
+
+    vectors: dict[str, str]  # role -> 1-D element index (`rows`)
+    tile_ids: dict[str, str]  # role -> the program's tile index (`tile_m`)
+    lanes: dict[str, str]  # role -> 1-D tl.arange of the block
+    blocks: dict[str, str]  # role -> the constexpr block size name
+    batch: str | None  # the batch program id
+
+
+def place(role: str, dims: tuple, view_roles: Roles, layout2d: bool) -> str:
+    """The subscript that puts a 1-D vector of `role` on its axis in a value of `dims`."""
+    if layout2d:
+        return "[:, None]" if role == M else "[None, :]"
+    axes = [i for i, d in enumerate(dims) if d is not None and view_roles.of_var.get(d) == role]
+    if len(dims) == 1:
+        return ""
+    return "[:, None]" if axes[0] == 0 else "[None, :]"
+
+
+def rebind(value: Index, roles: Roles, tiles: Tiles, user_blocks: dict[str, str]) -> str | None:
+    """Text of the user's index value in the new tiles' names, or None when a variable has no counterpart."""
+    expr = value.expr
+    by_role: dict[str, dict[str, Poly]] = {}
+    for v, c in expr.coeffs:
+        role = roles.of_var.get(v)
+        if role is None or role == K:
+            return None
+        by_role.setdefault(role, {})[v] = c
+    dims = value.dims
+    vector_roles = []
+    terms: list[tuple[str, str]] = []  # (coefficient text, name text)
+    for role, coeffs in by_role.items():
+        if role == BATCH:
+            for c in coeffs.values():
+                terms.append((poly_text(c), tiles.batch))
+            continue
+        r = roles.roles[role]
+        alpha = coeffs.get(r.unit)
+        if alpha is not None and all(coeffs.get(v, Poly()) == alpha * w for v, w in r.weights.items()) and \
+                set(coeffs) <= set(r.weights):
+            terms.append((poly_text(alpha), f"@{role}"))  # alpha * element index
+            vector_roles.append(role)
+            continue
+        # not proportional to the element index: map variable by variable where the block size is the user's
+        if user_blocks.get(role) != tiles.blocks[role]:
+            return None
+        for v, c in coeffs.items():
+            var_kind = "lane" if v == r.unit and r.lane_extent is not None else "tile"
+            if var_kind == "lane":
+                terms.append((poly_text(c), f"@lane:{role}"))
+                vector_roles.append(role)
+            elif r.weights.get(v) == Poly.of(tiles.blocks[role]):
+                terms.append((poly_text(c), tiles.tile_ids[role]))
+            else:
+                return None
+    host = [role for role in vector_roles
+            if any(d is not None and roles.of_var.get(d) == role for d in dims)]
+    layout2d = len(dims) > 2 or len(host) != len(vector_roles) or (not dims and vector_roles)
+    if len(dims) > 2:
+        return None
+    parts = []
+    for coeff, name in terms:
+        if name.startswith("@lane:"):
+            role = name.split(":")[1]
+            name = tiles.lanes[role] + place(role, dims, roles, layout2d)
+        elif name.startswith("@"):
+            role = name[1:]
+            name = tiles.vectors[role] + place(role, dims, roles, layout2d)
+        parts.append(name if coeff == "1" else f"({coeff}) * {name}")
+    if not expr.const.is_zero:
+        parts.insert(0, poly_text(expr.const))
+    return " + ".join(parts) or "0"
+
+
+def mask_for(access: Access, roles: Roles, tiles: Tiles, bounds: dict[str, str]) -> str | None:
+    """The bounds mask of the new tiles for an access of the epilogue, in the access's layout."""
+    present = []
+    for v in access.offset.variables if access.offset else ():
+        role = roles.of_var.get(v)
+        if role in (M, N) and role not in present:
+            present.append(role)
+    if not present:
+        return None
+    dims = access.dims
+    host = [r for r in present if any(d is not None and roles.of_var.get(d) == r for d in dims)]
+    layout2d = len(host) != len(present) or len(dims) > 2 or not dims
+    return " & ".join(f"({tiles.vectors[r]}{place(r, dims, roles, layout2d)} < {bounds[r]})" for r in sorted(present))
+
+
+# -- text of the new kernel ----------------------------------------------------------------------------------
+def shifted(source: str, start: int, end: int, edits: list[Edit]) -> str:
+    """source[start:end] with the edits that fall inside it applied."""
+    inside = [Edit(e.start - start, e.end - start, e.text) for e in edits if start <= e.start and e.end <= end]
+    return apply_edits(source[start:end], inside)
+
+
+def body_span(ks: KernelSource) -> tuple[int, int, list[ast.stmt]]:
+    """(first offset, end offset, statements) of the kernel's body after its docstring."""
+    body = list(ks.fn.body)
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(
+            body[0].value.value, str):
+        body = body[1:]
+    if not body:
+        raise Decline("the kernel has no body")
+    return ks.text.line_start(body[0].lineno), ks.text.line_end(ks.fn.end_lineno), body
+
+
+def free_names(stmts: list[ast.stmt]) -> list[str]:
+    """Names the statements read before (or without) assigning them, in first-use order."""
+    assigned: set[str] = set()
+    out: list[str] = []
+    for stmt in stmts:
+        reads = [n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+        for name in reads:
+            if name not in assigned and name not in out:
+                out.append(name)
+        assigned |= {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return out
+
+
+def assigned_in(stmt: ast.stmt) -> set[str]:
+    return {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
+def new_params(ks: KernelSource, names: list[str]) -> Edit:
+    """Append constexpr parameters to the kernel's signature."""
+    args = ks.fn.args
+    if args.defaults or args.kw_defaults or args.vararg or args.kwarg or args.kwonlyargs:
+        raise Decline("the kernel has defaulted, keyword-only or variadic parameters")
+    last = args.args[-1]
+    at = ks.text.end(last)
+    return Edit(at, at, "".join(f", {n}: {ks.tl('constexpr')}" for n in names))
+
+
+def is_kind(comp: Computation, var: str, kind: str) -> bool:
+    v = comp.var(var)
+    return v is not None and v.kind == kind
+

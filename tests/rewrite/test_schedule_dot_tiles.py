@@ -1,0 +1,91 @@
+"""schedule-dot-tiles: K accumulations in any style (scalar, rank-1, blocked tl.dot, batched with a transposed
+operand) are re-emitted as tl.dot tiles with the draft's epilogue, and stay correct under the interpreter at
+sizes that are no multiple of any block."""
+
+from __future__ import annotations
+
+import dot_drafts as drafts
+import pytest
+from recipe_helpers import check_correct, declined, rewrite
+
+STYLES = {
+    "scalar": (drafts.SCALAR, "mm_scalar"),
+    "rank1": (drafts.RANK1, "mm_rank1"),
+    "blocked": (drafts.BLOCKED, "linear_silu"),
+    "batched_t": (drafts.BATCHED_T, "bmm_bt"),
+}
+NAME = "schedule-dot-tiles"
+
+
+def _candidates(style: str) -> list:
+    source, kernel = STYLES[style]
+    return rewrite(NAME, source, kernel)
+
+
+@pytest.mark.parametrize("style", sorted(STYLES))
+def test_every_style_becomes_dot_tiles(style: str) -> None:
+    source, kernel = STYLES[style]
+    ieee, tf32 = _candidates(style)
+    new = ieee.source
+    assert "tl.dot(" in new and "GROUP_M" in new and "num_stages=3" in new
+    assert 'input_precision="ieee"' in new and 'input_precision="tf32"' in tf32.source
+    assert "TF32" in tf32.rationale and "rounds" in tf32.rationale
+    # the signature only grows at its end, and everything outside the kernel and its launch is unchanged
+    head = source.split(f"def {kernel}(")[1].split(")")[0]
+    assert new.split(f"def {kernel}(")[1].startswith(head)
+    assert new.split("class Model(")[1].split("class ModelNew")[0] == source.split("class Model(")[1].split(
+        "class ModelNew")[0]
+
+
+def test_epilogue_is_the_drafts_own() -> None:
+    new = _candidates("blocked")[0].source
+    assert "y = z * tl.sigmoid(z)" in new and "z = acc + bias[None, :]" in new
+    new = _candidates("scalar")[0].source
+    assert "# bias then ReLU, as the reference does" in new and "out = tl.maximum(acc + bias, 0.0)" in new
+
+
+def test_candidates_correct_under_interpreter(tmp_path) -> None:
+    sources = {}
+    for style in STYLES:
+        ieee, tf32 = _candidates(style)
+        sources[f"{style}_ieee"] = ieee.source
+    check_correct(sources, tmp_path)
+
+
+def test_declines_with_the_models_reason() -> None:
+    extra = drafts.RANK1.replace("        acc += a[:, None]", "        a = tl.exp(a)\n        acc += a[:, None]")
+    assert "not a plain product" in declined(NAME, extra, "mm_rank1")
+    padded = drafts.RANK1.replace("mask=mask_m, other=0.0)", "mask=mask_m, other=1.0)")
+    assert "non-zero" in declined(NAME, padded, "mm_rank1")
+    elementwise = drafts.task('''
+@triton.jit
+def add_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) + 1, mask=offs < n)
+''')
+    assert "classifies the kernel as elementwise" in declined(NAME, elementwise, "add_kernel")
+    unbounded = drafts.RANK1.replace("mask_m = offs_m < M", "mask_m = offs_m >= 0")
+    assert "no bound for the M axis" in declined(NAME, unbounded, "mm_rank1")
+    nested = drafts.RANK1.replace("    for k in range(K):", "    if K > 0:\n      for k in range(K):")
+    assert "not a statement of the kernel's body" in declined(NAME, nested, "mm_rank1")
+
+
+BLIND = ["addmm_relu", "linear_silu", "matmul_bias_gelu", "matmul_scale_residual", "matmul_transposed_b"]
+
+
+def test_blind_matmul_drafts_rewritten_and_correct(tmp_path) -> None:
+    """The tuning set's first drafts (bench/blind/matmul) on their own TEST_SHAPES; the constexpr branch in the K
+    loop of batched_matmul_bf16 is declined with its line."""
+    from pathlib import Path
+
+    from tritonlens.analysis.kernels import parse_module
+
+    root = Path(__file__).resolve().parents[2] / "bench" / "blind" / "matmul"
+    sources = {}
+    for stem in BLIND:
+        text = (root / f"{stem}.py").read_text(encoding="utf-8")
+        kernel = next(k.name for k in parse_module(text).kernels if k.launched)
+        sources[stem] = rewrite(NAME, text, kernel)[0].source
+    check_correct(sources, tmp_path)
+    bmm = (root / "batched_matmul_bf16.py").read_text(encoding="utf-8")
+    assert "the K loop also does `if" in declined(NAME, bmm, "bmm_kernel")
