@@ -77,9 +77,15 @@ def test_an_autotune_config_moved_in_the_candidate_replays_the_config_the_launch
     added = AUTOTUNED.replace("num_warps=8)]", "num_warps=8), triton.Config({'BLOCK_M': 16, 'BLOCK_N': 16})]")
     (got,), why = candidate_launches([rec], AUTOTUNED, added)
     assert why is None and got["candidate"]["grid"] == [32, 1, 1]
-    # the launch's config pruned: which config the autotuner would pick is unknown, said
+    # pruned to one config: the autotuner has no choice left, every launch runs it (grid recomputed)
     pruned = AUTOTUNED.replace('triton.Config({"BLOCK_M": 32, "BLOCK_N": 32}, num_warps=4),\n', "")
-    _, why = candidate_launches([rec], AUTOTUNED, pruned)
+    (got,), why = candidate_launches([rec], AUTOTUNED, pruned)
+    assert why is None and got["candidate"]["constexprs"] == {"BLOCK_M": 64, "BLOCK_N": 32}
+    assert got["candidate"]["options"]["num_warps"] == 8 and got["candidate"]["grid"] == [16, 1, 1]
+    # the launch's config dropped from a list that still has a choice: which one the autotuner picks is unknown
+    three = AUTOTUNED.replace("num_warps=8)]", "num_warps=8), triton.Config({'BLOCK_M': 16, 'BLOCK_N': 16})]")
+    dropped = three.replace('triton.Config({"BLOCK_M": 32, "BLOCK_N": 32}, num_warps=4),\n', "")
+    _, why = candidate_launches([rec], three, dropped)
     assert why and "drops the autotune config" in why
 
 

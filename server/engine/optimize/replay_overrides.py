@@ -151,7 +151,7 @@ def _without_knobs(tree: ast.Module, kernels: dict[str, tuple[list[str], set[str
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name in kernels:
             node.body = [ast.Pass()]
-            blank(node, kernels[node.name][1])  # defaults, literal autotune configs, heuristics: replayed too
+            blank(node, kernels[node.name][1], tree)  # defaults, literal autotune configs, heuristics: replayed too
     for call, site, local in _scopes(tree, kernels):
         params, const = kernels[site.kernel]
         for assign in local.values():
@@ -222,7 +222,7 @@ def launch_overrides(before: str, after: str) -> tuple[list[Override], str | Non
         if not (isinstance(node, ast.FunctionDef) and node.name in functions):
             continue
         const = kernels[node.name][1]
-        change = source_change(node.name, source_knobs(functions[node.name], const), source_knobs(node, const),
+        change = source_change(node.name, source_knobs(functions[node.name], const, old), source_knobs(node, const, new),
                                passed.get(node.name, set()))
         if change or (change.new_heuristics and per_kernel.get(node.name) is not None):
             if per_kernel.get(node.name) is None:
