@@ -26,6 +26,7 @@ from ....analysis.core.findings import Severity
 from ....analysis.core.targets import platform_of
 from ....analysis.rewrite.model import Candidate, RecipeContext, Verdict
 from .autotune_search import autotune_moves
+from .derived_knobs import derived_moves
 from .knobs import Knob, apply_edits, find_knobs
 from .proposers import Declined
 
@@ -182,12 +183,14 @@ class ConfigSearch:
         params = {k.name: [(p.name, p.is_constexpr) for p in k.params] for k in ctx.module.kernels}
         try:
             knobs = [k for k in find_knobs(ctx.source, params, platform_of(self.target)) if ctx.kernel in k.kernels]
+            constexprs = [p for p, is_const in params.get(ctx.kernel, []) if is_const]
+            derived = derived_moves(ctx.source, ctx.kernel, constexprs)
         except SyntaxError:
             return [], []
-        if not knobs:
+        if not knobs and not derived:
             self.declined.append(Declined(self.name, ctx.kernel, "no literal block size or launch option to move"))
             return [], []
-        base = self._compile(ctx, ctx.source, sorted({n for k in knobs for n in k.kernels}))
+        base = self._compile(ctx, ctx.source, sorted({n for k in knobs for n in k.kernels} | {ctx.kernel}))
         if base.get("error"):
             self.declined.append(Declined(self.name, ctx.kernel, f"the current text does not compile: {base['error']}"))
             return [], []
@@ -196,6 +199,7 @@ class ConfigSearch:
             edits = [e for knob, value in move.changes for e in knob.edits(value, ctx.source)]
             if edits:
                 candidates.append((move, apply_edits(ctx.source, edits)))
+        candidates += [(Move((), m.label, m.config), m.source) for m in derived]  # heuristics, wrapper expressions
         return self._judge(ctx, base, candidates, "A one-step move of the launch configuration")
 
     def _search_autotune(self, ctx: RecipeContext) -> tuple[list[Candidate], list[Pruned]]:
