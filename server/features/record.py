@@ -14,8 +14,6 @@ CompileFeature.
 from __future__ import annotations
 
 import asyncio
-import os
-import re
 import shlex
 import shutil
 import threading
@@ -28,10 +26,10 @@ from pygls.uris import to_fs_path
 from ..engine.profile.jobs import backend_setting
 from ..engine.record.jobs import default_backend, record_local
 from ..engine.record.launch_store import recorded_kernels, save, workspace_root
+from ..engine.record.suggest import default_command
 from ..lsp.commands import CommandError, arg
 from ..lsp.feature import Feature
 from ..lsp.progress import work_done
-from ..source_files import read_regular_file
 from .compile import CompileFeature
 
 if TYPE_CHECKING:
@@ -39,34 +37,6 @@ if TYPE_CHECKING:
 
 RECORD_COMMAND = "tritonlens.recordLaunches"
 _SKIP = frozenset({"node_modules", "build", "dist", "site-packages", "__pycache__"})
-
-
-def default_command(path: Path, root: Path) -> list[str] | None:
-    """A test of the workspace that imports the file's module, else the file itself when it has a main block."""
-    stem = path.stem
-    pattern = re.compile(rf"^\s*(from|import)\s+[\w.]*\b{re.escape(stem)}\b", re.M)
-    candidates: list[Path] = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _SKIP)
-        for name in sorted(filenames):
-            if name.startswith("test") and name.endswith(".py"):
-                candidates.append(Path(dirpath) / name)
-        if len(candidates) > 2000:
-            break
-    named = [c for c in candidates if c.stem in (f"test_{stem}", f"test{stem}")]
-    for test in named + [c for c in candidates if c not in named]:
-        try:
-            if test == path or pattern.search(read_regular_file(test).decode("utf-8", "replace")):
-                return ["pytest", "-q", str(test.relative_to(root))]
-        except OSError:
-            continue
-    try:
-        text = read_regular_file(path).decode("utf-8", "replace")
-    except OSError:
-        return None
-    if "__main__" in text:
-        return ["python", str(path.relative_to(root)) if root in path.parents else str(path)]
-    return None
 
 
 class RecordService:

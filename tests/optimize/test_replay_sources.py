@@ -77,9 +77,15 @@ def test_an_autotune_config_moved_in_the_candidate_replays_the_config_the_launch
     added = AUTOTUNED.replace("num_warps=8)]", "num_warps=8), triton.Config({'BLOCK_M': 16, 'BLOCK_N': 16})]")
     (got,), why = candidate_launches([rec], AUTOTUNED, added)
     assert why is None and got["candidate"]["grid"] == [32, 1, 1]
-    # the launch's config pruned: which config the autotuner would pick is unknown, said
+    # pruned to one config: the autotuner has no choice left, every launch runs it (grid recomputed)
     pruned = AUTOTUNED.replace('triton.Config({"BLOCK_M": 32, "BLOCK_N": 32}, num_warps=4),\n', "")
-    _, why = candidate_launches([rec], AUTOTUNED, pruned)
+    (got,), why = candidate_launches([rec], AUTOTUNED, pruned)
+    assert why is None and got["candidate"]["constexprs"] == {"BLOCK_M": 64, "BLOCK_N": 32}
+    assert got["candidate"]["options"]["num_warps"] == 8 and got["candidate"]["grid"] == [16, 1, 1]
+    # the launch's config dropped from a list that still has a choice: which one the autotuner picks is unknown
+    three = AUTOTUNED.replace("num_warps=8)]", "num_warps=8), triton.Config({'BLOCK_M': 16, 'BLOCK_N': 16})]")
+    dropped = three.replace('triton.Config({"BLOCK_M": 32, "BLOCK_N": 32}, num_warps=4),\n', "")
+    _, why = candidate_launches([rec], three, dropped)
     assert why and "drops the autotune config" in why
 
 
@@ -121,3 +127,48 @@ def test_a_heuristic_reading_a_block_moved_at_the_launch_site_is_re_evaluated():
     assert why is None
     assert got["candidate"]["constexprs"] == {"BLOCK_N": 96, "EVEN": False}  # 128 % 96 != 0
     assert got["candidate"]["grid"] == [16, 1, 1]  # cdiv(256, 32) * cdiv(128, 96)
+
+
+GRID_DEF = '''
+import triton
+import triton.language as tl
+
+
+def _grid(META):
+    return (triton.cdiv(META["n"], META["BLOCK"]),)
+
+
+@triton.jit
+def scale_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2.0, mask=offs < n)
+
+
+def scale(x, y, n):
+    scale_kernel[_grid](x, y, n, BLOCK=64)
+
+
+def scale_on(grid, x, y, n):
+    scale_kernel[grid](x, y, n, BLOCK=64)
+'''
+
+
+def _scale_launch() -> dict:
+    return {"kernel": "scale_kernel", "grid": [16, 1, 1], "count": 1, "options": {"num_warps": 4}, "args": [
+        {"name": "x_ptr", "kind": "tensor", "dtype": "float32", "shape": [1000], "strides": [1]},
+        {"name": "y_ptr", "kind": "tensor", "dtype": "float32", "shape": [1000], "strides": [1]},
+        {"name": "n", "kind": "int", "value": 1000}, {"name": "BLOCK", "kind": "constexpr", "value": 64}]}
+
+
+def test_a_grid_function_is_recomputed_and_a_grid_replay_cannot_read_is_refused():
+    only_def = GRID_DEF[:GRID_DEF.index("\n\ndef scale_on")] + "\n"
+    moved = only_def.replace("BLOCK=64)", "BLOCK=256)")
+    (got,), why = candidate_launches([_scale_launch()], only_def, moved)
+    assert why is None and got["candidate"]["grid"] == [4, 1, 1]  # `def _grid(META)` recomputed: cdiv(1000, 256)
+    # a grid handed in by the caller: the recorded one may have been computed from BLOCK; never launched stale
+    opaque = GRID_DEF.replace("def scale(x, y, n):\n    scale_kernel[_grid](x, y, n, BLOCK=64)\n\n\n", "")
+    _, why = candidate_launches([_scale_launch()], opaque, opaque.replace("BLOCK=64)", "BLOCK=256)"))
+    assert why and "`grid` replay cannot recompute" in why
+    # an option alone leaves the grid as recorded: accepted
+    (got,), why = candidate_launches([_scale_launch()], opaque, opaque.replace("BLOCK=64)", "BLOCK=64, num_warps=8)"))
+    assert why is None and got["candidate"]["grid"] == [16, 1, 1]

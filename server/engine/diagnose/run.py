@@ -102,7 +102,7 @@ def analyze_kernel(
         result.error = f"specialization failed: {type(exc).__name__}: {exc}"
         return result
     result.specializations = specs
-    result.findings.extend(specialization_findings(parsed, kernel, specs, overrides=table))
+    result.findings.extend(_with_record_command(specialization_findings(parsed, kernel, specs, overrides=table), path))
     platform = platform_of(target)
     to_compile = [s for s in specs if s.complete][:max_variants]
     unavailable = environment_problem(runner, target) if to_compile else None
@@ -260,4 +260,26 @@ def analyze_document(
                 parsed=parsed,
             )
         )
+    return out
+
+
+_GENERIC_RECORD = "`tritonlens record -- pytest ...` or `-- python script.py`"
+
+
+def _with_record_command(findings: list[Any], path: str | None) -> list[Any]:
+    """A finding on guessed values names the exact command that records real ones, when a test or script of the
+    workspace launches the file (server/engine/record/suggest.py); data["record_command"] holds its argv (the
+    editor's "Record launches" action runs it)."""
+    from dataclasses import replace
+
+    from ..record.suggest import record_hint
+
+    out, hint = [], None
+    for f in findings:
+        if _GENERIC_RECORD in f.message and "assumed" in (f.data or {}):
+            hint = hint or record_hint(path or "")
+            if hint:
+                f = replace(f, message=f.message.replace(_GENERIC_RECORD, f"`{hint[1]}`"),
+                            data={**f.data, "record_command": hint[0]})
+        out.append(f)
     return out

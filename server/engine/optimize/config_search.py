@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 from ....analysis.core.findings import Severity
 from ....analysis.core.targets import platform_of
 from ....analysis.rewrite.model import Candidate, RecipeContext, Verdict
+from .autotune_search import autotune_moves
+from .derived_knobs import derived_moves
 from .knobs import Knob, apply_edits, find_knobs
 from .proposers import Declined
 
@@ -48,13 +50,31 @@ FEASIBILITY: dict[str, Feasibility] = {"ascend": _ub_overflow}  # platform -> ch
 @dataclass(frozen=True)
 class Move:
     changes: tuple[tuple[Knob, Any], ...]
+    text: str = ""  # a move that is not a set of knob changes (autotune configs) says what it is
+    values: dict[str, Any] | None = field(default=None, hash=False, compare=False)
 
     @property
     def label(self) -> str:
-        return ", ".join(f"{k.label}: {k.value} -> {v}" for k, v in self.changes)
+        return self.text or ", ".join(f"{k.label}: {k.value} -> {v}" for k, v in self.changes)
 
     def config(self) -> dict[str, Any]:
-        return {k.label: v for k, v in self.changes}
+        return dict(self.values) if self.values is not None else {k.label: v for k, v in self.changes}
+
+
+MAXNREG = (255, 168, 128, 96, 64)  # registers per thread a launch may be capped at (CUDA `maxnreg`)
+
+
+def maxnreg_moves(knobs: Sequence[Knob], base: dict[str, Any]) -> list[Move]:
+    """`maxnreg` caps below what the current text's compile uses (more resident warps per SM); a cap that makes
+    the kernel spill is pruned like any other move (the compile result)."""
+    out = []
+    for k in knobs:
+        if k.kind != "maxnreg" or len(k.kernels) != 1:
+            continue
+        used = int((base.get("kernels", {}).get(next(iter(k.kernels))) or {}).get("registers") or 0)
+        below = [v for v in MAXNREG if v < min(used, k.value or 256)]
+        out += [Move(((k, v),)) for v in below[:2]]
+    return out
 
 
 # Tile shapes for a kernel whose main loop feeds tl.dot (CUDA): (tile blocks, other blocks, num_warps, num_stages).
@@ -157,30 +177,56 @@ class ConfigSearch:
 
     def search(self, ctx: RecipeContext) -> tuple[list[Candidate], list[Pruned]]:
         """Every one-step move of ctx.kernel's launches, compiled; (survivors as candidates, pruned moves)."""
+        kinfo = next((k for k in ctx.module.kernels if k.name == ctx.kernel), None)
+        if kinfo is not None and kinfo.autotune is not None:
+            return self._search_autotune(ctx)
         params = {k.name: [(p.name, p.is_constexpr) for p in k.params] for k in ctx.module.kernels}
         try:
             knobs = [k for k in find_knobs(ctx.source, params, platform_of(self.target)) if ctx.kernel in k.kernels]
+            constexprs = [p for p, is_const in params.get(ctx.kernel, []) if is_const]
+            derived = derived_moves(ctx.source, ctx.kernel, constexprs)
         except SyntaxError:
             return [], []
-        if not knobs:
+        if not knobs and not derived:
             self.declined.append(Declined(self.name, ctx.kernel, "no literal block size or launch option to move"))
             return [], []
-        kinfo = next((k for k in ctx.module.kernels if k.name == ctx.kernel), None)
-        if kinfo is not None and kinfo.autotune is not None:
-            self.declined.append(Declined(self.name, ctx.kernel, "the kernel is autotuned: its configs are the search"))
-            return [], []
-        base = self._compile(ctx, ctx.source, sorted({n for k in knobs for n in k.kernels}))
+        base = self._compile(ctx, ctx.source, sorted({n for k in knobs for n in k.kernels} | {ctx.kernel}))
         if base.get("error"):
             self.declined.append(Declined(self.name, ctx.kernel, f"the current text does not compile: {base['error']}"))
             return [], []
         candidates: list[tuple[Move, str]] = []
-        for move in _unique(moves(knobs, platform_of(self.target))):
+        for move in _unique(moves(knobs, platform_of(self.target)) + maxnreg_moves(knobs, base)):
             edits = [e for knob, value in move.changes for e in knob.edits(value, ctx.source)]
             if edits:
                 candidates.append((move, apply_edits(ctx.source, edits)))
+        candidates += [(Move((), m.label, m.config), m.source) for m in derived]  # heuristics, wrapper expressions
+        return self._judge(ctx, base, candidates, "A one-step move of the launch configuration")
+
+    def _search_autotune(self, ctx: RecipeContext) -> tuple[list[Candidate], list[Pruned]]:
+        """Moves inside the kernel's `@triton.autotune` configs (autotune_search.py), compiled and pruned alike."""
+        from ..record.launch_store import recorded_for
+
+        launches = recorded_for(ctx.path, ctx.source, ctx.kernel)
+        try:
+            found, why = autotune_moves(ctx.source, ctx.kernel, launches)
+        except SyntaxError:
+            return [], []
+        if why:
+            self.declined.append(Declined(self.name, ctx.kernel, f"autotuned: {why}"))
+            return [], []
+        base = self._compile(ctx, ctx.source, [ctx.kernel])
+        if base.get("error"):
+            self.declined.append(Declined(self.name, ctx.kernel, f"the current text does not compile: {base['error']}"))
+            return [], []
+        candidates = [(Move((), m.label, m.config), m.source) for m in found]
+        return self._judge(ctx, base, candidates, "A move inside the kernel's autotune configs")
+
+    def _judge(self, ctx: RecipeContext, base: dict[str, Any], candidates: list[tuple[Move, str]],
+               what: str) -> tuple[list[Candidate], list[Pruned]]:
         with ThreadPoolExecutor(max_workers=max(1, self.workers)) as pool:
             facts = list(pool.map(
-                lambda mc: self._compile(ctx, mc[1], sorted({n for k, _ in mc[0].changes for n in k.kernels})),
+                lambda mc: self._compile(ctx, mc[1], sorted({n for k, _ in mc[0].changes for n in k.kernels})
+                                         or [ctx.kernel]),
                 candidates,
             ))
         survivors: list[Candidate] = []
@@ -193,7 +239,7 @@ class ConfigSearch:
             if len(survivors) >= self.max_survivors:
                 pruned.append(Pruned(move.label, "compiled fine; beyond this round's timing budget"))
                 continue
-            survivors.append(self._candidate(ctx, move, text, fact))
+            survivors.append(self._candidate(ctx, move, text, fact, what))
         self.pruned.extend(pruned)
         return survivors, pruned
 
@@ -246,7 +292,7 @@ class ConfigSearch:
                     return why
         return None
 
-    def _candidate(self, ctx: RecipeContext, move: Move, text: str, fact: dict[str, Any]) -> Candidate:
+    def _candidate(self, ctx: RecipeContext, move: Move, text: str, fact: dict[str, Any], what: str) -> Candidate:
         resources = "; ".join(
             f"{k}: UB {f['ub']['reason']}" if "ub" in f else
             f"{k}: {f.get('registers')} registers, {f.get('spill_stores') or 0} spilled, {f.get('shared')} B shared"
@@ -258,7 +304,7 @@ class ConfigSearch:
             producer=self.name,
             kernel=ctx.kernel,
             title=f"config: {move.label}",
-            rationale=f"A one-step move of the launch configuration, compiled for {self.target} first ({resources}); "
+            rationale=f"{what}, compiled for {self.target} first ({resources}); "
             "kept only if the gate measures it faster.",
             evidence=(),
             level=4,

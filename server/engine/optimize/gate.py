@@ -27,6 +27,7 @@ from ....analysis.trust.redaction import Redactor
 from ....ascend_runner.protocol import HarnessSpec, TimingSpec, VerifyRequest
 from ...trust.confined_runner import ConfinedCompiles
 from ...trust.secrets import redactor as process_redactor
+from .faults import device_fault
 from .shapes import ShapePlan
 from .timing import MIN_GAIN, judge
 from .verify_plan import VerificationPlan, replay_launches_for
@@ -91,6 +92,14 @@ def tolerance_summary(tolerance: Any) -> str:
 
 def _reject(candidate: Candidate, stage: str, reason: str, **details: Any) -> Verdict:
     return Verdict(candidate.id, False, reason, stage=stage, details=details)
+
+
+def _fault(candidate: Candidate, fault: str, what: str, details: dict[str, Any],
+           max_error: float | None = None) -> Verdict:
+    details = {**details, "fault": fault, "faster": False}
+    reason = (f"the candidate faulted on the device ({fault}): {what}. It ran in its own process (a fresh worker per "
+              "verify job), so no other candidate's timing was affected")
+    return Verdict(candidate.id, False, reason, stage="fault", max_error=max_error, details=details)
 
 
 class Gate:
@@ -258,6 +267,9 @@ class Gate:
         if not reply.get("ok"):
             error = reply.get("error") or {}
             message = error.get("message") if isinstance(error, dict) else str(error)
+            fault = device_fault(str(message))
+            if fault:  # the candidate's own worker died: that worker was fresh and is gone; nothing else is touched
+                return _fault(candidate, fault, f"its verify job's worker died: {message}", details)
             return Verdict(candidate.id, False, f"the runner failed: {message}", stage="runner", details=details)
         res = dict(reply.get("result") or {})
         checks = list(res.get("checks") or [])
@@ -274,10 +286,16 @@ class Gate:
         max_error = max(errs) if errs else None
         if not res.get("ok", False):
             why = "; ".join(res.get("errors") or ["the verify job failed"])
+            if device_fault(why):
+                return _fault(candidate, device_fault(why) or "", f"could not run: {why}", details)
             return Verdict(candidate.id, False, f"could not run: {why}", stage="compile", details=details)
         failed = [c for c in checks if not c.get("passed")]
         if failed:
             first = next((c for c in failed if not c.get("held_out")), failed[0])
+            fault = device_fault(str(first.get("reason")))
+            if fault:
+                where = f"shape {first.get('shape')} seed {first.get('seed')}"
+                return _fault(candidate, fault, f"{where}: {first.get('reason')}", details, max_error)
             stage = "unseen-shape" if first.get("held_out") else "correctness"
             if "CompilationError" in str(first.get("reason")):
                 stage = "compile"

@@ -1,6 +1,6 @@
 """The tunable values of a file's kernel launches, located in the text: constexpr block sizes given as integer
-literals (at the launch, or through a local assigned once), `num_warps` / `num_stages` (CUDA) or `multibuffer`
-(Ascend) at the launch, present or insertable.
+literals (at the launch, or through a local assigned once), `num_warps` / `num_stages` / `maxnreg` (CUDA) or
+`multibuffer` (Ascend) at the launch, present or insertable.
 
 A block size that also sizes the grid (`triton.cdiv(n, 64)` on the grid axis whose `tl.program_id` the kernel
 multiplies by that block) moves together with it; literals shared between launches (one `grid` for two kernels)
@@ -25,7 +25,7 @@ class Loc:
 @dataclass
 class Knob:
     label: str  # "row_sum_kernel.BLOCK_SIZE", "row_sum_kernel.num_warps"
-    kind: str  # "block" | "num_warps" | "num_stages" | "multibuffer"
+    kind: str  # "block" | "num_warps" | "num_stages" | "maxnreg" | "multibuffer"
     value: Any  # the current value
     locs: list[Loc] = field(default_factory=list)  # literal(s) to replace
     inserts: list[int] = field(default_factory=list)  # where `, name=value` goes at launches that omit it
@@ -189,8 +189,8 @@ def _launch_knobs(
             locs += [text.loc(g) for g in _grid_literals(call.func.slice, axes[pname], value, assigned)]  # type: ignore[attr-defined]
         out.append(Knob(f"{kernel}.{pname}", "block", value, locs, kernels={kernel}, has_loop=has_loop,
                         grid_axis=axes.get(pname), dot_loop=dot_loop))
-    names = ("multibuffer",) if platform == "ascend" else ("num_warps", "num_stages")
-    defaults = {"num_warps": 4, "num_stages": 3, "multibuffer": True}
+    names = ("multibuffer",) if platform == "ascend" else ("num_warps", "num_stages", "maxnreg")
+    defaults = {"num_warps": 4, "num_stages": 3, "multibuffer": True, "maxnreg": None}
     last = [*call.args, *(kw.value for kw in call.keywords)]
     end = text.loc(last[-1]).end if last else text.loc(call).end - 1  # after the last argument
     for opt in names:
@@ -200,7 +200,7 @@ def _launch_knobs(
                             dot_loop=dot_loop))
             continue
         lit = _resolve(node, assigned)
-        if isinstance(lit, ast.Constant) and type(lit.value) in (int, bool):
+        if isinstance(lit, ast.Constant) and (type(lit.value) in (int, bool) or (opt == "maxnreg" and lit.value is None)):
             out.append(Knob(f"{kernel}.{opt}", opt, lit.value, [text.loc(lit)], [], opt, {kernel}, has_loop,
                             dot_loop=dot_loop))
     return out

@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from ....analysis.source.safe_eval import UNKNOWN, evaluate
+from ....analysis.source.safe_eval import UNKNOWN, call_name, evaluate
 from .replay_sources import SourceChange, apply_source_change, blank, source_change, source_knobs
 
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "multibuffer", "enable_fp_fusion")
@@ -49,6 +49,10 @@ class Override:
     grid_lambda: ast.Lambda | None = None
     recorded_lambda: ast.Lambda | None = None
     source: SourceChange | None = None  # constexprs the kernel's own source gives (defaults, configs, heuristics)
+    # the site's grid is a name replay cannot read (a parameter, a callable it does not understand): the recorded
+    # grid may have been computed from the constexprs, so a candidate that moves one is refused, never launched on
+    # the old grid (a block move of a matmul on a stale META grid read out of bounds)
+    grid_opaque: str | None = None
 
     def key(self) -> str:
         """Equal for two sites whose overrides compute the same values (the wrapper's own names for the
@@ -151,7 +155,7 @@ def _without_knobs(tree: ast.Module, kernels: dict[str, tuple[list[str], set[str
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name in kernels:
             node.body = [ast.Pass()]
-            blank(node, kernels[node.name][1])  # defaults, literal autotune configs, heuristics: replayed too
+            blank(node, kernels[node.name][1], tree)  # defaults, literal autotune configs, heuristics: replayed too
     for call, site, local in _scopes(tree, kernels):
         params, const = kernels[site.kernel]
         for assign in local.values():
@@ -185,10 +189,15 @@ def launch_overrides(before: str, after: str) -> tuple[list[Override], str | Non
         return [], "it changes code outside the kernels' bodies other than a launch site's constexprs, options or grid"
     per_kernel: dict[str, Override] = {}
     lambdas: dict[str, tuple[ast.Lambda | None, ast.Lambda | None, dict[str, str]]] = {}
+    opaque: dict[str, str] = {}
     passed: dict[str, set[str]] = {}
+    grids_old, grids_new = _grid_functions(old), _grid_functions(new)
     for (_, a, la), (_, b, lb) in zip(_scopes(old, kernels), _scopes(new, kernels), strict=True):
         const = kernels[a.kernel][1]
         a, b = _resolved(a, const, la), _resolved(b, const, lb)
+        a.grid, b.grid = _as_lambda(a.grid, grids_old), _as_lambda(b.grid, grids_new)
+        if isinstance(b.grid, ast.Name) or isinstance(b.grid, ast.Call) and not _tuple_like(b.grid):
+            opaque[a.kernel] = ast.unparse(b.grid)
         passed.setdefault(a.kernel, set()).update(b.args)
         if isinstance(b.grid, ast.Lambda) or isinstance(a.grid, ast.Lambda):
             lambdas[a.kernel] = (
@@ -222,7 +231,7 @@ def launch_overrides(before: str, after: str) -> tuple[list[Override], str | Non
         if not (isinstance(node, ast.FunctionDef) and node.name in functions):
             continue
         const = kernels[node.name][1]
-        change = source_change(node.name, source_knobs(functions[node.name], const), source_knobs(node, const),
+        change = source_change(node.name, source_knobs(functions[node.name], const, old), source_knobs(node, const, new),
                                passed.get(node.name, set()))
         if change or (change.new_heuristics and per_kernel.get(node.name) is not None):
             if per_kernel.get(node.name) is None:
@@ -232,7 +241,32 @@ def launch_overrides(before: str, after: str) -> tuple[list[Override], str | Non
     for name, (candidate, recorded, _) in lambdas.items():
         if per_kernel.get(name) is not None:
             per_kernel[name].grid_lambda, per_kernel[name].recorded_lambda = candidate, recorded
+    for name, grid in opaque.items():
+        if per_kernel.get(name) is not None:
+            per_kernel[name].grid_opaque = grid
     return [o for o in per_kernel.values() if o is not None], None
+
+
+def _grid_functions(tree: ast.Module) -> dict[str, ast.Lambda]:
+    """Module-level `def grid(META): return (...)` as the lambda it is, so it is recomputed like one."""
+    out = {}
+    for node in tree.body:
+        if not (isinstance(node, ast.FunctionDef) and len(node.args.args) == 1 and not node.decorator_list):
+            continue
+        body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+        if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None:
+            out[node.name] = ast.Lambda(args=node.args, body=body[0].value)
+    return out
+
+
+def _as_lambda(grid: ast.expr, functions: dict[str, ast.Lambda]) -> ast.expr:
+    return functions.get(grid.id, grid) if isinstance(grid, ast.Name) else grid
+
+
+def _tuple_like(node: ast.expr) -> bool:
+    """A call that computes a number (`triton.cdiv(n, B)`, `min(...)`), not one that returns a grid callable."""
+    return call_name(node.func) in ("cdiv", "next_power_of_2", "min", "max", "int") if isinstance(node, ast.Call) \
+        else True
 
 
 def _free_names(node: ast.AST) -> set[str]:
@@ -267,6 +301,10 @@ def apply_override(launch: dict[str, Any], override: Override) -> dict[str, Any]
     changed = {k for k, v in knobs["constexprs"].items() if recorded_values.get(k) != v}
     grid = list(launch.get("grid") or [])
     node = override.grid
+    if node is None and changed and override.grid_lambda is None and override.grid_opaque:
+        return (f"the candidate moves {', '.join(sorted(changed))} of {override.kernel}, whose grid "
+                f"`{override.grid_opaque}` replay cannot recompute from the candidate's values: launching the "
+                "recorded grid could cover too little or read out of bounds")
     if node is None and changed and override.grid_lambda is not None:
         node = override.grid_lambda  # the same `lambda META:` text, but META now holds other values
         if override.recorded_lambda is not None:

@@ -4,7 +4,9 @@
 A candidate that changes only those (and launch-site knobs, replay_overrides.py) is replayed with the values its
 source gives each recorded launch: a default applies where no launch site passes the name and the record holds the
 old default; an autotune config applies to the launches that ran the config at the same place in the original's
-list (its values and options match the record); a heuristic is re-evaluated on the launch's recorded values
+list (its values and options match the record), and a list cut to one config to every launch (the autotuner has no choice
+left); configs built by a helper function, a module constant or a comprehension are read as a list
+(analysis/kernels/config_lists.py); a heuristic is re-evaluated on the launch's recorded values
 (analysis/source/safe_eval.py, no call into user code), after checking that the original heuristic gives the
 recorded value. Added or pruned configs are accepted where the recorded launch's config is still there unchanged
 (replay cannot know which config the autotuner would choose otherwise: that is refused, with the reason).
@@ -16,25 +18,17 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
+from ....analysis.kernels.config_lists import Config, configs_node, decorator, read_configs
 from ....analysis.source.safe_eval import UNKNOWN, evaluate
 
 HOLE = "__tritonlens_source_knob__"
-CONFIG_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg")
-Config = tuple[dict[str, Any], dict[str, Any]]  # (constexpr values, launch options)
 
 
 @dataclass
 class SourceKnobs:
     defaults: dict[str, Any] = field(default_factory=dict)  # constexpr parameter -> literal default
-    configs: list[Config] | None = None  # literal autotune configs, in order (None: no literal list)
+    configs: list[Config] | None = None  # autotune configs, in order (None: not readable from the text)
     heuristics: dict[str, ast.Lambda] = field(default_factory=dict)
-
-
-def _decorator(fn: ast.FunctionDef, name: str) -> ast.Call | None:
-    for d in fn.decorator_list:
-        if isinstance(d, ast.Call) and ast.unparse(d.func).split(".")[-1] == name:
-            return d
-    return None
 
 
 def _literal(node: ast.AST) -> Any:
@@ -44,37 +38,22 @@ def _literal(node: ast.AST) -> Any:
         return UNKNOWN
 
 
-def _config(node: ast.expr) -> Config | None:
-    if not (isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] == "Config" and node.args):
-        return None
-    kwargs = _literal(node.args[0])
-    options = {kw.arg: _literal(kw.value) for kw in node.keywords if kw.arg in CONFIG_OPTIONS}
-    if not isinstance(kwargs, dict) or UNKNOWN in options.values():
-        return None
-    return kwargs, options
-
-
-def _configs_node(call: ast.Call) -> ast.expr | None:
-    return next((kw.value for kw in call.keywords if kw.arg == "configs"), call.args[0] if call.args else None)
-
-
 def _heuristics_dict(fn: ast.FunctionDef) -> ast.Dict | None:
-    call = _decorator(fn, "heuristics")
+    call = decorator(fn, "heuristics")
     node = (call.args[0] if call.args else None) if call else None
     return node if isinstance(node, ast.Dict) else None
 
 
-def source_knobs(fn: ast.FunctionDef, constexprs: set[str]) -> SourceKnobs:
+def source_knobs(fn: ast.FunctionDef, constexprs: set[str], module: ast.Module | None = None) -> SourceKnobs:
+    """`module`: the file, for configs built by a helper function, a module constant or a comprehension."""
     out = SourceKnobs()
     args = fn.args.posonlyargs + fn.args.args
     for arg, default in zip(args[len(args) - len(fn.args.defaults):], fn.args.defaults, strict=True):
         if arg.arg in constexprs and _literal(default) is not UNKNOWN:
             out.defaults[arg.arg] = _literal(default)
-    tune = _decorator(fn, "autotune")
-    listed = _configs_node(tune) if tune else None
-    if isinstance(listed, ast.List):
-        configs = [_config(e) for e in listed.elts]
-        out.configs = None if None in configs else configs  # type: ignore[assignment]
+    tune = decorator(fn, "autotune")
+    if tune is not None:
+        out.configs = read_configs(configs_node(tune), module)
     table = _heuristics_dict(fn)
     for key, value in zip(table.keys if table else [], table.values if table else [], strict=True):
         if isinstance(key, ast.Constant) and isinstance(key.value, str) and isinstance(value, ast.Lambda):
@@ -82,16 +61,19 @@ def source_knobs(fn: ast.FunctionDef, constexprs: set[str]) -> SourceKnobs:
     return out
 
 
-def blank(fn: ast.FunctionDef, constexprs: set[str]) -> None:
-    """Replace in `fn` (a copy) what source_knobs reads, so two texts differing only there compare equal."""
+def blank(fn: ast.FunctionDef, constexprs: set[str], module: ast.Module | None = None) -> None:
+    """Replace in `fn` (a copy) what source_knobs reads, so two texts differing only there compare equal (the
+    autotune key too: it decides when the autotuner benchmarks again, never which values a recorded launch ran)."""
     args = fn.args.posonlyargs + fn.args.args
     for i, (arg, default) in enumerate(zip(args[len(args) - len(fn.args.defaults):], fn.args.defaults, strict=True)):
         if arg.arg in constexprs and _literal(default) is not UNKNOWN:
             fn.args.defaults[i] = ast.Name(HOLE)
-    tune = _decorator(fn, "autotune")
-    listed = _configs_node(tune) if tune else None
-    if isinstance(listed, ast.List) and all(_config(e) for e in listed.elts):
-        listed.elts = [ast.Name(HOLE)]
+    tune = decorator(fn, "autotune")
+    if tune is not None and read_configs(configs_node(tune), module) is not None:
+        for kw in tune.keywords:
+            if kw.arg in ("configs", "key"):
+                kw.value = ast.Name(HOLE)
+        tune.args = [ast.Name(HOLE) if i < 2 else a for i, a in enumerate(tune.args)]
     table = _heuristics_dict(fn)
     if table:
         table.values = [ast.Name(HOLE) if isinstance(v, ast.Lambda) else v for v in table.values]
@@ -148,7 +130,10 @@ def apply_source_change(
         ran = next((i for i, c in enumerate(old) if _ran(c, values, options)), None)
         if ran is None:
             return f"the recorded launch of {change.kernel} ran no autotune config of the original text"
-        if len(old) == len(new):
+        if len(new) == 1:  # one config: the autotuner has no choice, every launch runs it
+            constexprs.update(new[0][0])
+            opts.update(new[0][1])
+        elif len(old) == len(new):
             constexprs.update(new[ran][0])
             opts.update(new[ran][1])
         elif old[ran] not in new:
