@@ -28,6 +28,7 @@ from ..source_edit import Edit
 from .emit import (
     ScheduleRecipe,
     access_call,
+    carried_inductions,
     launch_argument,
     loop_node,
     names_in,
@@ -95,6 +96,10 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
     loop = loop_node(ks, comp.var(acc.loop))
     if not any(loop is s for s in ks.fn.body):
         raise Decline(f"line {loop.lineno}: the reduction loop is nested (not at the top of the kernel)")
+    moved = carried_inductions(ks, loop, {acc.var})
+    if moved:
+        raise Decline(f"line {loop.lineno}: the loop advances {', '.join(moved)} each iteration (an induction the "
+                      "new iteration order would not move)")
     parts = simple_range(loop)
     if parts is None:
         raise Decline(f"line {loop.lineno}: the reduction loop is not a plain range()")
@@ -109,8 +114,9 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
     at = ks.fn.body.index(loop)
     init = next((s for s in reversed(ks.fn.body[:at]) if isinstance(s, ast.Assign) and len(s.targets) == 1
                  and isinstance(s.targets[0], ast.Name) and s.targets[0].id == acc.var), None)
-    if init is None or _init_value(ks, init.value) != _IDENTITY[acc.op]:
-        raise Decline(f"`{acc.var}` does not start from the identity of its {acc.op} "
+    # each slice starts from the initial value again: harmless for max/min, wrong for a sum unless it is 0
+    if init is None or (acc.op == "sum" and _init_value(ks, init.value) != _IDENTITY["sum"]):
+        raise Decline(f"`{acc.var}` does not start from the identity of its sum "
                       "(each slice would count the start again)")
     tainted = {acc.var}
     for s in ks.fn.body[at + 1:]:

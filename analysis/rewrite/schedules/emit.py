@@ -173,3 +173,18 @@ def constexpr_params(ks: KernelSource) -> set[str]:
 
 def names_in(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def carried_inductions(ks: KernelSource, loop: ast.For, keep: set[str]) -> list[str]:
+    """Names other than `keep` that the loop body reassigns after they were set before the loop (a pointer
+    advanced per iteration, `blk = tl.advance(blk, ...)`): they move with the iteration count, not the loop
+    variable, so a schedule that changes which iterations run must decline."""
+    from ..kernel_patterns import assigned_names
+
+    inside = assigned_names(loop.body)
+    before: set[str] = set()
+    for s in ks.fn.body:
+        if s is loop:
+            break
+        before |= assigned_names([s])
+    return sorted((inside & before) - keep - {loop.target.id if isinstance(loop.target, ast.Name) else ""})

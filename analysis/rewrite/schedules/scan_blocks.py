@@ -26,6 +26,7 @@ from .emit import (
     ScheduleRecipe,
     accesses_in,
     append_constexprs,
+    carried_inductions,
     loop_node,
     names_in,
     node_text,
@@ -79,6 +80,10 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
     acc = running[0]
     var = comp.var(acc.loop)
     loop = loop_node(ks, var)
+    moved = carried_inductions(ks, loop, {acc.var})
+    if moved:
+        raise Decline(f"line {loop.lineno}: the loop advances {', '.join(moved)} each iteration (an induction the "
+                      "new iteration order would not move)")
     parts = simple_range(loop)
     if parts is None:
         raise Decline(f"line {loop.lineno}: the scan loop is not a plain range()")
