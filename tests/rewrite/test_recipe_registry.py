@@ -28,7 +28,7 @@ def test_at_least_twelve_recipes_with_real_keys_and_tests() -> None:
     assert modules <= tests, modules - tests
     for recipe in RECIPES:
         assert recipe.keys and recipe.title and recipe.name == recipe.name.lower()
-        unknown = [code for code in recipe.keys if code != ANY_KERNEL and get(code) is None]
+        unknown = [code for code in recipe.keys if code != ANY_KERNEL and get(code) is None]  # schedules: every kernel
         assert not unknown, (recipe.name, unknown)
     assert {r.name for r in recipes_for({"TL133"})} >= {"dot-tiles", "grouped-program-order"}
 

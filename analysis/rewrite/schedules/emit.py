@@ -1,0 +1,190 @@
+"""What the schedules share: the kernel's lifted model, the AST nodes the model's lines point to, regions of the
+kernel re-emitted with edits inside them, new constexpr parameters, and launch rewrites.
+
+A schedule reads *what* the kernel computes from the model (analysis/computation) and takes *how the user wrote
+it* (names, expressions, comments) from the AST, so the emitted kernel reads like the user's own.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+from ...computation.classify import Kind, classify
+from ...computation.lift import lift_kernel
+from ...computation.model import LOOP, Access, Computation, IndexVar
+from ..model import Candidate, NotApplicable, RecipeContext
+from ..recipe_kit import Decline, KernelSource
+from ..source_edit import Edit, apply_edits, reindent
+
+Build = Callable[[object, KernelSource, Computation, Kind], list[Candidate]]
+
+
+class ScheduleRecipe:
+    """A schedule: `build(recipe, ks, comp, kind)` returns candidates or raises Decline (one module defines one)."""
+
+    def __init__(self, name: str, title: str, build: Build, summary: str = "") -> None:
+        from ..model import ANY_KERNEL
+
+        self.name = name
+        self.title = title
+        self.keys = (ANY_KERNEL,)
+        self.summary = summary
+        self._build = build
+
+    def propose(self, ctx: RecipeContext) -> list[Candidate] | NotApplicable:
+        try:
+            ks = KernelSource(ctx)
+            comp = lift_kernel(ctx.module, ks.info)
+            if comp.unmodelled:
+                raise Decline(f"the model of {ctx.kernel} is incomplete: {comp.unmodelled[0]}")
+            candidates = self._build(self, ks, comp, classify(comp))
+        except Decline as exc:
+            return NotApplicable(self.name, str(exc))
+        if not candidates:
+            return NotApplicable(self.name, "the schedule produced no candidate")
+        return candidates
+
+    def __repr__(self) -> str:
+        return f"<schedule {self.name}>"
+
+
+def require_class(kind: Kind, *names: str) -> None:
+    if kind.name not in names:
+        raise Decline(f"the kernel computes a {kind.name}, not a {' or '.join(names)}")
+
+
+def loop_node(ks: KernelSource, var: IndexVar) -> ast.For:
+    """The `for` statement of a loop index variable."""
+    if var.kind != LOOP:
+        raise Decline(f"{var.name} is not a loop")
+    for node in ast.walk(ks.fn):
+        if isinstance(node, ast.For) and node.lineno == var.line:
+            return node
+    raise Decline(f"cannot find the loop on line {var.line}")
+
+
+def access_call(ks: KernelSource, access: Access) -> ast.Call:
+    """The tl.load / tl.store / tl.atomic_* call an access was lifted from (helpers are not rewritten)."""
+    names = ("load",) if access.kind == "load" else ("store",) if access.kind == "store" else None
+    for node in ast.walk(ks.fn):
+        if isinstance(node, ast.Call) and node.lineno == access.line:
+            call = ks.tl_call(node)
+            if (names and call in names) or (names is None and call and call.startswith("atomic_")):
+                return node
+    raise Decline(f"line {access.line}: the {access.kind} is not written in the kernel itself (a helper?)")
+
+
+def accesses_in(comp: Computation, loop: str) -> list[Access]:
+    return [a for a in comp.accesses if loop in a.in_loops]
+
+
+def require_affine(accesses: list[Access]) -> None:
+    for a in accesses:
+        if a.offset is None or a.data_dependent:
+            raise Decline(f"line {a.line}: the {a.kind} of {a.tensor} is not affine "
+                          f"({a.why or 'address from loaded values'})")
+
+
+def region_text(ks: KernelSource, first: ast.stmt, last: ast.stmt, edits: list[Edit]) -> str:
+    """The whole lines of statements first..last with `edits` (inside them) applied."""
+    start, end = ks.text.statement_lines(first, last)
+    inner = [Edit(e.start - start, e.end - start, e.text) for e in edits if start <= e.start and e.end <= end]
+    if len(inner) != len(edits):
+        raise Decline("an edit falls outside the region it belongs to")
+    try:
+        return apply_edits(ks.text.source[start:end], inner)
+    except ValueError as exc:
+        raise Decline(f"the schedule's edits conflict ({exc})") from None
+
+
+def node_text(ks: KernelSource, node: ast.AST, edits: list[Edit]) -> str:
+    """The source text of one expression with the edits inside it applied; those edits are taken out of `edits`
+    (the caller replaces the node as a whole)."""
+    start, end = ks.text.start(node), ks.text.end(node)
+    inner = [e for e in edits if start <= e.start and e.end <= end]
+    for e in inner:
+        edits.remove(e)
+    try:
+        return apply_edits(ks.text.source[start:end], [Edit(e.start - start, e.end - start, e.text) for e in inner])
+    except ValueError as exc:
+        raise Decline(f"the schedule's edits conflict ({exc})") from None
+
+
+def dedent_body(ks: KernelSource, loop: ast.For, text: str) -> str:
+    """A loop body's text moved to the loop's own indentation."""
+    try:
+        return reindent(text, ks.text.indent(loop.body[0]), ks.text.indent(loop))
+    except ValueError:
+        raise Decline(f"line {loop.lineno}: the loop body's indentation is not uniform") from None
+
+
+def append_constexprs(ks: KernelSource, names: list[str]) -> Edit:
+    """New constexpr parameters after the kernel's last parameter (the signature is otherwise unchanged)."""
+    args = ks.fn.args
+    if args.vararg or args.kwarg or args.kwonlyargs or args.defaults:
+        raise Decline("the kernel has defaulted, keyword-only or variadic parameters")
+    last = args.args[-1]
+    text = "".join(f", {n}: {ks.tl('constexpr')}" for n in names)
+    return Edit(ks.text.end(last), ks.text.end(last), text)
+
+
+def param_names(ks: KernelSource) -> list[str]:
+    return [a.arg for a in ks.fn.args.args]
+
+
+def launch_argument(ks: KernelSource, call: ast.Call, param: str) -> ast.expr:
+    """The expression a launch passes for one kernel parameter (by position or keyword)."""
+    names = param_names(ks)
+    for kw in call.keywords:
+        if kw.arg == param:
+            return kw.value
+    index = names.index(param) if param in names else -1
+    if 0 <= index < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[: index + 1]):
+        return call.args[index]
+    raise Decline(f"the launch on line {call.lineno} does not pass {param} where it can be read")
+
+
+def one_axis_grid(ks: KernelSource, call: ast.Call) -> str:
+    """The text of the first (only) grid axis at a launch: `n` for `[(n,)]`, `grid[0]` for a named 1-tuple."""
+    from ..kernel_patterns import grid_node
+
+    grid = grid_node(ks, call)
+    if not (isinstance(grid, ast.Tuple) and len(grid.elts) == 1):
+        raise Decline(f"the grid at line {call.lineno} is not a one-axis tuple")
+    if isinstance(call.func.slice, ast.Tuple):
+        return ks.segment(grid.elts[0])
+    return f"{ks.segment(call.func.slice)}[0]"
+
+
+def kernel_decorators_start(ks: KernelSource) -> int:
+    first = min([d.lineno for d in ks.fn.decorator_list] + [ks.fn.lineno])
+    return ks.text.line_start(first)
+
+
+def kernel_text(ks: KernelSource) -> str:
+    """The kernel's whole definition, decorators included."""
+    return ks.text.source[kernel_decorators_start(ks): ks.text.line_end(ks.fn.end_lineno)]
+
+
+def constexpr_params(ks: KernelSource) -> set[str]:
+    return {p.name for p in ks.info.params if p.is_constexpr}
+
+
+def names_in(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def carried_inductions(ks: KernelSource, loop: ast.For, keep: set[str]) -> list[str]:
+    """Names other than `keep` that the loop body reassigns after they were set before the loop (a pointer
+    advanced per iteration, `blk = tl.advance(blk, ...)`): they move with the iteration count, not the loop
+    variable, so a schedule that changes which iterations run must decline."""
+    from ..kernel_patterns import assigned_names
+
+    inside = assigned_names(loop.body)
+    before: set[str] = set()
+    for s in ks.fn.body:
+        if s is loop:
+            break
+        before |= assigned_names([s])
+    return sorted((inside & before) - keep - {loop.target.id if isinstance(loop.target, ast.Name) else ""})

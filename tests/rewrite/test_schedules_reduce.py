@@ -1,0 +1,264 @@
+"""Schedules over the computation model for scans, column reductions and multi-pass rows: kernels written for the
+test in two styles each, rewritten, then run against torch under the interpreter at sizes no block divides."""
+
+from __future__ import annotations
+
+import pytest
+from recipe_helpers import check_correct, declined, rewrite, task
+
+SCAN_RAW = task('''
+    TEST_SHAPES = [{"M": 3, "N": 300}, {"M": 5, "N": 77}]
+    M, N = 3, 300
+
+    @triton.jit
+    def running_max(x_ptr, y_ptr, n, stride):
+        r = tl.program_id(0)
+        best = -1e30
+        for j in range(n):
+            best = tl.maximum(best, tl.load(x_ptr + r * stride + j) * 2.0)
+            tl.store(y_ptr + r * stride + j, best + 1.0)
+
+    class Model(nn.Module):
+        def forward(self, x):
+            return torch.cummax(x * 2.0, dim=1).values + 1.0
+
+    class ModelNew(nn.Module):
+        def forward(self, x):
+            y = torch.empty_like(x)
+            running_max[(x.shape[0],)](x, y, x.shape[1], x.stride(0))
+            return y
+
+    def get_inputs():
+        return [torch.randn(M, N)]
+''')
+
+SCAN_HELPER = task('''
+    TEST_SHAPES = [{"M": 4, "N": 333}, {"M": 2, "N": 1030}]
+    M, N = 4, 333
+
+    @triton.jit
+    def _row(ptr, stride):
+        return ptr + tl.program_id(0) * stride
+
+    @triton.jit
+    def prefix(src, dst, n_cols, stride):
+        a = _row(src, stride)
+        b = _row(dst, stride)
+        total = 0.0
+        for k in range(0, n_cols):
+            v = tl.load(a + k)
+            total = total + v
+            tl.store(b + k, total)
+
+    class Model(nn.Module):
+        def forward(self, x):
+            return torch.cumsum(x, dim=1)
+
+    class ModelNew(nn.Module):
+        def forward(self, x):
+            y = torch.empty_like(x)
+            prefix[(x.shape[0],)](x, y, x.shape[1], x.stride(0))
+            return y
+
+    def get_inputs():
+        return [torch.randn(M, N)]
+''')
+
+COLUMN_SCALAR = task('''
+    TEST_SHAPES = [{"M": 41, "N": 7}, {"M": 130, "N": 3}]
+    M, N = 41, 7
+
+    @triton.jit
+    def colmin(x_ptr, out_ptr, rows, s0):
+        c = tl.program_id(0)
+        lo = 1e30
+        for r in range(rows):
+            lo = tl.minimum(lo, tl.load(x_ptr + r * s0 + c))
+        tl.store(out_ptr + c, lo)
+
+    class Model(nn.Module):
+        def forward(self, x):
+            return x.min(dim=0).values
+
+    class ModelNew(nn.Module):
+        def forward(self, x):
+            out = torch.empty(x.shape[1], device=x.device, dtype=x.dtype)
+            colmin[(x.shape[1],)](x, out, x.shape[0], x.stride(0))
+            return out
+
+    def get_inputs():
+        return [torch.randn(M, N)]
+''')
+
+COLUMN_BLOCKPTR = task('''
+    TEST_SHAPES = [{"M": 77, "N": 45}, {"M": 300, "N": 20}]
+    M, N = 77, 45
+
+    @triton.jit
+    def colscaled(x_ptr, y_ptr, M, N, stride_m, BM: tl.constexpr, BN: tl.constexpr):
+        pid = tl.program_id(0)
+        acc = tl.zeros((BN,), dtype=tl.float32)
+        for i in range(0, M, BM):
+            blk = tl.make_block_ptr(x_ptr, (M, N), (stride_m, 1), (i, pid * BN), (BM, BN), (1, 0))
+            acc += tl.sum(tl.load(blk, boundary_check=(0, 1), padding_option="zero"), axis=0)
+        cols = pid * BN + tl.arange(0, BN)
+        tl.store(y_ptr + cols, acc * 0.5 / M, mask=cols < N)
+
+    class Model(nn.Module):
+        def forward(self, x):
+            return x.mean(dim=0) * 0.5
+
+    class ModelNew(nn.Module):
+        def forward(self, x):
+            y = torch.empty(x.shape[1], device=x.device, dtype=torch.float32)
+            colscaled[(triton.cdiv(x.shape[1], 16),)](x, y, x.shape[0], x.shape[1], x.stride(0), BM=8, BN=16)
+            return y
+
+    def get_inputs():
+        return [torch.randn(M, N)]
+''')
+
+ROWS_RAW = task('''
+    TEST_SHAPES = [{"M": 5, "N": 333}, {"M": 2, "N": 8200}]
+    M, N = 5, 333
+
+    @triton.jit
+    def rms(x_ptr, w_ptr, o_ptr, n, stride, B: tl.constexpr):
+        p = tl.program_id(0)
+        ss = tl.zeros((B,), dtype=tl.float32)
+        for s in range(0, n, B):
+            idx = s + tl.arange(0, B)
+            v = tl.load(x_ptr + p * stride + idx, mask=idx < n, other=0.0)
+            ss += v * v
+        scale = 1.0 / tl.sqrt(tl.sum(ss, axis=0) / n + 1e-5)
+        for s in range(0, n, B):
+            idx = s + tl.arange(0, B)
+            ok = idx < n
+            v = tl.load(x_ptr + p * stride + idx, mask=ok, other=0.0)
+            tl.store(o_ptr + p * stride + idx, v * scale * tl.load(w_ptr + idx, mask=ok), mask=ok)
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(torch.linspace(0.5, 1.5, N))
+
+        def forward(self, x):
+            w = torch.linspace(0.5, 1.5, x.shape[1])
+            return x * torch.rsqrt(x.pow(2).mean(dim=1, keepdim=True) + 1e-5) * w
+
+    class ModelNew(nn.Module):
+        def forward(self, x):
+            w = torch.linspace(0.5, 1.5, x.shape[1])
+            o = torch.empty_like(x)
+            rms[(x.shape[0],)](x, w, o, x.shape[1], x.stride(0), B=64)
+            return o
+
+    def get_inputs():
+        return [torch.randn(M, N)]
+''')
+
+ROWS_BLOCKPTR_HELPER = task('''
+    TEST_SHAPES = [{"M": 6, "N": 129}, {"M": 3, "N": 1000}]
+    M, N = 6, 129
+
+    @triton.jit
+    def _shifted(v, m):
+        return tl.exp(v - m)
+
+    @triton.jit
+    def smax(inp, out, n_cols, row_stride, BLOCK: tl.constexpr):
+        row = tl.program_id(0)
+        base = inp + row * row_stride
+        m = tl.full((BLOCK,), -float("inf"), dtype=tl.float32)
+        for c in range(0, n_cols, BLOCK):
+            offs = c + tl.arange(0, BLOCK)
+            m = tl.maximum(m, tl.load(base + offs, mask=offs < n_cols, other=-float("inf")))
+        mx = tl.max(m, axis=0)
+        d = tl.zeros((BLOCK,), dtype=tl.float32)
+        for c in range(0, n_cols, BLOCK):
+            offs = c + tl.arange(0, BLOCK)
+            d += tl.where(offs < n_cols, _shifted(tl.load(base + offs, mask=offs < n_cols, other=-float("inf")), mx), 0.0)
+        den = tl.sum(d, axis=0)
+        for c in range(0, n_cols, BLOCK):
+            offs = c + tl.arange(0, BLOCK)
+            x = tl.load(base + offs, mask=offs < n_cols, other=-float("inf"))
+            tl.store(out + row * row_stride + offs, _shifted(x, mx) / den, mask=offs < n_cols)
+
+    class Model(nn.Module):
+        def forward(self, x):
+            return torch.softmax(x, dim=1)
+
+    class ModelNew(nn.Module):
+        def forward(self, x):
+            y = torch.empty_like(x)
+            smax[(x.shape[0],)](x, y, x.shape[1], x.stride(0), BLOCK=128)
+            return y
+
+    def get_inputs():
+        return [torch.randn(M, N)]
+''')
+
+
+@pytest.fixture(scope="module")
+def rewrites() -> dict[str, str]:
+    out = {}
+    for name, src, kernel, schedule in (
+        ("scan_raw", SCAN_RAW, "running_max", "schedule-blocked-scan"),
+        ("scan_helper", SCAN_HELPER, "prefix", "schedule-blocked-scan"),
+        ("column_scalar", COLUMN_SCALAR, "colmin", "schedule-column-split"),
+        ("column_blockptr", COLUMN_BLOCKPTR, "colscaled", "schedule-column-split"),
+        ("rows_raw", ROWS_RAW, "rms", "schedule-row-on-chip"),
+        ("rows_helper", ROWS_BLOCKPTR_HELPER, "smax", "schedule-row-on-chip"),
+    ):
+        for i, cand in enumerate(rewrite(schedule, src, kernel)):
+            out[f"{name}_{i}"] = cand.source
+    return out
+
+
+def test_rewrite_shape(rewrites: dict[str, str]) -> None:
+    scan = rewrites["scan_raw_0"]
+    assert "def running_max(x_ptr, y_ptr, n, stride, SCAN_BLOCK: tl.constexpr):" in scan
+    assert "best_scan = tl.maximum(best, tl.associative_scan(best_step, 0, _scan_max))" in scan
+    assert "tl.store(y_ptr + r * stride + j, best_scan + 1.0, mask=j_ok)" in scan  # the user's epilogue kept
+    assert "running_max[(x.shape[0],)](x, y, x.shape[1], x.stride(0), SCAN_BLOCK=256)" in scan
+    assert "total_scan = total + tl.cumsum(total_step, axis=0)" in rewrites["scan_helper_1"]
+    col = rewrites["column_scalar_0"]
+    assert "tl.atomic_min(out_ptr + c, lo)" in col and 'out.fill_(float("inf"))' in col
+    assert "colmin[(x.shape[1], row_splits)]" in col
+    assert "tl.atomic_add(y_ptr + cols, acc * 0.5 / M, mask=cols < N)" in rewrites["column_blockptr_0"]
+    rows = rewrites["rows_raw_0"]
+    assert rows.count("v = x_tile") == 2 and "for s in range" not in rows.split("def rms_multipass")[0]
+    assert "B=triton.next_power_of_2(x.shape[1]), num_warps=8)" in rows
+    assert "rms_multipass[(x.shape[0],)](x, w, o, x.shape[1], x.stride(0), B=64)" in rows
+
+
+def test_stay_correct(rewrites: dict[str, str], tmp_path) -> None:
+    # no test size is a multiple of any block; ROWS_RAW's 8200-column shape takes the multi-pass fallback and
+    # the column kernels run with many empty slices (more slices than row blocks)
+    check_correct({**rewrites, "orig_scan": SCAN_RAW, "orig_rows": ROWS_RAW}, tmp_path)
+
+
+def test_declines() -> None:
+    new_blk = "        blk = tl.make_block_ptr(x_ptr, (M, N), (stride_m, 1), (i, pid * BN), (BM, BN), (1, 0))\n"
+    blocked = SCAN_HELPER.replace("for k in range(0, n_cols):", "for k in range(0, n_cols, 1):")
+    assert rewrite("schedule-blocked-scan", blocked, "prefix")  # a step of 1 is still a scalar loop
+    exclusive = SCAN_HELPER.replace("        v = tl.load(a + k)\n", "        v = tl.load(a + k) + total * 0\n")
+    assert "read before its update" in declined("schedule-blocked-scan", exclusive, "prefix")
+    assert "not a scan" in declined("schedule-blocked-scan", ROWS_RAW, "rms")
+    sqrt = COLUMN_BLOCKPTR.replace("acc * 0.5 / M", "tl.sqrt(acc)")
+    assert "does not combine" in declined("schedule-column-split", sqrt, "colscaled")
+    not_identity = COLUMN_BLOCKPTR.replace("acc = tl.zeros((BN,), dtype=tl.float32)", "acc = tl.full((BN,), 1.0, tl.float32)")
+    assert "identity" in declined("schedule-column-split", not_identity, "colscaled")
+    advanced = COLUMN_BLOCKPTR.replace(new_blk, "").replace(
+        "    for i in range(0, M, BM):\n",
+        "    blk = tl.make_block_ptr(x_ptr, (M, N), (stride_m, 1), (0, pid * BN), (BM, BN), (1, 0))\n"
+        "    for i in range(0, M, BM):\n").replace(
+        "axis=0)\n    cols", "axis=0)\n        blk = tl.advance(blk, (BM, 0))\n    cols")
+    assert "advances blk" in declined("schedule-column-split", advanced, "colscaled")
+    assert "not a column reduction" in declined("schedule-column-split", ROWS_RAW, "rms")
+    steps = ROWS_RAW.replace("for s in range(0, n, B):\n        idx = s + tl.arange(0, B)\n        ok",
+                             "for s in range(0, n, 2 * B):\n        idx = s + tl.arange(0, B)\n        ok")
+    assert "different ranges" in declined("schedule-row-on-chip", steps, "rms")
+    gather = ROWS_RAW.replace("tl.load(w_ptr + idx, mask=ok)", "tl.load(w_ptr + tl.load(x_ptr + idx).to(tl.int32))")
+    assert "not affine" in declined("schedule-row-on-chip", gather, "rms")
+    assert "not a row reduction" in declined("schedule-row-on-chip", SCAN_RAW, "running_max")
