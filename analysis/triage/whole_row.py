@@ -65,17 +65,19 @@ def whole_row_in_one_block(ctx: KernelContext) -> Iterator[Finding]:
             if found is None:
                 continue
             size, dim = found
-            yield _finding(ctx, call, param, size, dim, _warps(launch))
+            yield _finding(WHOLE_ROW, ctx, call, param, size, dim, _warps(launch))
             return
 
 
-def _finding(ctx: KernelContext, call: ast.Call, param: str, size: int | None, dim: str, warps: int) -> Finding:
+def _finding(
+    rule: Rule, ctx: KernelContext, call: ast.Call, param: str, size: int | None, dim: str, warps: int
+) -> Finding:
     if size is None:
         message = (
             f"`{param}` is set to next_power_of_2({dim}) at the launch: the whole row is one block; if `{dim}` "
             f"is large (a vocabulary, >= 32K), it lives in registers and spills: loop over column blocks"
         )
-        return finding(WHOLE_ROW, ctx, call, message, data={"param": param, "dimension": dim})
+        return finding(rule, ctx, call, message, data={"param": param, "dimension": dim})
     per_thread = size // (WARP * warps)
     spills = per_thread > MAX_REGISTERS
     message = (
@@ -85,7 +87,7 @@ def _finding(ctx: KernelContext, call: ast.Call, param: str, size: int | None, d
     )
     severity = Severity.WARNING if spills else Severity.INFO
     data = {"param": param, "size": size, "per_thread": per_thread, "num_warps": warps}
-    return finding(WHOLE_ROW, ctx, call, message, severity=severity, data=data)
+    return finding(rule, ctx, call, message, severity=severity, data=data)
 
 
 def _loop_steps(ctx: KernelContext) -> set[str]:
