@@ -11,6 +11,7 @@ from . import references as ref
 from .base import finding, header_span, kernel_check, short
 from .context import KernelContext
 from .context_names import ATOMICS, TL
+from .online_max import max_passes
 from .shapes import rank
 
 INVARIANT_LOAD = register(
@@ -213,6 +214,9 @@ def multi_pass_over_row(ctx: KernelContext) -> Iterator[Finding]:
             continue  # one statistics pass plus the writing pass: the minimum for a row longer than a block
         if any(_small_next_to_tiles(ctx, loop, call) for loop, call in passes[1:]):
             continue  # a vector re-read next to the tiles each pass moves (a logsumexp per row): 1/D of the bytes
+        fused = {(m.root, m.max_loop.lineno, m.sum_loop.lineno) for m in max_passes(ctx)}
+        if len(passes) == 2 and (root, passes[0][0].lineno, passes[1][0].lineno) in fused:
+            continue  # a max pass and a sum pass: TL137 names their online fusion
         # one finding per row, on its first re-read: the fix (one pass) removes every extra pass at once
         again = [loop.lineno for loop, _ in passes[1:]]
         where = ", ".join(str(n) for n in again)

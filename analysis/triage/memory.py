@@ -204,8 +204,8 @@ def _offset_copy(ctx: KernelContext, exprs: list[ast.AST], product: ast.AST, str
                 and 0 < const.value < stride
             ):
                 continue
-            if isinstance(other, ast.Name) and other.id in holders:
-                return True
+            if any(isinstance(sub, ast.Name) and sub.id in holders for sub in ctx.walk(other)):
+                return True  # `p + base + 1` (parsed `(p + base) + 1`) beside `p + base`, base holding the product
             if copies > 1 and any(isinstance(sub, ast.BinOp) and ast.unparse(sub) == text for sub in ctx.walk(other)):
                 return True
     return False

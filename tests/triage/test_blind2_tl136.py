@@ -63,3 +63,18 @@ def test_tl136_silent_when_a_named_grid_lambda_reads_meta() -> None:
 def test_tl136_silent_under_heuristics_read_from_a_helper() -> None:
     src = KERNEL.replace("@triton.jit", "@triton.heuristics(table_for('scale'))\n@triton.jit")
     assert not of(src, "TL136")
+
+
+def test_tl136_silent_when_a_literal_heuristic_or_a_default_supplies_it() -> None:
+    heur = KERNEL.replace(
+        "@triton.jit", "@triton.heuristics({'BLOCK': lambda args: triton.next_power_of_2(args['n'])})\n@triton.jit"
+    )
+    assert not of(heur, "TL136")
+    default = KERNEL.replace("BLOCK: tl.constexpr, FACTOR", "BLOCK: tl.constexpr = 256, FACTOR")
+    assert not of(default, "TL136")
+    # near miss: a config that sets another constexpr leaves BLOCK unset
+    other = KERNEL.replace(
+        "@triton.jit", "@triton.autotune(configs=[triton.Config({'FACTOR': 4})], key=['n'])\n@triton.jit"
+    )
+    (f,) = of(other, "TL136")
+    assert f.data["missing"] == ["BLOCK"]
