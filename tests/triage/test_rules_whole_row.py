@@ -25,15 +25,15 @@ def sample(logits):
 """
 
 
-def test_tl139_info_when_the_row_length_is_only_known_at_run_time() -> None:
-    (f,) = of(SAMPLE, "TL139")
-    assert f.span == locate(SAMPLE, "tl.arange(0, BLOCK)")
-    assert f.severity == Severity.INFO and "if `vocab` is large" in f.message and f.data["dimension"] == "vocab"
+def test_tl139_silent_when_the_row_length_is_only_known_at_run_time() -> None:
+    # the tutorial's next_power_of_2(n_cols) holds rows that fit; nothing shows this row is a vocabulary
+    assert not of(SAMPLE, "TL139")
 
 
 def test_tl139_warning_when_a_known_size_exceeds_the_registers() -> None:
     known = SAMPLE.replace("rows, vocab = logits.shape", "rows, vocab = logits.shape[0], 151936")
     (f,) = of(known, "TL139")
+    assert f.span == locate(known, "tl.arange(0, BLOCK)")
     assert f.severity == Severity.WARNING and f.data["size"] == 262144 and f.data["per_thread"] == 2048
     literal = SAMPLE.replace("BLOCK=BLOCK)", "BLOCK=65536, num_warps=32)")
     (g,) = of(literal, "TL139")
