@@ -199,12 +199,15 @@ class Tally:
     compiled: int = 0
     rejected: int = 0
     undecided: int = 0
+    compiled_ub: tuple[str, ...] = ()  # the compiled candidates' UB use, in the order they were judged
 
     def cell(self) -> str:
         if not (self.original or self.compiled or self.rejected or self.undecided):
             return "-"
         text = f"draft {self.original or 'n/a'}; {self.compiled} compiled, {self.rejected} rejected"
-        return text + (f", {self.undecided} undecided" if self.undecided else "")
+        text += f", {self.undecided} undecided" if self.undecided else ""
+        shown = ", ".join(self.compiled_ub[:4]) + (", ..." if len(self.compiled_ub) > 4 else "")
+        return text + (f" (compiled: {shown})" if shown else "")
 
 
 def tally(original: Mapping[str, Any] | None, steps: Iterable[Mapping[str, Any]]) -> Tally:
@@ -222,4 +225,5 @@ def tally(original: Mapping[str, Any] | None, steps: Iterable[Mapping[str, Any]]
             out.undecided += 1
         else:
             out.compiled += 1
+            out.compiled_ub += (short(record),)
     return out
