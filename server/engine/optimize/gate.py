@@ -143,6 +143,7 @@ class Gate:
         if applies(self.config.target):
             original = self.original_ascend(cancel) if source != self.reference_source else None
             out.ascend = ascend_compile(analyses, self.config.target, original)
+        error: str | None = None
         for analysis in analyses:
             out.findings.extend(analysis.findings)
             out.compile_summary[analysis.kernel] = compile_facts(analysis)
@@ -151,17 +152,16 @@ class Gate:
                 continue
             for variant in analysis.variants:
                 errors = [e for e in variant.errors if e.stage not in WORKER_STAGES]
-                if not variant.ok and errors:
+                if error is None and not variant.ok and errors:
                     first = errors[0]
                     where = f" (line {first.line})" if first.line else ""
-                    return (
+                    error = (
                         f"does not compile for {self.config.target}: {analysis.kernel} "
-                        f"[{variant.specialization.label}] {first.stage}: {first.message.strip()[:400]}{where}",
-                        out,
+                        f"[{variant.specialization.label}] {first.stage}: {first.message.strip()[:400]}{where}"
                     )
-        if out.ascend is not None and out.ascend.rejection():
-            return out.ascend.rejection(), out
-        return None, out
+        # an Ascend target: BiSheng's verdict, with the cause attributed (a missing API, a UB overflow) comes first
+        ascend_error = out.ascend.rejection() if out.ascend is not None else None
+        return ascend_error or error, out
 
     def original_ascend(self, cancel: threading.Event | None = None) -> AscendCompile | None:
         """The original text's Ascend record (what a candidate's TL4xx findings are compared with), compiled once;
