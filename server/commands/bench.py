@@ -165,6 +165,7 @@ def run(args: argparse.Namespace) -> int:
                 continue
             timed = record.get("status") == "done" and record.get("timing_meaningful")
             line = f"{record.get('speedup') or 0:.2f}x" if timed else record.get("miss")
+            line += f" | Ascend compile: {record['ascend']}" if record.get("ascend") else ""
             print(f"tritonlens bench: {path}: {record.get('status')} {line}", file=sys.stderr)
     except KeyboardInterrupt:
         cancel.set()

@@ -9,6 +9,7 @@ from typing import Any
 
 from ...analysis.rewrite.model import Candidate, Verdict
 from ...analysis.source.lines import source_lines
+from ..engine.optimize.ascend_compile import NO_DEVICE, describe, short
 from ..engine.optimize.loop import OptimizeResult
 from ..engine.optimize.report import LEVEL_NAMES, shown
 
@@ -58,7 +59,9 @@ def action_title(offer: Offer, shape: str) -> str:
     if offer.timed and v.speedup is not None and v.details.get("faster"):
         device = v.details.get("device") or "the runner's device"
         return f"{tag}Apply verified rewrite: {v.speedup:.2g}x faster on {device} at {shape}, max error {_err(v)} ({c.title})"
-    return f"{tag}Apply verified-correct rewrite (not timed: no speed claim): {c.title}, max error {_err(v)}"
+    ub = short(v.details.get("ascend"))  # an Ascend target: the UB PlanMemory planned, from BiSheng on the CPU
+    return (f"{tag}Apply verified-correct rewrite (not timed: no speed claim): {c.title}, max error {_err(v)}"
+            + (f", Ascend {ub}" if ub else ""))
 
 
 def hover_record(offer: Offer, result: OptimizeResult) -> str:
@@ -68,6 +71,7 @@ def hover_record(offer: Offer, result: OptimizeResult) -> str:
     level = LEVEL_NAMES.get(c.level, f"level {c.level}")
     lines.append(f"- evidence: {', '.join(c.evidence) or 'none named'} ({level})")
     lines.append(f"- verdict: {shown(c, v.reason)}")
+    lines += [f"- {shown(c, line)}" for line in describe(v.details.get("ascend"))]  # BiSheng's compile, UB use
     checks = v.details.get("checks") or []
     if checks:
         lines += ["", "| shape | seed | held out | max abs error | result |", "|---|---|---|---|---|"]
@@ -96,6 +100,8 @@ def hover_record(offer: Offer, result: OptimizeResult) -> str:
             f"{timing.get('candidate_ms')} ms (interleaved, {timing.get('repeats')} repeats), spread "
             f"±{(v.spread or 0):.1%}"
         )
+    elif not offer.timed and v.details.get("ascend") and result.backend != "npu":
+        lines.append(f"\nnot timed: {NO_DEVICE}")
     elif not offer.timed:
         lines.append(f"\nnot timed: the `{result.backend}` backend's timings say nothing about hardware")
     if result.shapes is not None:
@@ -120,4 +126,5 @@ def summary_row(offer: Offer) -> dict[str, Any]:
         "id": offer.id, "kernel": c.kernel, "title": c.title, "origin": c.origin, "producer": c.producer,
         "speedup": v.speedup, "spread": v.spread, "maxError": v.max_error, "timed": offer.timed,
         "faster": bool(v.details.get("faster")), "evidence": list(c.evidence), "whole": offer.whole,
+        "ascend": v.details.get("ascend"),  # an Ascend target's BiSheng compile and UB use; None otherwise
     }

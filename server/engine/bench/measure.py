@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ....analysis.core.targets import DEFAULT_CUDA_TARGET
 from ..optimize import report as reporting
+from ..optimize.ascend_compile import NO_DEVICE, tally
 from ..optimize.gate import Gate, GateConfig
 from ..optimize.loop import Budget, OptimizeOptions, optimize_source
 from ..optimize.proposers import Proposer
@@ -159,9 +160,14 @@ def run_task(
         unseen_correct=_unseen(list(overall.details.get("checks") or [])) if applied else base.get("unseen_correct"),
         misses=[] if applied else _misses(data),
     )
+    steps = [*data["applied"], *data["offered"], *data["rejected"]]
+    if data.get("ascend_original") or any((s.get("details") or {}).get("ascend") for s in steps):
+        record["ascend"] = tally(data.get("ascend_original"), steps).cell()  # the same record as the report's
     if not record["timing_meaningful"]:
+        why = NO_DEVICE if record.get("ascend") and options.backend != "npu" else (
+            f"{options.backend} timings say nothing about hardware")
         record["miss"] = (
-            f"not timed: {options.backend} timings say nothing about hardware "
+            f"not timed: {why} "
             f"({len(data['offered'])} candidate(s) verified correct, none claimed faster)"
         )
     elif not applied:

@@ -65,6 +65,7 @@ def _ms(value: Any) -> str:
 
 
 def to_markdown(summary: dict[str, Any], records: list[dict[str, Any]], context: dict[str, Any]) -> str:
+    ascend = any(r.get("ascend") for r in records)  # an Ascend target: each task's BiSheng compile and UB use
     lines = ["# tritonlens bench", ""]
     lines += [f"- {k}: {v}" for k, v in context.items()]
     lines += [
@@ -89,8 +90,8 @@ def to_markdown(summary: dict[str, Any], records: list[dict[str, Any]], context:
         "## Per task",
         "",
         "| task | first draft ms | final ms | speedup | vs eager | vs compile | roofline before -> after | "
-        "rewrites (level) |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "rewrites (level) |" + (" Ascend compile (BiSheng on the CPU, UB from PlanMemory) |" if ascend else ""),
+        "| --- | --- | --- | --- | --- | --- | --- | --- |" + (" --- |" if ascend else ""),
     ]
     for r in sorted(records, key=lambda r: r["task"]):
         rewrites = ", ".join(f"{p} ({lv})" for p, lv in zip(r.get("producers") or [], r.get("levels") or [],
@@ -98,7 +99,7 @@ def to_markdown(summary: dict[str, Any], records: list[dict[str, Any]], context:
         lines.append(
             f"| {r['task']} | {_ms(r.get('initial_ms'))} | {_ms(r.get('final_ms'))} | {_x(r.get('speedup'))} | "
             f"{_x(r.get('vs_eager'))} | {_x(r.get('vs_compile'))} | {_floor(r.get('roofline_before'))} -> "
-            f"{_floor(r.get('roofline_after'))} | {rewrites} |"
+            f"{_floor(r.get('roofline_after'))} | {rewrites} |" + (f" {r.get('ascend') or '-'} |" if ascend else "")
         )
     misses = [r for r in records if r.get("miss")]
     if misses:

@@ -253,10 +253,16 @@ class ConfigSearch:
                                          cancel=self.cancel, max_variants=1):
             facts = compile_facts(analysis)
             if platform_of(self.target) == "ascend" and analysis.primary is not None:
-                from ....analysis.compiler.ascend.ub_feasibility import ub_feasibility
+                from dataclasses import asdict
 
-                verdict = ub_feasibility(analysis.primary)
-                facts["ub"] = {"feasible": verdict.feasible, "reason": verdict.reason, "source": verdict.source}
+                from .ascend_compile import kernel_compile, ub_text
+
+                # the gate's own reading of BiSheng's result (ascend_compile.py): pruned here on the same verdict
+                k = kernel_compile(analysis, self.target)
+                stopped = k.compiled is False and k.ub_feasible is not False
+                facts["ub"] = {"feasible": False if stopped else k.ub_feasible,
+                               "reason": k.reason if stopped or k.ub_feasible is not True else ub_text(asdict(k)),
+                               "source": k.stage}
             facts["errors"] = sorted(
                 {f.code for f in analysis.findings if f.severity == Severity.ERROR and f.code[:3] in ("TL3", "TL4")}
             )
@@ -294,7 +300,7 @@ class ConfigSearch:
 
     def _candidate(self, ctx: RecipeContext, move: Move, text: str, fact: dict[str, Any], what: str) -> Candidate:
         resources = "; ".join(
-            f"{k}: UB {f['ub']['reason']}" if "ub" in f else
+            f"{k}: {f['ub']['reason']}" if "ub" in f else
             f"{k}: {f.get('registers')} registers, {f.get('spill_stores') or 0} spilled, {f.get('shared')} B shared"
             for k, f in fact["kernels"].items()
         )

@@ -8,7 +8,12 @@
    reference computes and TF32 evidence (worker harness_tolerance.py, docs/optimize.md "Tolerance"), fresh
    allocations poisoned, NaN never passing.
 3. Where timing means something, baseline and candidate timed alternately at the benchmark shape; a gain inside
-   run-to-run noise is no gain (timing.judge). Under `interpret` nothing is accepted as faster.
+   run-to-run noise is no gain (timing.judge). Under `interpret` nothing is accepted as faster, and for an Ascend
+   target nothing is timed off an Ascend device.
+For an Ascend target, step 1 is triton-ascend (ttadapter) and BiSheng's pipeline (HFusion + HIVM, up to hivmc) on
+the CPU: the candidate's record (ascend_compile.py: compiled or not with the reason, PlanMemory's UB bytes against
+the target's UB, TL4xx findings gained or lost vs the original) rides in the verdict's details["ascend"], and a UB
+overflow or a stop other than the hivmc step rejects it at "compile".
 Rejections are Verdicts with the stage and the reason; nothing is thrown away.
 """
 
@@ -27,9 +32,10 @@ from ....analysis.trust.redaction import Redactor
 from ....ascend_runner.protocol import HarnessSpec, TimingSpec, VerifyRequest
 from ...trust.confined_runner import ConfinedCompiles
 from ...trust.secrets import redactor as process_redactor
+from .ascend_compile import NO_DEVICE, AscendCompile, applies, ascend_compile
 from .faults import device_fault
 from .shapes import ShapePlan
-from .timing import MIN_GAIN, judge
+from .timing import MIN_GAIN, judge, timing_meaningful
 from .verify_plan import VerificationPlan, replay_launches_for
 
 if TYPE_CHECKING:  # the runner client is imported where a runner is made, not by the engine
@@ -55,7 +61,7 @@ class GateConfig:
 
     @property
     def timing_meaningful(self) -> bool:
-        return self.backend != "interpret"
+        return timing_meaningful(self.backend, self.target)
 
 
 @dataclass
@@ -63,6 +69,7 @@ class GateResult:
     verdict: Verdict
     findings: list[Finding] = field(default_factory=list)  # levels 3-4 of the candidate (re-diagnosis)
     compile_summary: dict[str, Any] = field(default_factory=dict)
+    ascend: AscendCompile | None = None  # an Ascend target's BiSheng record (ascend_compile.py)
 
 
 def compile_facts(analysis: Any) -> dict[str, Any]:
@@ -121,6 +128,8 @@ class Gate:
         self.launches = list(launches or [])
         # Verdicts carry what a candidate printed or raised: any key or token of this process is taken out.
         self.redactor = redactor if redactor is not None else process_redactor()
+        self._original_ascend: dict[str, AscendCompile] = {}  # the original text's record, compiled once
+        self._lock = threading.Lock()
 
     # -- 1. compile --------------------------------------------------------------------------------------
     def compile_check(
@@ -140,6 +149,10 @@ class Gate:
             overrides=find_pyproject_overrides(self.path),
             cancel=cancel,
         )
+        if applies(self.config.target):
+            original = self.original_ascend(cancel) if source != self.reference_source else None
+            out.ascend = ascend_compile(analyses, self.config.target, original)
+        error: str | None = None
         for analysis in analyses:
             out.findings.extend(analysis.findings)
             out.compile_summary[analysis.kernel] = compile_facts(analysis)
@@ -148,15 +161,29 @@ class Gate:
                 continue
             for variant in analysis.variants:
                 errors = [e for e in variant.errors if e.stage not in WORKER_STAGES]
-                if not variant.ok and errors:
+                if error is None and not variant.ok and errors:
                     first = errors[0]
                     where = f" (line {first.line})" if first.line else ""
-                    return (
+                    error = (
                         f"does not compile for {self.config.target}: {analysis.kernel} "
-                        f"[{variant.specialization.label}] {first.stage}: {first.message.strip()[:400]}{where}",
-                        out,
+                        f"[{variant.specialization.label}] {first.stage}: {first.message.strip()[:400]}{where}"
                     )
-        return None, out
+        # an Ascend target: BiSheng's verdict, with the cause attributed (a missing API, a UB overflow) comes first
+        ascend_error = out.ascend.rejection() if out.ascend is not None else None
+        return ascend_error or error, out
+
+    def original_ascend(self, cancel: threading.Event | None = None) -> AscendCompile | None:
+        """The original text's Ascend record (what a candidate's TL4xx findings are compared with), compiled once;
+        None without an original text or an Ascend target."""
+        original = self.reference_source
+        if original is None or not applies(self.config.target):
+            return None
+        with self._lock:
+            if original not in self._original_ascend:
+                _, res = self.compile_check(original, cancel)
+                if res.ascend is not None:
+                    self._original_ascend[original] = res.ascend
+            return self._original_ascend.get(original)
 
     # -- 2 + 3. verify and time --------------------------------------------------------------------------
     def plan(self, baseline_source: str, candidate_source: str) -> VerificationPlan:
@@ -223,15 +250,19 @@ class Gate:
             return result
         if self.config.compile_check:
             error, result = self.compile_check(candidate.source, cancel, untrusted=candidate.origin == "llm")
+            ascend = {"ascend": result.ascend.to_dict()} if result.ascend is not None else {}
             if error:
-                result.verdict = _reject(candidate, "compile", error, compile=result.compile_summary)
+                result.verdict = _reject(candidate, "compile", error, compile=result.compile_summary, **ascend)
                 return result
         if cancel is not None and cancel.is_set():
             result.verdict = _reject(candidate, "cancelled", "cancelled before verification")
             return result
         request = self.trusted(plan.request, candidate, budget_s)
         reply = self.send(request, cancel)
-        result.verdict = self.redacted(self.judge_reply(candidate, reply, result.compile_summary))
+        verdict = self.judge_reply(candidate, reply, result.compile_summary)
+        if result.ascend is not None:
+            verdict.details["ascend"] = result.ascend.to_dict()
+        result.verdict = self.redacted(verdict)
         return result
 
     def trusted(self, request: VerifyRequest, candidate: Candidate, budget_s: float | None) -> VerifyRequest:
@@ -317,7 +348,10 @@ class Gate:
             correct += f" within {within}"
         if not res.get("timing_meaningful", True) or not self.config.timing_meaningful:
             details.update(faster=False, timing_meaningful=False)
-            reason = f"verified correct ({correct}); not timed: {self.config.backend} timings say nothing about hardware"
+            why = f"{self.config.backend} timings say nothing about hardware"
+            if applies(self.config.target) and self.config.backend != "npu":
+                why = f"{NO_DEVICE} ({why})" if self.config.backend == "interpret" else NO_DEVICE
+            reason = f"verified correct ({correct}); not timed: {why}"
             return Verdict(candidate.id, True, reason, stage="", max_error=max_error, details=details)
         timing = dict(res.get("timing") or {})
         verdict_t = judge(list(timing.get("baseline_ms") or []), list(timing.get("candidate_ms") or []),

@@ -4,7 +4,7 @@ file's KernelBench `Model`, or else its kernels' recorded launches, replayed (re
     evidence (levels 1, 3-4, 2 where timed) -> proposers (recipes, config search, LLM) -> gate -> apply the
     fastest accepted candidate -> re-diagnose -> propose again, within a budget of candidates, rounds and time.
 
-Under `interpret` nothing is timed: correct candidates are kept as "verified correct, not timed" (never as
+Under `interpret`, and for an Ascend target off an Ascend device, nothing is timed: correct candidates are kept as "verified correct, not timed" (never as
 faster), none is applied, and the loop stops after one round.
 """
 
@@ -27,6 +27,7 @@ from .proposer_set import build_proposers
 from .proposers import Declined, Proposer
 from .replay import replay_launches, replay_plan
 from .shapes import ShapePlan, plan_shapes
+from .timing import timing_meaningful
 from .verify_plan import VerificationPlan
 
 if TYPE_CHECKING:  # the runner client is imported where a runner is made, not by the engine
@@ -92,9 +93,11 @@ class OptimizeResult:
     cancelled: bool = False
     elapsed_s: float = 0.0
 
+    ascend_original: dict[str, Any] | None = None  # an Ascend target: the original text's BiSheng record
+
     @property
     def timing_meaningful(self) -> bool:
-        return self.backend != "interpret"
+        return timing_meaningful(self.backend, self.target)
 
 
 @dataclass
@@ -223,6 +226,8 @@ def optimize_source(
         out.overall = gate.check(source, whole, cancel, budget_s=max(60.0, _left(started, budget))).verdict
         out.evidence_after = collect(current, path, options.target, runner, backend=options.backend,
                                      cancel=cancel, profile=options.profile and not launches, untrusted=_llm_text(out))
+    original = gate.original_ascend(cancel) if not out.cancelled else None
+    out.ascend_original = original.to_dict() if original is not None else None
     out.declined = [d for p in proposers for d in getattr(p, "declined", [])] + replay_declined
     out.notes.extend(n for p in proposers if callable(getattr(p, "notes", None)) for n in p.notes())
     out.elapsed_s = time.monotonic() - started

@@ -2,7 +2,8 @@
 
 Per file: initial and final time with the speedup and its spread (timed backends), roofline fraction before and
 after when a profile knew the device, which level's evidence drove each applied rewrite, every rejected candidate
-with its stage and reason, and the unified diff.
+with its stage and reason, and the unified diff. For an Ascend target: the original's and every candidate's
+BiSheng compile with PlanMemory's UB use (ascend_compile.describe), and no timing.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import math
 from typing import Any
 
 from ....analysis.trust.model_text import markdown_literal
+from .ascend_compile import describe
 from .loop import OptimizeResult, Step
 
 LEVEL_NAMES = {1: "level 1 (triage)", 2: "level 2 (profiling)", 3: "level 3 (IR attribution)", 4: "level 4 (compiler)"}
@@ -65,6 +67,7 @@ def to_dict(result: OptimizeResult) -> dict[str, Any]:
         },
         "roofline_before": _roofline(result.evidence_before),
         "roofline_after": _roofline(result.evidence_after),
+        "ascend_original": result.ascend_original,
         "findings_before": sorted({f.code for f in result.evidence_before.findings}) if result.evidence_before else [],
         "applied": [s.to_dict() for s in result.applied],
         "offered": [
@@ -98,6 +101,11 @@ def _step_line(s: Step) -> str:
     )
 
 
+def _ascend_lines(s: Step) -> list[str]:
+    """The candidate's Ascend compile record, indented under its line (nothing for other targets)."""
+    return [f"  - {shown(s.candidate, line)}" for line in describe(s.verdict.details.get("ascend"))]
+
+
 def to_markdown(result: OptimizeResult) -> str:
     d = to_dict(result)
     lines = [f"## {result.path}", ""]
@@ -109,6 +117,9 @@ def to_markdown(result: OptimizeResult) -> str:
             "Timings on this backend say nothing about hardware: candidates below are verified correct only, "
             "none is claimed or applied as faster."
         )
+    if result.ascend_original:
+        lines += ["", "Original text through BiSheng on the CPU:", ""]
+        lines += [f"- {line}" for line in describe(result.ascend_original)]
     lines.append("")
     if result.overall is not None:
         o = result.overall
@@ -143,6 +154,7 @@ def to_markdown(result: OptimizeResult) -> str:
             c = s.candidate
             lines.append(_step_line(s) if s.verdict.accepted else f"- {shown(c, c.title)} ({shown(c, c.producer)}): "
                          f"rejected at {s.verdict.stage}: {shown(c, s.verdict.reason)}")
+            lines += _ascend_lines(s)
     if result.declined:
         lines += ["", "### Recipes that did not apply", ""]
         lines += [f"- {x.proposer} on {x.kernel}: {x.reason}" for x in result.declined]

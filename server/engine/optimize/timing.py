@@ -15,6 +15,14 @@ from typing import Any
 MIN_GAIN = 0.03  # below 3 % a "speedup" is not worth an edit, however quiet the machine
 
 
+def timing_meaningful(backend: str, target: str) -> bool:
+    """Whether the backend's timings say anything about the target: never under `interpret`, and for an Ascend
+    target only on an Ascend device (`npu`): a GPU's or the CPU's time is no Ascend time."""
+    from ....analysis.core.targets import platform_of
+
+    return backend != "interpret" and (platform_of(target) != "ascend" or backend == "npu")
+
+
 @dataclass(frozen=True)
 class TimingJudgement:
     faster: bool
