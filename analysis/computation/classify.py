@@ -48,6 +48,12 @@ def classify(comp: Computation) -> Kind:
     if (maxes and exps and (products or dots)) or (maxes and exps and any(o.kind == "dot" for o in comp.ops)):
         return Kind(ATTENTION, (f"loop carries a running max ({maxes[0].var}), exp, and a product accumulation",),
                     (maxes[0].loop,))
+    # a two-pass softmax whose row max is a scalar (one query per program): P@V accumulates products of three
+    # tensors through exp, after a max reduction over the keys
+    chained = [a for a in products if len(a.product_of) >= 3]
+    if chained and exps and any(o.kind == "reduce" and o.name == "max" for o in comp.ops):
+        return Kind(ATTENTION, (f"`{chained[0].var}` accumulates exp-weighted products of "
+                                f"{', '.join(chained[0].product_of)} after a max over the keys",), (chained[0].loop,))
     if products or dots:
         acc = (products or dots)[0]
         return Kind(MATMUL, (f"`{acc.var}` accumulates products of {', '.join(acc.product_of) or 'loads'} over "

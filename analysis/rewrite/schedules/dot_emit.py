@@ -15,9 +15,10 @@ import ast
 from dataclasses import dataclass, field
 
 from ...computation.lift import Lifter
-from ...computation.model import LANE, Access, Computation
+from ...computation.model import LANE, LOOP, PROGRAM, Access, Computation
 from ...computation.symbolic import Poly
 from ...computation.values import Index
+from ..kernel_patterns import grid_node, is_zero
 from ..recipe_kit import Decline, KernelSource
 from ..source_edit import Edit, apply_edits
 
@@ -40,6 +41,7 @@ class _Recorder(Lifter):
         self.loop_line = loop_line
         self.before_loop: dict | None = None
         self.compares: list[Compare] = []
+        self.opaque_compares: list[int] = []  # lines of comparisons with a side that is not an affine index
 
     def stmt(self, s: ast.stmt, env: dict):  # noqa: ANN201
         if isinstance(s, ast.For) and s.lineno == self.loop_line and self.recording and self.before_loop is None:
@@ -52,6 +54,8 @@ class _Recorder(Lifter):
                 left, right = self.expr(e.left, env), self.expr(e.comparators[0], env)
             if isinstance(left, Index) and isinstance(right, Index) and left.expr and right.expr:
                 self.compares.append(Compare(type(e.ops[0]), left, right))
+            else:
+                self.opaque_compares.append(e.lineno)
         return super().expr(e, env)
 
 
@@ -60,6 +64,7 @@ class LoopView:
     comp: Computation
     before_loop: dict
     compares: list[Compare]
+    opaque_compares: list[int] = field(default_factory=list)
 
     @staticmethod
     def of(ks: KernelSource, loop_line: int) -> LoopView:
@@ -70,7 +75,7 @@ class LoopView:
             raise Decline(f"the kernel could not be lifted ({type(exc).__name__}: {exc})") from None
         if rec.before_loop is None:
             raise Decline("the main loop is not a statement of the kernel's body")
-        return LoopView(comp, rec.before_loop, rec.compares)
+        return LoopView(comp, rec.before_loop, rec.compares, rec.opaque_compares)
 
 
 # -- polynomials as source text -----------------------------------------------------------------------------
@@ -149,11 +154,12 @@ def assign_roles(comp: Computation, a: Access, b: Access, out: Access) -> Roles:
             if role in (M, N, K):
                 raise Decline(f"no index runs over the {role} axis of the product")
             continue
-        result.roles[role] = _role(comp, role, vars_, source)
+        result.roles[role] = role_of(comp, role, vars_, source)
     return result
 
 
-def _role(comp: Computation, role: str, vars_: list[str], access: Access) -> Role:
+def role_of(comp: Computation, role: str, vars_: list[str], access: Access) -> Role:
+    """The role over `vars_`: its unit (the lane, or the one index) and each variable's weight in `access`."""
     lanes = [v for v in vars_ if (comp.var(v) and comp.var(v).kind == LANE)]
     if len(lanes) > 1:
         raise Decline(f"the {role} axis is spread over {len(lanes)} tl.arange lanes")
@@ -347,3 +353,53 @@ def is_kind(comp: Computation, var: str, kind: str) -> bool:
     v = comp.var(var)
     return v is not None and v.kind == kind
 
+
+# -- bounds from the launch and the loop (kernels without masks) -------------------------------------------
+def grid_fallback(ks: KernelSource, role: Role, view: LoopView) -> Poly | None:
+    """An unmasked scalar kernel: the program axis of the role covers exactly a size passed to the kernel."""
+    (var,) = role.weights if len(role.weights) == 1 else (None,)
+    v = view.comp.var(var) if var else None
+    if v is None or v.kind != PROGRAM or not var.startswith("pid") or not var[3:].isdigit():
+        return None
+    axis = int(var[3:])
+    found = set()
+    positional = [p.name for p in ks.info.params if p.kind == "positional"]
+    for site in ks.launches():
+        call = ks.node_at(site)
+        grid = grid_elts(ks, call)
+        if grid is None or axis >= len(grid[0]):
+            return None
+        text = ast.unparse(grid[0][axis])
+        bound = {**dict(zip(positional, call.args, strict=False)), **{k.arg: k.value for k in call.keywords}}
+        match = [p for p, a in bound.items() if ast.unparse(a) == text and not ks.info.param(p).is_constexpr]
+        if len(match) != 1:
+            return None
+        found.add(match[0])
+    return Poly.of(found.pop()) if len(found) == 1 else None
+
+
+def grid_elts(ks: KernelSource, call: ast.Call) -> tuple[list[ast.AST], str | None] | None:
+    """The launch grid's axes (following a grid variable or a lambda) and the lambda's argument name."""
+    grid = grid_node(ks, call)
+    arg = None
+    if isinstance(grid, ast.Lambda):
+        arg = grid.args.args[0].arg if grid.args.args else None
+        grid = grid.body
+    if isinstance(grid, (ast.Tuple, ast.List)):
+        return list(grid.elts), arg
+    return [grid], arg
+
+
+def loop_stop_bound(view: LoopView, role: Role, loop: ast.For, ks: KernelSource) -> Poly | None:
+    """A loop `range(0, n, step)` over the role's index with n a (non-constexpr) parameter: n bounds the role."""
+    loops = [v for v in role.weights if view.comp.var(v) and view.comp.var(v).kind == LOOP]
+    if len(loops) != 1:
+        return None
+    var = view.comp.var(loops[0])
+    args = loop.iter.args if isinstance(loop.iter, ast.Call) else []
+    start_zero = len(args) < 2 or is_zero(args[0])
+    stop = args[1] if len(args) >= 2 else (args[0] if args else None)
+    if not start_zero or role.weights[loops[0]] != var.step or not isinstance(stop, ast.Name):
+        return None
+    param = ks.info.param(stop.id)
+    return Poly.of(stop.id) if param is not None and not param.is_constexpr else None

@@ -19,10 +19,10 @@ import ast
 
 from ...computation import classify
 from ...computation.classify import MATMUL
-from ...computation.model import LOOP, PROGRAM
+from ...computation.model import PROGRAM
 from ...computation.symbolic import Poly
 from ...computation.values import Index
-from ..kernel_patterns import grid_node, is_zero, load_parts
+from ..kernel_patterns import is_zero, load_parts
 from ..model import ANY_KERNEL
 from ..recipe_edits import and_mask, imported_as
 from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
@@ -124,54 +124,6 @@ def _check_loop(ks: KernelSource, loop: ast.For, acc: str, operand_lines: dict[i
     return names, dot_kw, exact
 
 
-def _grid_fallback(ks: KernelSource, role: de.Role, view: de.LoopView) -> Poly | None:
-    """An unmasked scalar kernel: the program axis of the role covers exactly a size passed to the kernel."""
-    (var,) = role.weights if len(role.weights) == 1 else (None,)
-    v = view.comp.var(var) if var else None
-    if v is None or v.kind != PROGRAM or not var.startswith("pid") or not var[3:].isdigit():
-        return None
-    axis = int(var[3:])
-    found = set()
-    positional = [p.name for p in ks.info.params if p.kind == "positional"]
-    for site in ks.launches():
-        call = ks.node_at(site)
-        grid = _grid_elts(ks, call)
-        if grid is None or axis >= len(grid[0]):
-            return None
-        text = ast.unparse(grid[0][axis])
-        bound = {**dict(zip(positional, call.args, strict=False)), **{k.arg: k.value for k in call.keywords}}
-        match = [p for p, a in bound.items() if ast.unparse(a) == text and not ks.info.param(p).is_constexpr]
-        if len(match) != 1:
-            return None
-        found.add(match[0])
-    return Poly.of(found.pop()) if len(found) == 1 else None
-
-
-def _grid_elts(ks: KernelSource, call: ast.Call) -> tuple[list[ast.AST], str | None] | None:
-    grid = grid_node(ks, call)
-    arg = None
-    if isinstance(grid, ast.Lambda):
-        arg = grid.args.args[0].arg if grid.args.args else None
-        grid = grid.body
-    if isinstance(grid, (ast.Tuple, ast.List)):
-        return list(grid.elts), arg
-    return [grid], arg
-
-
-def _k_fallback(view: de.LoopView, role: de.Role, loop: ast.For, ks: KernelSource) -> Poly | None:
-    loops = [v for v in role.weights if view.comp.var(v) and view.comp.var(v).kind == LOOP]
-    if len(loops) != 1:
-        return None
-    var = view.comp.var(loops[0])
-    args = loop.iter.args if isinstance(loop.iter, ast.Call) else []
-    start_zero = len(args) < 2 or is_zero(args[0])
-    stop = args[1] if len(args) >= 2 else (args[0] if args else None)
-    if not start_zero or role.weights[loops[0]] != var.step or not isinstance(stop, ast.Name):
-        return None
-    param = ks.info.param(stop.id)
-    return Poly.of(stop.id) if param is not None and not param.is_constexpr else None
-
-
 def _operand_order(tensors: tuple[str, ...], loads: dict, out) -> tuple[str, str]:  # noqa: ANN001
     """(A, B): A is the operand whose index runs along the output tile's first axis (its rows)."""
     a_t, b_t = tensors
@@ -229,7 +181,7 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
         role = roles.roles[r]
         b = de.bound(view, role)
         if b is None:
-            b = _k_fallback(view, role, loop, ks) if r == de.K else _grid_fallback(ks, role, view)
+            b = de.loop_stop_bound(view, role, loop, ks) if r == de.K else de.grid_fallback(ks, role, view)
         if b is None:
             raise Decline(f"no bound for the {r} axis: no comparison masks it and no launch size covers it")
         bounds[r] = de.poly_text(b)
@@ -429,7 +381,7 @@ def _launch_edits(ks: KernelSource, blocks, user_blocks, added, literal, tiles_c
         call = ks.node_at(site)
         if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
             raise Decline("a launch passes *args or **kwargs")
-        grid = _grid_elts(ks, call)
+        grid = de.grid_elts(ks, call)
         meta = (grid[1] if grid and grid[1] else "META")
         key = lambda p, meta=meta: f'{meta}["{p}"]'  # noqa: E731 (a launch argument by name)
         mt, nt = de.poly_text(bound_polys[de.M], key), de.poly_text(bound_polys[de.N], key)
