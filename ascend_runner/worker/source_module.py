@@ -147,9 +147,25 @@ def package_of(path: str) -> tuple[str | None, str | None]:
     while os.path.isfile(os.path.join(folder, "__init__.py")) and len(parts) < 32:
         parts.append(os.path.basename(folder))
         folder = os.path.dirname(folder)
+    # A package whose top name is an installed module (a library's `.../kernel/triton/` under a namespace folder
+    # without `__init__`) would shadow it (`import triton.language` then fails): the namespace folders above are
+    # part of its name, as Python 3 resolves them from the workspace root.
+    while parts and _shadows_installed(parts[-1], folder) and os.path.basename(folder).isidentifier():
+        parts.append(os.path.basename(folder))
+        folder = os.path.dirname(folder)
     if not parts or not all(p.isidentifier() for p in parts):
         return None, None
     return folder, ".".join(reversed(parts))
+
+
+def _shadows_installed(top: str, folder: str) -> bool:
+    """`top` is importable from somewhere other than `folder` (an installed module a root there would hide)."""
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return False
+    where = spec.origin or next(iter(spec.submodule_search_locations or []), "") if spec else ""
+    return bool(where) and not os.path.abspath(where).startswith(os.path.abspath(folder) + os.sep)
 
 
 def workspace_root(path: str) -> str | None:
