@@ -18,7 +18,11 @@ CANDIDATES=${CANDIDATES:-6}
 ROUNDS=${ROUNDS:-1}
 mkdir -p "$OUT"
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl \
-  .gpu_carry/wheels/*.whl >/dev/null 2>&1 || echo "pip install failed (continuing)"
+  >/dev/null 2>&1 || echo "pip install failed (continuing)"
+# The libraries' own dependencies go into the runner environment itself: tritonlens's workers never inherit
+# PYTHONPATH (the environment's packages only), so a dependency under /tmp/site would exist for `record` only.
+python3 -m pip install -q --no-index --no-deps --no-cache-dir .gpu_carry/wheels/*.whl >/dev/null 2>&1 \
+  || echo "library dependencies not installed into the environment (continuing)"
 mkdir -p /tmp/tlpkg/tritonlens
 for d in analysis server ascend_runner; do ln -sfn "$REPO/$d" /tmp/tlpkg/tritonlens/$d; done
 WS=$(mktemp -d /tmp/realops-XXXX)
