@@ -70,6 +70,7 @@ class GateResult:
     findings: list[Finding] = field(default_factory=list)  # levels 3-4 of the candidate (re-diagnosis)
     compile_summary: dict[str, Any] = field(default_factory=dict)
     ascend: AscendCompile | None = None  # an Ascend target's BiSheng record (ascend_compile.py)
+    failing: set[str] = field(default_factory=set)  # kernels with a variant that did not compile
 
 
 def compile_facts(analysis: Any) -> dict[str, Any]:
@@ -128,7 +129,7 @@ class Gate:
         self.launches = list(launches or [])
         # Verdicts carry what a candidate printed or raised: any key or token of this process is taken out.
         self.redactor = redactor if redactor is not None else process_redactor()
-        self._original_ascend: dict[str, AscendCompile] = {}  # the original text's record, compiled once
+        self._original_result: dict[str, GateResult] = {}  # the original text's compile check, run once
         self._lock = threading.Lock()
 
     # -- 1. compile --------------------------------------------------------------------------------------
@@ -153,6 +154,9 @@ class Gate:
             original = self.original_ascend(cancel) if source != self.reference_source else None
             out.ascend = ascend_compile(analyses, self.config.target, original)
         error: str | None = None
+        # A kernel the original text does not compile either (values guessed for a kernel no launch was recorded
+        # of, an API this Triton lacks) is not the candidate's failure: only new failures reject it.
+        failing_before = self.original_failures(cancel) if source != self.reference_source else set()
         for analysis in analyses:
             out.findings.extend(analysis.findings)
             out.compile_summary[analysis.kernel] = compile_facts(analysis)
@@ -161,7 +165,9 @@ class Gate:
                 continue
             for variant in analysis.variants:
                 errors = [e for e in variant.errors if e.stage not in WORKER_STAGES]
-                if error is None and not variant.ok and errors:
+                if not variant.ok and errors:
+                    out.failing.add(analysis.kernel)
+                if error is None and not variant.ok and errors and analysis.kernel not in failing_before:
                     first = errors[0]
                     where = f" (line {first.line})" if first.line else ""
                     error = (
@@ -172,18 +178,28 @@ class Gate:
         ascend_error = out.ascend.rejection() if out.ascend is not None else None
         return ascend_error or error, out
 
-    def original_ascend(self, cancel: threading.Event | None = None) -> AscendCompile | None:
-        """The original text's Ascend record (what a candidate's TL4xx findings are compared with), compiled once;
-        None without an original text or an Ascend target."""
+    def _original(self, cancel: threading.Event | None) -> GateResult | None:
+        """The original text's own compile check, run once: what a candidate's failures and TL4xx are compared with."""
         original = self.reference_source
-        if original is None or not applies(self.config.target):
+        if original is None:
             return None
         with self._lock:
-            if original not in self._original_ascend:
-                _, res = self.compile_check(original, cancel)
-                if res.ascend is not None:
-                    self._original_ascend[original] = res.ascend
-            return self._original_ascend.get(original)
+            if original not in self._original_result:
+                self._original_result[original] = self.compile_check(original, cancel)[1]
+            return self._original_result[original]
+
+    def original_failures(self, cancel: threading.Event | None = None) -> set[str]:
+        """Kernels of the original text that do not compile (with the same inputs the candidate gets)."""
+        res = self._original(cancel)
+        return set(res.failing) if res is not None else set()
+
+    def original_ascend(self, cancel: threading.Event | None = None) -> AscendCompile | None:
+        """The original text's Ascend record (what a candidate's TL4xx findings are compared with); None without
+        an original text or an Ascend target."""
+        if not applies(self.config.target):
+            return None
+        res = self._original(cancel)
+        return res.ascend if res is not None else None
 
     # -- 2 + 3. verify and time --------------------------------------------------------------------------
     def plan(self, baseline_source: str, candidate_source: str) -> VerificationPlan:
