@@ -96,3 +96,102 @@ def test_elementwise_declines() -> None:
                                "    if i < 100:\n        tl.store(out_ptr + i, 2.0 * x + b)\n")
     assert branch != EW_SCALAR
     assert "branches" in declined("schedule-elementwise-blocks", branch, "axpb")
+
+
+ROWS_SOFTMAX = task('''
+    TEST_SHAPES = [{"M": 37, "N": 19}, {"M": 5, "N": 100}]
+    M, N = 37, 19
+
+    @triton.jit
+    def softmax_rows(x_ptr, y_ptr, n_cols, stride, BLOCK: tl.constexpr):
+        row = tl.program_id(0)
+        cols = tl.arange(0, BLOCK)
+        ok = cols < n_cols
+        x = tl.load(x_ptr + row * stride + cols, mask=ok, other=-float("inf"))
+        e = tl.exp(x - tl.max(x, axis=0))
+        tl.store(y_ptr + row * stride + cols, e / tl.sum(e, axis=0), mask=ok)
+
+    class Model(nn.Module):
+        def forward(self, x):
+            return torch.softmax(x, dim=1)
+
+    class ModelNew(nn.Module):
+        def forward(self, x):
+            y = torch.empty_like(x)
+            softmax_rows[(x.shape[0],)](x, y, x.shape[1], x.stride(0), BLOCK=triton.next_power_of_2(x.shape[1]))
+            return y
+
+    def get_inputs():
+        return [torch.randn(M, N)]
+''')
+
+ROWS_HELPER_BIAS = task('''
+    TEST_SHAPES = [{"M": 70, "N": 30}, {"M": 3, "N": 65}]
+    M, N = 70, 30
+
+    @triton.jit
+    def _row_ptr(base, r, stride):
+        return base + r * stride
+
+    @triton.jit
+    def norm_bias(x_ptr, b_ptr, out_ptr, sums_ptr, N, stride, BN: tl.constexpr):
+        r = tl.program_id(0)
+        offs = tl.arange(0, BN)
+        m = offs < N
+        x = tl.load(_row_ptr(x_ptr, r, stride) + offs, mask=m, other=0.0)
+        b = tl.load(b_ptr + offs, mask=m, other=0.0)  # the same bias for every row
+        mean = tl.sum(x) / N
+        tl.store(_row_ptr(out_ptr, r, stride) + offs, x - mean + b, mask=m)
+        tl.store(sums_ptr + r, mean)
+
+    class Model(nn.Module):
+        def forward(self, x, b):
+            return x - x.mean(dim=1, keepdim=True) + b
+
+    class ModelNew(nn.Module):
+        def forward(self, x, b):
+            out = torch.empty_like(x)
+            sums = torch.empty(x.shape[0])
+            norm_bias[(x.shape[0],)](x, b, out, sums, x.shape[1], x.stride(0), BN=128)
+            return out
+
+    def get_inputs():
+        return [torch.randn(M, N), torch.randn(N)]
+''')
+
+
+@pytest.fixture(scope="module")
+def row_rewrites() -> dict[str, str]:
+    out = {}
+    for name, src, kernel in (("softmax", ROWS_SOFTMAX, "softmax_rows"), ("bias", ROWS_HELPER_BIAS, "norm_bias")):
+        for i, cand in enumerate(rewrite("schedule-row-tiles", src, kernel)):
+            out[f"rows_{name}_{i}"] = cand.source
+    return out
+
+
+def test_row_tiles_rewrite_shape(row_rewrites: dict[str, str]) -> None:
+    soft = row_rewrites["rows_softmax_0"]
+    assert "def softmax_rows(x_ptr, y_ptr, n_cols, stride, BLOCK: tl.constexpr, n_rows_total, ROWS: tl.constexpr):" \
+        in soft
+    assert "e = tl.exp(x - tl.max(x, axis=1, keep_dims=True))" in soft
+    assert "rows_per_program = max(1, min(64, 2048 // triton.next_power_of_2(" in soft
+    bias = row_rewrites["rows_bias_1"]
+    assert "b = tl.load(b_ptr + offs, mask=m, other=0.0)  # the same bias for every row" in bias  # loaded once
+    assert "mean = tl.sum(x, axis=1, keep_dims=True) / N" in bias
+    assert "tl.store(sums_ptr + r, mean, mask=row_ok)" in bias
+
+
+def test_row_tiles_stay_correct(row_rewrites: dict[str, str], tmp_path) -> None:
+    check_correct(row_rewrites, tmp_path)
+
+
+def test_row_tiles_declines() -> None:
+    from test_schedules_reduce import ROWS_RAW
+
+    assert "loops over the row" in declined("schedule-row-tiles", ROWS_RAW, "rms")
+    assert "elementwise_blocks" in declined("schedule-row-tiles", EW_BLOCKED, "gelu_like")
+    two_d = ROWS_SOFTMAX.replace("cols = tl.arange(0, BLOCK)", "cols = tl.arange(0, BLOCK)[None, :]").replace(
+        "axis=0", "axis=1")
+    assert "2-D" in declined("schedule-row-tiles", two_d, "softmax_rows")
+    same = ROWS_HELPER_BIAS.replace("tl.store(sums_ptr + r, mean)", "tl.store(sums_ptr, mean)")
+    assert "same" in declined("schedule-row-tiles", same, "norm_bias")
