@@ -195,3 +195,93 @@ def test_row_tiles_declines() -> None:
     assert "2-D" in declined("schedule-row-tiles", two_d, "softmax_rows")
     same = ROWS_HELPER_BIAS.replace("tl.store(sums_ptr + r, mean)", "tl.store(sums_ptr, mean)")
     assert "same" in declined("schedule-row-tiles", same, "norm_bias")
+
+
+COLUMN_SCALAR_MEAN = task('''
+    TEST_SHAPES = [{"M": 41, "N": 37}, {"M": 9, "N": 300}]
+    M, N = 41, 37
+
+    @triton.jit
+    def col_mean(x_ptr, out_ptr, M, stride_m):
+        col = tl.program_id(0)
+        acc = 0.0
+        for r in range(M):
+            acc += tl.load(x_ptr + r * stride_m + col)  # a strided walk down the column
+        tl.store(out_ptr + col, acc / M)
+
+    class Model(nn.Module):
+        def forward(self, x):
+            return x.mean(dim=0)
+
+    class ModelNew(nn.Module):
+        def forward(self, x):
+            out = torch.empty(x.shape[1], device=x.device, dtype=torch.float32)
+            col_mean[(x.shape[1],)](x, out, x.shape[0], x.stride(0))
+            return out
+
+    def get_inputs():
+        return [torch.randn(M, N)]
+''')
+
+COLUMN_LANES_MAX = task('''
+    TEST_SHAPES = [{"M": 100, "N": 23}, {"M": 7, "N": 130}]
+    M, N = 100, 23
+
+    @triton.jit
+    def col_max(x_ptr, out_ptr, n_rows, stride, BLOCK_M: tl.constexpr):
+        c = tl.program_id(0)
+        best = tl.full((BLOCK_M,), -float("inf"), dtype=tl.float32)
+        for s in range(0, n_rows, BLOCK_M):
+            rows = s + tl.arange(0, BLOCK_M)
+            v = tl.load(x_ptr + rows * stride + c, mask=rows < n_rows, other=-float("inf"))
+            best = tl.maximum(best, v)
+        tl.store(out_ptr + c, tl.max(best, axis=0) * 2.0)
+
+    class Model(nn.Module):
+        def forward(self, x):
+            return x.max(dim=0).values * 2.0
+
+    class ModelNew(nn.Module):
+        def forward(self, x):
+            out = torch.empty(x.shape[1], device=x.device, dtype=torch.float32)
+            col_max[(x.shape[1],)](x, out, x.shape[0], x.stride(0), BLOCK_M=32)
+            return out
+
+    def get_inputs():
+        return [torch.randn(M, N)]
+''')
+
+
+@pytest.fixture(scope="module")
+def col_rewrites() -> dict[str, str]:
+    out = {}
+    for name, src, kernel in (("mean", COLUMN_SCALAR_MEAN, "col_mean"), ("max", COLUMN_LANES_MAX, "col_max")):
+        for i, cand in enumerate(rewrite("schedule-column-tiles", src, kernel)):
+            out[f"cols_{name}_{i}"] = cand.source
+    return out
+
+
+def test_column_tiles_rewrite_shape(col_rewrites: dict[str, str]) -> None:
+    mean = col_rewrites["cols_mean_0"]
+    assert "acc = tl.full((1, BLOCK_C), 0.0, dtype=tl.float32)" in mean
+    assert "acc += tl.load(x_ptr + r * stride_m + col, mask=col_ok)  # a strided walk down the column" in mean
+    assert "cols_per_program = max(16, min(256, 2048 // triton.next_power_of_2(1)))" in mean
+    mx = col_rewrites["cols_max_1"]
+    assert 'best = tl.full((BLOCK_M, BLOCK_C), -float("inf"), dtype=tl.float32)' in mx
+    assert "tl.store(out_ptr + c, tl.max(best, axis=0, keep_dims=True) * 2.0, mask=col_ok)" in mx
+    assert "8192 // triton.next_power_of_2(32)" in mx
+
+
+def test_column_tiles_stay_correct(col_rewrites: dict[str, str], tmp_path) -> None:
+    check_correct(col_rewrites, tmp_path)
+
+
+def test_column_tiles_declines() -> None:
+    from test_schedules_reduce import COLUMN_BLOCKPTR
+
+    assert "already read coalesced" in declined("schedule-column-tiles", COLUMN_BLOCKPTR, "colscaled")
+    assert "not a column reduction" in declined("schedule-column-tiles", ROWS_SOFTMAX, "softmax_rows")
+    branch = COLUMN_SCALAR_MEAN.replace("    tl.store(out_ptr + col, acc / M)\n",
+                                        "    if col >= 0:\n        tl.store(out_ptr + col, acc / M)\n")
+    assert branch != COLUMN_SCALAR_MEAN
+    assert "branches" in declined("schedule-column-tiles", branch, "col_mean")
