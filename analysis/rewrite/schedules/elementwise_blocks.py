@@ -64,6 +64,8 @@ def _shape(comp: Computation) -> tuple[str, str | None]:
     blocks = set()
     for a in comp.accesses:
         step = a.strided_by("pid0")
+        if step.is_zero and a.kind == "load":
+            continue  # a scalar or table every program reads (a hyper-parameter): the new blocks leave it as is
         contiguous = a.contiguous()
         lane = comp.var(contiguous) if contiguous else None
         if lane is None or lane.kind != LANE or len([v for v in a.offset.variables if v.startswith("lane")]) != 1:
