@@ -64,7 +64,10 @@ EW_SCALAR = task('''
 @pytest.fixture(scope="module")
 def ew_rewrites() -> dict[str, str]:
     out = {}
-    for name, src, kernel in (("blocked", EW_BLOCKED, "gelu_like"), ("scalar", EW_SCALAR, "axpb")):
+    lam = EW_BLOCKED.replace("grid = (triton.cdiv(n, BLOCK),)", 'grid = lambda meta: (triton.cdiv(n, meta["BLOCK"]),)')
+    assert lam != EW_BLOCKED
+    for name, src, kernel in (("blocked", EW_BLOCKED, "gelu_like"), ("scalar", EW_SCALAR, "axpb"),
+                              ("lambda", lam, "gelu_like")):
         for i, cand in enumerate(rewrite("schedule-elementwise-blocks", src, kernel)):
             out[f"ew_{name}_{i}"] = cand.source
     return out
@@ -74,6 +77,7 @@ def test_elementwise_rewrite_shape(ew_rewrites: dict[str, str]) -> None:
     blocked = ew_rewrites["ew_blocked_1"]
     assert "gelu_like[(triton.cdiv((grid[0]) * (BLOCK), 4096),)](x, y, n, BLOCK=4096, num_warps=8)" in blocked
     assert "# tanh-free GELU approximation" in blocked  # the user's comments and body are kept
+    assert "gelu_like[grid](x, y, n, BLOCK=1024, num_warps=4)" in ew_rewrites["ew_lambda_0"]
     scalar = ew_rewrites["ew_scalar_0"]
     assert "def axpb(x_ptr, b_ptr, out_ptr, n_cols, n_elements_total, EW_BLOCK: tl.constexpr):" in scalar
     assert "b = tl.load(b_ptr + i % n_cols, mask=elem_ok)" in scalar

@@ -88,14 +88,15 @@ def _blocked(recipe: ScheduleRecipe, ks: KernelSource, block: str, target: Targe
     candidates = []
     for size, warps in block_sizes(target):
         edits = []
-        for call, _ in launches:
+        for call, grid in launches:
             arg = launch_argument(ks, call, block)
             old = _int_literal(arg)
             if old is not None and old >= size:
                 raise Decline(f"already at blocks of {old} elements (>= {size}: 128-bit accesses for every thread)")
-            grid0 = one_axis_grid(ks, call)
-            edits.append(ks.text.replace(call.func.slice,
-                                         f"({triton}.cdiv(({grid0}) * ({ks.segment(arg)}), {size}),)"))
+            if not isinstance(grid, ast.Lambda):  # a `lambda meta:` grid follows the block by itself
+                grid0 = one_axis_grid(ks, call)
+                edits.append(ks.text.replace(call.func.slice,
+                                             f"({triton}.cdiv(({grid0}) * ({ks.segment(arg)}), {size}),)"))
             edits.append(ks.text.replace(arg, str(size)))
             if warps and not any(k.arg == "num_warps" for k in call.keywords):
                 edits.append(append_argument(ks, call, f"num_warps={warps}"))
