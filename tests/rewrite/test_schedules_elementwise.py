@@ -61,13 +61,38 @@ EW_SCALAR = task('''
 ''')
 
 
+EW_ONE_PROGRAM = task('''
+    TEST_SHAPES = [{"N": 5000}, {"N": 3}]
+    N = 5000
+
+    @triton.jit
+    def scale_all(src, dst, n, B: tl.constexpr):
+        for s in range(0, n, B):  # one program walks everything
+            o = s + tl.arange(0, B)
+            tl.store(dst + o, tl.abs(tl.load(src + o, mask=o < n)) * 3.0, mask=o < n)
+
+    class Model(nn.Module):
+        def forward(self, x):
+            return x.abs() * 3.0
+
+    class ModelNew(nn.Module):
+        def forward(self, x):
+            y = torch.empty_like(x)
+            scale_all[(1,)](x, y, x.numel(), B=256)
+            return y
+
+    def get_inputs():
+        return [torch.randn(N)]
+''')
+
+
 @pytest.fixture(scope="module")
 def ew_rewrites() -> dict[str, str]:
     out = {}
     lam = EW_BLOCKED.replace("grid = (triton.cdiv(n, BLOCK),)", 'grid = lambda meta: (triton.cdiv(n, meta["BLOCK"]),)')
     assert lam != EW_BLOCKED
     for name, src, kernel in (("blocked", EW_BLOCKED, "gelu_like"), ("scalar", EW_SCALAR, "axpb"),
-                              ("lambda", lam, "gelu_like")):
+                              ("lambda", lam, "gelu_like"), ("stride", EW_ONE_PROGRAM, "scale_all")):
         for i, cand in enumerate(rewrite("schedule-elementwise-blocks", src, kernel)):
             out[f"ew_{name}_{i}"] = cand.source
     return out
@@ -78,6 +103,9 @@ def test_elementwise_rewrite_shape(ew_rewrites: dict[str, str]) -> None:
     assert "gelu_like[(triton.cdiv((grid[0]) * (BLOCK), 4096),)](x, y, n, BLOCK=4096, num_warps=8)" in blocked
     assert "# tanh-free GELU approximation" in blocked  # the user's comments and body are kept
     assert "gelu_like[grid](x, y, n, BLOCK=1024, num_warps=4)" in ew_rewrites["ew_lambda_0"]
+    stride = ew_rewrites["ew_stride_0"]
+    assert "for s in range(tl.program_id(0) * B, n, tl.num_programs(0) * B):  # one program walks" in stride
+    assert "scale_all[(528,)](x, y, x.numel(), B=1024, num_warps=4)" in stride
     scalar = ew_rewrites["ew_scalar_0"]
     assert "def axpb(x_ptr, b_ptr, out_ptr, n_cols, n_elements_total, EW_BLOCK: tl.constexpr):" in scalar
     assert "b = tl.load(b_ptr + i % n_cols, mask=elem_ok)" in scalar
@@ -96,6 +124,8 @@ def test_elementwise_declines() -> None:
     assert "row_tiles" in declined("schedule-elementwise-blocks", row, "gelu_like")
     reduce = EW_BLOCKED.replace("x * tl.sigmoid(1.702 * x)", "tl.sum(x, axis=0)")
     assert "not a elementwise" in declined("schedule-elementwise-blocks", reduce, "gelu_like")
+    pid_used = EW_ONE_PROGRAM.replace("range(0, n, B)", "range(tl.program_id(0) * B, n, B)")
+    assert "per-program loop" in declined("schedule-elementwise-blocks", pid_used, "scale_all")
     branch = EW_SCALAR.replace("    tl.store(out_ptr + i, 2.0 * x + b)\n",
                                "    if i < 100:\n        tl.store(out_ptr + i, 2.0 * x + b)\n")
     assert branch != EW_SCALAR

@@ -10,6 +10,8 @@ small unroll (targets.py; on Ascend, 32-byte granules and one program per AI cor
 and the grid becomes `cdiv(old_grid * old_BLOCK, new BLOCK)`: it covers every element the draft covered, so the
 draft's own masks stay right. Scalar drafts get `tl.program_id(0)` turned into a block of EW_BLOCK lanes, every
 access masked to the old grid's size (passed as a new parameter), and `cdiv(old_grid, EW_BLOCK)` programs.
+A draft whose programs all walk every element (one loop over blocks from 0, the program id unused: a grid of
+one) becomes a grid-stride loop (`range(pid * BLOCK, n, num_programs * BLOCK)`) over `programs_to_fill` programs.
 Chosen from the model: an elementwise kernel (classify) on grid axis 0 only, no loop, every access affine with
 the program id moving it by the lane block (blocked) or by one element with no lanes (scalar). Program-per-row
 kernels (a row stride, a broadcast vector) are row_tiles.py's; a draft already at such blocks declines.
@@ -22,6 +24,7 @@ import ast
 from ...computation.classify import ELEMENTWISE, Kind
 from ...computation.model import LANE, LOOP, PROGRAM, Computation
 from ...computation.symbolic import Poly
+from ..kernel_patterns import simple_range
 from ..recipe_edits import and_mask, append_argument, imported_as, launch_grids
 from ..recipe_kit import Decline, KernelSource, finish
 from .emit import (
@@ -29,6 +32,7 @@ from .emit import (
     append_constexprs,
     constexpr_params,
     launch_argument,
+    loop_node,
     one_axis_grid,
     require_affine,
     require_class,
@@ -155,10 +159,58 @@ def _scalar(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, target:
     return candidates
 
 
+def _grid_stride(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, target: TargetChoices) -> list:
+    """A draft whose programs all walk every element (a loop over blocks, the program id unused: a grid of one
+    program) -> a grid-stride loop over `programs_to_fill` programs, each starting at its own block."""
+    loops = [v for v in comp.index_vars if v.kind == LOOP]
+    if len(loops) != 1 or any("pid0" in (a.offset.variables if a.offset else ()) for a in comp.accesses):
+        raise Decline("the kernel loops (a per-program loop over its own elements): not a flat elementwise map")
+    if comp.accumulations:
+        raise Decline(f"the loop carries {comp.accumulations[0].var} from one block to the next")
+    var = loops[0]
+    loop = loop_node(ks, var)
+    parts = simple_range(loop)
+    if not any(loop is s for s in ks.fn.body) or parts is None or parts[2] is None:
+        raise Decline(f"line {loop.lineno}: the loop is not a top-level range() by a block")
+    start, stop, step = parts
+    block = ks.segment(step)
+    lanes = {v.extent for v in comp.index_vars if v.kind == LANE}
+    if lanes != {block} or block not in constexpr_params(ks) or not (isinstance(start, ast.Constant)
+                                                                     and start.value == 0):
+        raise Decline(f"line {loop.lineno}: the loop does not walk blocks of its lanes from 0")
+    for a in comp.accesses:
+        if var.name not in a.in_loops or a.strided_by(var.name) != var.step or a.contiguous() is None:
+            raise Decline(f"line {a.line}: the {a.kind} of {a.tensor} does not walk the loop's block")
+    if any(isinstance(n, ast.Call) and ks.is_tl(n, "num_programs") for n in ast.walk(ks.fn)):
+        raise Decline("the kernel reads tl.num_programs")
+    tl = ks.tl
+    kernel_edit = ks.text.replace(loop.iter, f"range({tl('program_id')}(0) * {block}, {ks.segment(stop)}, "
+                                             f"{tl('num_programs')}(0) * {block})")
+    launches = launch_grids(ks)
+    candidates = []
+    for size, warps in block_sizes(target):
+        edits = [kernel_edit]
+        for call, _ in launches:
+            edits.append(ks.text.replace(call.func.slice, f"({target.programs_to_fill},)"))
+            edits.append(ks.text.replace(launch_argument(ks, call, block), str(size)))
+            if warps and not any(k.arg == "num_warps" for k in call.keywords):
+                edits.append(append_argument(ks, call, f"num_warps={warps}"))
+        rationale = (
+            f"Every program of the draft walks all elements in blocks of `{block}` (the program id is unused): the "
+            f"work runs on one program. The loop on line {loop.lineno} is now grid-stride over "
+            f"{target.programs_to_fill} programs (enough to fill the device), each starting at its own block of "
+            f"{size} elements."
+        )
+        candidates.append(finish(recipe, ks.ctx, edits, f"Grid-stride elementwise loop ({size} per block)",
+                                 rationale, config={block: size, **({"num_warps": warps} if warps else {})}))
+    return candidates
+
+
 def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Kind) -> list:
     require_class(kind, ELEMENTWISE)
     if any(v.kind == LOOP for v in comp.index_vars):
-        raise Decline("the kernel loops (a grid-stride or per-program loop): not a flat elementwise map")
+        require_affine(comp.accesses)
+        return _grid_stride(recipe, ks, comp, choices(ks.ctx.target))
     if any(v.kind == PROGRAM and v.name[3:].isdigit() and v.name != "pid0" for v in comp.index_vars):
         raise Decline("the kernel uses a second grid axis")
     require_affine(comp.accesses)
