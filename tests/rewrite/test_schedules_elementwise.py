@@ -319,3 +319,10 @@ def test_column_tiles_declines() -> None:
                                         "    if col >= 0:\n        tl.store(out_ptr + col, acc / M)\n")
     assert branch != COLUMN_SCALAR_MEAN
     assert "branches" in declined("schedule-column-tiles", branch, "col_mean")
+
+
+def test_column_tiles_then_column_split_on_the_next_round(col_rewrites: dict[str, str], tmp_path) -> None:
+    # the coalesced column tiles are the form column_split takes: few column blocks are split over grid axis 1
+    split = rewrite("schedule-column-split", col_rewrites["cols_mean_0"], "col_mean")[0].source
+    assert "tl.atomic_add(out_ptr + col, acc / M, mask=col_ok)" in split
+    check_correct({"cols_then_split": split}, tmp_path)
