@@ -435,6 +435,9 @@ class Lifter:
             return Opaque(short)
         if fn in ("cdiv",):
             return Index.of_poly(Poly.of(f"cdiv({self.module.text_of(e.args[0])},{self.module.text_of(e.args[1])})"))
+        if fn == "float" and len(e.args) == 1 and isinstance(e.args[0], ast.Constant):
+            # float("inf"), float("-inf"), float(0): a floating constant, like 1e30 (an accumulator may start there)
+            return Data(ops=("const",))
         if fn in BUILTINS:  # Python builtins over constexprs: values, not memory
             return Index(None, why=f"{fn}() of launch values")
         self.note(e, f"call to {fn} not modelled")

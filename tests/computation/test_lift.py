@@ -318,3 +318,23 @@ def test_the_llm_prompt_carries_the_model_of_the_kernel():
     user = build_messages(source=source, path="k.py", kernel="col_mean", target="sm_90")[1]["content"]
     section = user.split("## What the kernel computes", 1)[1].split("## Profile", 1)[0]
     assert "column reduction" in section and "coalesced row tiles" in section
+
+
+INF_STARTS = ['-float("inf")', 'float("-inf")', 'float("inf")', "-1e30",
+              'tl.full((1,), float("-inf"), dtype=tl.float32)']
+
+
+@pytest.mark.parametrize("start", INF_STARTS)
+def test_an_accumulator_starting_at_float_inf_is_carried_like_a_literal(start):
+    comp, kind = lifted(f"""
+@triton.jit
+def col_best(x_ptr, out_ptr, M, stride_m):
+    col = tl.program_id(0)
+    best = {start}
+    for r in range(M):
+        best = tl.maximum(best, tl.load(x_ptr + r * stride_m + col))
+    tl.store(out_ptr + col, best)
+""")
+    assert [(a.var, a.op) for a in comp.accumulations] == [("best", "max")], describe(comp)
+    assert kind.name == COLUMN_REDUCTION
+    assert not comp.unmodelled

@@ -30,7 +30,7 @@ from ..recipe_edits import and_mask, imported_as
 from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from ..source_edit import Edit
 from . import dot_emit as de
-from .dot_targets import attention_tiles
+from .targets import attention_tiles
 
 M, N, D, BATCH = "M", "N", "D", "batch"
 LOG2E = "1.4426950408889634"

@@ -28,7 +28,7 @@ from ..recipe_edits import and_mask, imported_as
 from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from ..source_edit import Edit
 from . import dot_emit as de
-from .dot_targets import dot_tiles
+from .targets import dot_tiles
 
 CASTS = ("to", "T")
 TL_OK = ("dot", "sum", "trans", "permute", "reshape", "view", "broadcast_to", "expand_dims", "cast")
