@@ -6,12 +6,11 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from ...ascend_runner.client import RunnerSettings
-from ..engine.runner_survey import survey
 from ..lsp.feature import Feature
 from .compile import CompileFeature
 
 if TYPE_CHECKING:
+    from ...ascend_runner.client import RunnerSettings
     from ..lsp.core import TritonLensServer
 
 STATUS_NOTIFICATION = "tritonlens/status"
@@ -43,6 +42,10 @@ class RunnerStatusFeature(Feature):
         return out
 
     def on_config(self) -> None:
+        # Not urgent: the runner client's import and the survey wait until the first diagnostics are out.
+        self.server.after_first_answer(self._report_if_changed)
+
+    def _report_if_changed(self) -> None:
         settings = self.settings()
         if settings == self._last:
             return
@@ -50,6 +53,8 @@ class RunnerStatusFeature(Feature):
         asyncio.get_running_loop().create_task(self.report(settings))
 
     async def report(self, settings: list[RunnerSettings] | None = None) -> list[dict[str, Any]]:
+        from ..engine.runner_survey import survey
+
         settings = settings if settings is not None else self.settings()
         loop = asyncio.get_running_loop()
         rows: dict[str, dict[str, Any]] = {}
