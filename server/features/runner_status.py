@@ -4,6 +4,7 @@ when the runner settings change (health checks off the event loop)."""
 from __future__ import annotations
 
 import asyncio
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from ..lsp.feature import Feature
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
     from ..lsp.core import TritonLensServer
 
 STATUS_NOTIFICATION = "tritonlens/status"
+RUNNER_CLIENT = "tritonlens.ascend_runner.client"
 
 
 class RunnerStatusFeature(Feature):
@@ -42,15 +44,17 @@ class RunnerStatusFeature(Feature):
         return out
 
     def on_config(self) -> None:
-        # Not urgent: the runner client's import and the survey wait until the first diagnostics are out.
-        self.server.after_first_answer(self._report_if_changed)
+        # Not urgent: the runner client's import and the survey wait until the first diagnostics are out, and the
+        # import (about 0.1 s) runs off the event loop, which stays free for the editor's requests.
+        self.server.after_first_answer(lambda: asyncio.get_running_loop().create_task(self._report_if_changed()))
 
-    def _report_if_changed(self) -> None:
+    async def _report_if_changed(self) -> None:
+        await asyncio.get_running_loop().run_in_executor(None, importlib.import_module, RUNNER_CLIENT)
         settings = self.settings()
         if settings == self._last:
             return
         self._last = settings
-        asyncio.get_running_loop().create_task(self.report(settings))
+        await self.report(settings)
 
     async def report(self, settings: list[RunnerSettings] | None = None) -> list[dict[str, Any]]:
         from ..engine.runner_survey import survey
