@@ -4,7 +4,6 @@ when the runner settings change (health checks off the event loop)."""
 from __future__ import annotations
 
 import asyncio
-import importlib
 from typing import TYPE_CHECKING, Any
 
 from ..lsp.feature import Feature
@@ -15,7 +14,6 @@ if TYPE_CHECKING:
     from ..lsp.core import TritonLensServer
 
 STATUS_NOTIFICATION = "tritonlens/status"
-RUNNER_CLIENT = "tritonlens.ascend_runner.client"
 
 
 class RunnerStatusFeature(Feature):
@@ -49,7 +47,7 @@ class RunnerStatusFeature(Feature):
         self.server.after_first_answer(lambda: asyncio.get_running_loop().create_task(self._report_if_changed()))
 
     async def _report_if_changed(self) -> None:
-        await asyncio.get_running_loop().run_in_executor(None, importlib.import_module, RUNNER_CLIENT)
+        await asyncio.get_running_loop().run_in_executor(None, _import_runner_client)
         settings = self.settings()
         if settings == self._last:
             return
@@ -69,3 +67,8 @@ class RunnerStatusFeature(Feature):
         self.rows = [{k: r[k] for k in ("name", "reachable", "detail")} for r in rows.values()]
         self.server.protocol.notify(STATUS_NOTIFICATION, {"runners": self.rows})
         return self.rows
+
+
+def _import_runner_client() -> None:
+    """Run in a worker thread: the runner client's first import (about 0.1 s) off the event loop."""
+    from ...ascend_runner import client  # noqa: F401
