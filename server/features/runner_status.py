@@ -71,4 +71,4 @@ class RunnerStatusFeature(Feature):
 
 def _import_runner_client() -> None:
     """Run in a worker thread: the runner client's first import (about 0.1 s) off the event loop."""
-    from ...ascend_runner import client  # noqa: F401
+    from ...ascend_runner.client import RunnerSettings  # noqa: F401
