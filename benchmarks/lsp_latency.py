@@ -351,6 +351,8 @@ async def first_diagnostics(
     base = generate(2000)
     samples: list[float] = []
     cpu_samples: list[float] = []  # the server process's CPU time (all threads) from didOpen to the publish
+    start_samples: list[float] = []  # cold: spawn -> initialize answered (wall)
+    start_cpu_samples: list[float] = []  # cold: the server's CPU time by then (its imports, features, warm-up)
     loads: list[float] = []
     counts: list[int] = []
     client: LanguageClient | None = None
@@ -390,7 +392,12 @@ async def first_diagnostics(
     for n in range(opens):
         if cold:
             client = new_client()
+            spawned = time.perf_counter()
             await _start(client, workdir, debounce_ms, env)
+            start_samples.append((time.perf_counter() - spawned) * 1000.0)
+            start_cpu = _process_cpu_s(client)
+            if start_cpu is not None:
+                start_cpu_samples.append(start_cpu * 1000.0)
         assert client is not None
         # Distinct names per open: neither the server nor the triage caches can answer from an earlier open.
         text = base.replace("_kernel_", f"_kernel_o{n}{'c' if cold else 'w'}_")
@@ -439,6 +446,19 @@ async def first_diagnostics(
         "server_cpu_p95_ms": round(percentile(cpu_samples, 0.95), 1) if cpu_samples else None,
         "server_cpu_ms": [round(s, 1) for s in cpu_samples],
         "load_average_1m": [round(x, 2) for x in loads],
+        **(_start_figures(start_samples, start_cpu_samples) if cold else {}),
+    }
+
+
+def _start_figures(wall: list[float], cpu: list[float]) -> dict[str, Any]:
+    """A cold server's start: spawn -> `initialize` answered (what an editor waits before its first didOpen)."""
+    return {
+        "start_p50_ms": round(percentile(wall, 0.5), 1),
+        "start_p95_ms": round(percentile(wall, 0.95), 1),
+        "start_ms": [round(s, 1) for s in wall],
+        "start_cpu_p50_ms": round(percentile(cpu, 0.5), 1) if cpu else None,
+        "start_cpu_p95_ms": round(percentile(cpu, 0.95), 1) if cpu else None,
+        "start_cpu_ms": [round(s, 1) for s in cpu],
     }
 
 
@@ -473,12 +493,19 @@ def run_first(args: argparse.Namespace) -> int:
                     f"p50 {row['p50_ms']} ms, p95 {row['p95_ms']} ms, max {row['max_ms']} ms "
                     f"({row['diagnostics']} diagnostics, load {min(row['load_average_1m'])}-"
                     f"{max(row['load_average_1m'])}); server CPU p50 {row['server_cpu_p50_ms']} ms, "
-                    f"p95 {row['server_cpu_p95_ms']} ms",
+                    f"p95 {row['server_cpu_p95_ms']} ms"
+                    + (
+                        f"; start (spawn -> initialize answered) p50 {row['start_p50_ms']} ms, p95 "
+                        f"{row['start_p95_ms']} ms, server CPU p50 {row['start_cpu_p50_ms']} ms"
+                        if cold else ""
+                    ),
                     flush=True,
                 )
     if args.output == RESULTS:
         args.output = RESULTS.with_name("lsp_first_diagnostics.json")
-    out = {"machine": machine(), "first_diagnostics": rows}
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent, capture_output=True,
+                            text=True).stdout.strip()
+    out = {"machine": machine(), "commit": commit, "first_diagnostics": rows}
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.output}")

@@ -39,3 +39,14 @@ def per_node(what: str, node: ast.AST, compute: Callable[[ast.AST], T]) -> T:
     with _LOCK:
         table[what] = value
     return value
+
+
+def subtree(node: ast.AST) -> list[ast.AST]:
+    """Every node under `node` (itself included) in `ast.walk` order, walked once per node object: the whole-file
+    passes of level 1 (function definitions, tuner rebinds, allocations, ...) scan this list instead of each
+    walking the tree again (a walk is most of their cost)."""
+    return per_node("node_memo.subtree", node, _walk)
+
+
+def _walk(node: ast.AST) -> list[ast.AST]:
+    return list(ast.walk(node))

@@ -16,7 +16,7 @@ from typing import Any
 from ..core.findings import Finding, Level, Severity
 from ..core.rules import Rule, register
 from ..kernels import LaunchSite
-from ..source.node_memo import per_node
+from ..source.node_memo import per_node, subtree
 from ..specialize.launch import resolve
 from . import references as ref
 from .base import finding, kernel_check
@@ -166,7 +166,7 @@ def _launching_hosts(ctx: KernelContext) -> dict[str, list[_Host]]:
 
 
 def _function_defs(stmt: ast.AST) -> list[ast.AST]:
-    return [n for n in ast.walk(stmt) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    return [n for n in subtree(stmt) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
 
 
 def _host_def(candidates: list[ast.AST], site: LaunchSite) -> ast.AST | None:
@@ -182,7 +182,7 @@ def _host_def(candidates: list[ast.AST], site: LaunchSite) -> ast.AST | None:
 def _allocations(host: ast.AST) -> dict[str, ast.Call]:
     """Names assigned from a torch allocation in the function (`t = torch.empty_like(x)`)."""
     out: dict[str, ast.Call] = {}
-    for node in ast.walk(host):
+    for node in subtree(host):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             value = node.value
             if (
@@ -197,7 +197,7 @@ def _allocations(host: ast.AST) -> dict[str, ast.Call]:
 def _returned_names(host: ast.AST) -> set[str]:
     return {
         n.id
-        for r in ast.walk(host)
+        for r in subtree(host)
         if isinstance(r, ast.Return) and r.value
         for n in ast.walk(r.value)
         if isinstance(n, ast.Name)

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from ..core.findings import Finding, Level, Severity
 from ..core.rules import Rule, register
 from ..kernels import ModuleInfo
-from ..source.node_memo import per_node
+from ..source.node_memo import per_node, subtree
 from . import references as ref
 from .base import finding, kernel_check
 from .context import KernelContext
@@ -87,14 +87,36 @@ def _tuner_rebinds(module: ModuleInfo) -> frozenset[str]:
     return hit  # type: ignore[no-any-return]
 
 
+_TUNERS = ("autotune", "heuristics")
+
+
 def _rebinds_in(stmt: ast.AST) -> frozenset[str]:
+    nodes = subtree(stmt)
+    if not any(_names_a_tuner(node) for node in nodes):
+        return frozenset()  # nothing to unparse: unparsing every assignment of a file was most of this rule's cost
     names: set[str] = set()
-    for node in ast.walk(stmt):
+    for node in nodes:
         if isinstance(node, ast.Assign):
             text = ast.unparse(node.value)
             if "autotune" in text or "heuristics" in text:
                 names.update(t.id for t in node.targets if isinstance(t, ast.Name))
     return frozenset(names)
+
+
+def _names_a_tuner(node: ast.AST) -> bool:
+    """Whether this node's own token (a name, attribute, keyword, parameter or string) contains a tuner's name: an
+    unparsed expression contains one only inside a single token, as the names are letters only."""
+    if isinstance(node, ast.Name):
+        word: object = node.id
+    elif isinstance(node, ast.Attribute):
+        word = node.attr
+    elif isinstance(node, (ast.keyword, ast.arg)):
+        word = node.arg
+    elif isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)):
+        word = node.value if isinstance(node.value, str) else node.value.decode("latin-1")
+    else:
+        return False
+    return isinstance(word, str) and any(t in word for t in _TUNERS)
 
 
 def _unread_decorators(ctx: KernelContext) -> bool:

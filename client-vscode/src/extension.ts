@@ -21,7 +21,7 @@ import {
   STATUS_NOTIFICATION,
 } from './constants';
 import { confirmMultiLine, trustedCommands, trustHover } from './evidence';
-import { resolveInterpreter, type Interpreter } from './interpreter';
+import { hasInterpreterSetting, resolveInterpreter, type Interpreter } from './interpreter';
 import type { IrQuery } from './irModel';
 import { IrView } from './irView';
 import { combineLens, groupByPosition, headlineIndex } from './lensModel';
@@ -274,7 +274,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Triton
     const folder = vscode.workspace.workspaceFolders?.[0];
     const config = vscode.workspace.getConfiguration(CONFIG_SECTION, folder?.uri);
     const configured = trustedValue(vscode.workspace.isTrusted, config.get('interpreter'), config.inspect('interpreter'));
-    interpreter = resolveInterpreter(configured, await pythonExtensionInterpreter(folder?.uri), {
+    // The Python extension is asked only when no setting names the interpreter: activating it can take seconds,
+    // and its answer would lose to the setting anyway (issue 23: nothing slow before the server starts).
+    const fromPython = hasInterpreterSetting(configured) ? undefined : await pythonExtensionInterpreter(folder?.uri);
+    interpreter = resolveInterpreter(configured, fromPython, {
       workspaceFolder: folder?.uri.fsPath,
       userHome: os.homedir(),
       env: process.env,
@@ -320,13 +323,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<Triton
     // The user trusted the workspace: start again so the server (and the interpreter setting) know it.
     vscode.workspace.onDidGrantWorkspaceTrust(() => scheduleRestart('the workspace is trusted now')),
   );
+  stopOnDeactivate = () => manager.stop();
+  await startServer();
+  // Subscribed after the start: waiting for the Python extension to activate must not delay the first answer.
   const pySub = await onPythonInterpreterChanged(() => {
     if (interpreter?.source !== 'setting') scheduleRestart('the Python extension selected another interpreter');
   });
   if (pySub) context.subscriptions.push(pySub);
-
-  stopOnDeactivate = () => manager.stop();
-  await startServer();
 
   return {
     get client() {

@@ -34,6 +34,12 @@ export function expandVariables(value: string, ctx: VariableContext): string {
 }
 
 /** Picks the interpreter by precedence; empty or blank entries in the setting count as "not set". */
+/** Whether the `tritonlens.interpreter` setting names an interpreter (resolveInterpreter then uses it). */
+export function hasInterpreterSetting(setting: unknown): boolean {
+  if (Array.isArray(setting)) return setting.some((p) => typeof p === 'string' && p.trim() !== '');
+  return typeof setting === 'string' && setting.trim() !== '';
+}
+
 export function resolveInterpreter(
   setting: unknown,
   pythonExtensionCommand: string[] | undefined,

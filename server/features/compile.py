@@ -22,20 +22,17 @@ from pygls.uris import to_fs_path
 
 from ...analysis.core.findings import Level
 from ...analysis.core.targets import choose_compile_target
-from ...ascend_runner.client import RunnerSettings, parse_runner_settings
-from ..engine.diagnose import (
-    KernelAnalysis,
-    analyze_kernel,
-    compile_inputs_digest,
-    launchable_kernels,
-    read_compile_inputs,
-)
+from ..engine.diagnose.inputs import compile_inputs_digest, launchable_kernels, read_compile_inputs
 from ..lsp.commands import CommandError, arg
 from ..lsp.feature import Feature
 from ..lsp.progress import work_done
 from .compile_restore import CacheOnlyRunner, supports_cache_only
 
 if TYPE_CHECKING:
+    # The compile engine and the runner client are imported by the first compile or runner lookup, never at
+    # server start (issue 23: the first answer needs neither).
+    from ...ascend_runner.client import RunnerSettings
+    from ..engine.diagnose.result import KernelAnalysis
     from ..lsp.core import TritonLensServer
 
 log = logging.getLogger(__name__)
@@ -80,6 +77,8 @@ class CompileService:
 
     def runner_settings(self, uri: str) -> RunnerSettings:
         """`tritonlens.runners` for the folder of `uri`, relative paths taken from that folder."""
+        from ...ascend_runner.client import parse_runner_settings
+
         raw = self.server.config.for_uri(uri).extra.get("runners")
         folder = self.server.config.folder_for(uri)
         settings, problems = parse_runner_settings(raw, to_fs_path(folder) if folder else None)
@@ -126,6 +125,8 @@ class CompileService:
     ) -> KernelAnalysis | None:
         """Compile and analyze `kernel`; None when the document is no longer at `version` (if given), or, with
         `cache_only`, when some compile it needs is not in the compile cache (nothing is compiled then)."""
+        from ..engine.diagnose.run import analyze_kernel
+
         doc = await self.server.current(uri)
         if doc is None:
             raise CommandError(f"{uri} is not open")

@@ -22,11 +22,6 @@ from urllib.parse import quote
 
 from lsprotocol import types
 
-from ..engine.optimize.gate import GateConfig
-from ..engine.optimize.loop import Budget, OptimizeOptions, OptimizeResult, optimize_source
-from ..engine.optimize.proposer_set import build_proposers
-from ..engine.optimize.proposers import Proposer, llm_proposer
-from ..engine.optimize.report import unified_diff
 from ..lsp.commands import CommandError, arg
 from ..lsp.feature import Feature
 from ..lsp.progress import work_done
@@ -35,6 +30,8 @@ from .optimize_present import Offer, action_title, hover_record, line_edits, off
 from .profile import ProfileFeature, ProfileService
 
 if TYPE_CHECKING:
+    from ..engine.optimize.loop import Budget, OptimizeResult
+    from ..engine.optimize.proposers import Proposer
     from ..lsp.core import TritonLensServer
 
 log = logging.getLogger(__name__)
@@ -43,7 +40,9 @@ OPTIMIZE_COMMAND = "tritonlens.optimizeKernel"
 CANDIDATE_REQUEST = "tritonlens/candidate"
 DIFF_COMMAND = "tritonlens.showCandidateDiff"  # implemented by the VS Code client
 PROVIDER = "optimize"
-DEFAULT_BUDGET = Budget(candidates=12, rounds=2, seconds=900.0)
+# The optimize engine is imported when a run starts, never at server start (issue 23: the first answer needs none
+# of it; about 0.1 s of imports).
+DEFAULT_BUDGET = {"candidates": 12, "rounds": 2, "seconds": 900.0}
 
 
 @dataclass
@@ -70,6 +69,8 @@ class OptimizeService:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tritonlens-optimize")
 
     def _budget(self, uri: str) -> Budget:
+        from ..engine.optimize.loop import Budget
+
         raw = self.server.config.for_uri(uri).raw
         text = raw.get("optimizeBudget") if isinstance(raw, dict) else None
         if isinstance(text, str) and text.strip():
@@ -77,9 +78,11 @@ class OptimizeService:
                 return Budget.parse(text)
             except ValueError as exc:
                 self.server.show_once(f"tritonlens.optimizeBudget: {exc}; using the default")
-        return DEFAULT_BUDGET
+        return Budget(**DEFAULT_BUDGET)
 
     def _llm(self, uri: str) -> Proposer | None:
+        from ..engine.optimize.proposers import llm_proposer
+
         settings = self.server.config.for_uri(uri).extra.get("llm") or {}
         base_url = settings.get("baseUrl") or settings.get("endpoint")
         try:
@@ -94,6 +97,10 @@ class OptimizeService:
     async def optimize(
         self, uri: str, kernel: str | None, progress: Any, evidence: dict[str, Any] | None = None
     ) -> dict[str, Any]:
+        from ..engine.optimize.gate import GateConfig
+        from ..engine.optimize.loop import OptimizeOptions, optimize_source
+        from ..engine.optimize.proposer_set import build_proposers
+
         doc = await self.server.current(uri)
         if doc is None:
             raise CommandError(f"{uri} is not open")
@@ -283,6 +290,8 @@ class OptimizeFeature(Feature):
         return await resolve(self.service, self.server, action)
 
     async def candidate_request(self, ls: Any, params: Any) -> dict[str, Any]:
+        from ..engine.optimize.report import unified_diff
+
         service = self.service
         get = params.get if isinstance(params, dict) else lambda k, d=None: getattr(params, k, d)
         uri, cid = get("uri"), get("id")

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...analysis.rewrite.model import Candidate, Verdict
 from ...analysis.source.lines import source_lines
-from ..engine.optimize.ascend_compile import NO_DEVICE, describe, short
-from ..engine.optimize.loop import OptimizeResult
-from ..engine.optimize.report import LEVEL_NAMES, shown
+
+if TYPE_CHECKING:  # the optimize engine is imported by a run, never at server start
+    from ..engine.optimize.loop import OptimizeResult
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,7 @@ def _err(v: Verdict) -> str:
 
 
 def action_title(offer: Offer, shape: str) -> str:
+    from ..engine.optimize.ascend_compile import short
     v, c = offer.verdict, offer.candidate
     tag = "[LLM] " if c.origin == "llm" else ""
     if offer.timed and v.speedup is not None and v.details.get("faster"):
@@ -65,6 +66,9 @@ def action_title(offer: Offer, shape: str) -> str:
 
 
 def hover_record(offer: Offer, result: OptimizeResult) -> str:
+    from ..engine.optimize.ascend_compile import NO_DEVICE, describe
+    from ..engine.optimize.report import LEVEL_NAMES, shown
+
     v, c = offer.verdict, offer.candidate
     lines = [f"**Verified rewrite** of `{c.kernel}`: {shown(c, c.title)} ({c.origin}: {shown(c, c.producer)}"
              + (", written by an LLM" if c.origin == "llm" else "") + ")", ""]

@@ -23,24 +23,6 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from ...analysis.core.findings import Finding, Level
-from ...analysis.profile.analyze import ProfileReport
-from ...analysis.profile.launch import LaunchAnalysis
-from ...ascend_runner.client import environment_for_backend
-from ..charts.roofline_request import ROOFLINE_REQUEST, remember, roofline_answer
-from ..engine.profile.ceilings import needs_measuring
-from ..engine.profile.jobs import (
-    DEFAULT_PROFILE_TIMEOUT_S,
-    analyze_result,
-    backend_from_health,
-    backend_setting,
-    harness_spec,
-    interpret_sizes,
-    local_devices,
-    profile_request,
-    reply_error,
-    reply_unavailable,
-)
-from ..engine.record.launch_store import keep_profiled_launches
 from ..lsp.commands import CommandError, arg
 from ..lsp.feature import Feature
 from ..lsp.progress import work_done
@@ -48,11 +30,16 @@ from .compile import CompileFeature, CompileService
 from .runner_status import RunnerStatusFeature
 
 if TYPE_CHECKING:
+    from ...analysis.profile.analyze import ProfileReport
+    from ...analysis.profile.launch import LaunchAnalysis
     from ..lsp.core import TritonLensServer
 
 log = logging.getLogger(__name__)
 
 PROFILE_COMMAND = "tritonlens.profileKernel"
+# charts/roofline_request.py's method; the charts and the profiling engine are imported by a request or a run, never
+# at server start (issue 23: the first answer needs none of them). A test keeps the two names equal.
+ROOFLINE_REQUEST = "tritonlens/roofline"
 
 
 @dataclass
@@ -159,6 +146,8 @@ class ProfileService:
 
     def backend(self, uri: str, choice: RunnerChoice) -> str:
         """Blocking (health check of a remote runner): call from the worker thread."""
+        from ..engine.profile.jobs import backend_from_health, backend_setting, local_devices
+
         raw = self.server.config.for_uri(uri).raw
         chosen = backend_setting(raw.get("profileBackend") if isinstance(raw, dict) else None)
         if chosen:
@@ -193,6 +182,20 @@ class ProfileService:
 
     # -- the job -------------------------------------------------------------------------------------
     async def profile(self, uri: str, kernel: str | None, progress: Any) -> list[dict[str, Any]]:
+        from ...ascend_runner.client import environment_for_backend
+        from ..charts.roofline_request import remember
+        from ..engine.profile.ceilings import needs_measuring
+        from ..engine.profile.jobs import (
+            DEFAULT_PROFILE_TIMEOUT_S,
+            analyze_result,
+            harness_spec,
+            interpret_sizes,
+            profile_request,
+            reply_error,
+            reply_unavailable,
+        )
+        from ..engine.record.launch_store import keep_profiled_launches
+
         doc = await self.server.current(uri)
         if doc is None:
             raise CommandError(f"{uri} is not open")
@@ -345,6 +348,8 @@ class ProfileFeature(Feature):
         uri = params.get("uri") if isinstance(params, dict) else getattr(params, "uri", None)
         if not isinstance(uri, str):
             return {"svg": None, "why": f"{ROOFLINE_REQUEST} needs {{uri}}"}
+        from ..charts.roofline_request import roofline_answer
+
         return roofline_answer(self.service.reports, uri, self.compile.service.target_for(uri))
 
     async def profile_command(self, ls: Any, args: list[Any]) -> list[dict[str, Any]]:

@@ -23,8 +23,6 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from ..engine.profile.jobs import backend_setting
-from ..engine.record.jobs import default_backend, record_local
 from ..engine.record.launch_store import recorded_kernels, save, workspace_root
 from ..engine.record.suggest import default_command
 from ..lsp.commands import CommandError, arg
@@ -99,6 +97,10 @@ class RecordFeature(Feature):
         else:
             raise CommandError("argument 2 (command) must be a string or a list of strings")
         config = ls.config.for_uri(uri).raw
+        # The recording and profiling engines (and the runner client) are imported by a run, never at server start.
+        from ..engine.profile.jobs import backend_setting
+        from ..engine.record.jobs import default_backend, record_local
+
         chosen = backend_setting(config.get("profileBackend") if isinstance(config, dict) else None)
         backend = chosen or default_backend(shutil.which)
         loop = asyncio.get_running_loop()

@@ -16,6 +16,7 @@ import asyncio
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -45,6 +46,9 @@ ANALYSIS_LANES = 16
 # Background analyses at once: triage is pure Python, so more only share the interpreter lock (and a hover waiting
 # behind 200 just-opened documents took 60 s).
 BACKGROUND_ANALYSES = 2
+# Start-up work that can wait (after_first_answer) waits this long at most for a first analysis: a window with no
+# Python file open still gets it.
+FIRST_ANSWER_WAIT_S = 2.0
 
 
 class TritonLensServer(LanguageServer):
@@ -74,6 +78,8 @@ class TritonLensServer(LanguageServer):
         self._init_options: Any = None
         self._shown_problems: set[str] = set()
         self._warmed = False  # every level's rules imported (after the first answer)
+        self._answered = False  # the first analysis was published
+        self._after_answer: list[Callable[[], None]] = []  # waiting for it (after_first_answer)
         self.loop: asyncio.AbstractEventLoop | None = None
 
     # --- transport: frames are read leniently (lsp_io) ------------------------------------------------------
@@ -201,6 +207,7 @@ class TritonLensServer(LanguageServer):
             if self._busy == 0:
                 self.editor_idle.set()
         self._warm_later_levels()
+        self._first_answer_out()
         log.debug(
             "%s v%s: triage %.0f ms, publish %.0f ms",
             uri,
@@ -209,6 +216,26 @@ class TritonLensServer(LanguageServer):
             (time.perf_counter() - analyzed) * 1000,
         )
         self.features.each("on_analysis", opened)
+
+    def after_first_answer(self, callback: Callable[[], None]) -> None:
+        """Run `callback` on the event loop once the first analysis is published (at once if it was; after
+        FIRST_ANSWER_WAIT_S if none comes): start-up work such as the runner survey and the imports it needs then
+        never shares the interpreter with the first diagnostics (issue 23)."""
+        if self._answered:
+            callback()
+            return
+        if not self._after_answer:
+            self._event_loop().call_later(FIRST_ANSWER_WAIT_S, self._first_answer_out)
+        self._after_answer.append(callback)
+
+    def _first_answer_out(self) -> None:
+        self._answered = True
+        waiting, self._after_answer = self._after_answer, []
+        for callback in waiting:
+            try:
+                callback()
+            except Exception:
+                log.exception("start-up work after the first answer failed")
 
     def _warm_later_levels(self) -> None:
         """After the first answer: import every level's rules in the background (the first later-level finding

@@ -101,6 +101,7 @@ class _Progress:
 
 
 def test_the_editors_kernel_argument_restricts_the_optimize_run(monkeypatch: pytest.MonkeyPatch):
+    from tritonlens.server.engine.optimize import loop
     from tritonlens.server.engine.optimize.loop import OptimizeResult
     from tritonlens.server.features import optimize as feature
 
@@ -110,7 +111,8 @@ def test_the_editors_kernel_argument_restricts_the_optimize_run(monkeypatch: pyt
         asked.append(options.kernel)
         return OptimizeResult(path, text, text, options.backend, options.target)
 
-    monkeypatch.setattr(feature, "optimize_source", fake_optimize)
+    # The feature imports the engine when a run starts (not at server start): the run reads it from there.
+    monkeypatch.setattr(loop, "optimize_source", fake_optimize)
     kernels = [SimpleNamespace(name="scale_kernel"), SimpleNamespace(name="shift_kernel")]
     doc = SimpleNamespace(uri="file:///two.py", version=3, text="x = 1\n", path="/two.py",
                           analysis=SimpleNamespace(kernels=kernels))

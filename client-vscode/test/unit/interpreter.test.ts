@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeInterpreter, expandVariables, resolveInterpreter, serverExecutable } from '../../src/interpreter';
+import { describeInterpreter, expandVariables, hasInterpreterSetting, resolveInterpreter, serverExecutable } from '../../src/interpreter';
 
 describe('resolveInterpreter', () => {
   it('prefers the tritonlens.interpreter setting over the Python extension', () => {
@@ -52,5 +52,22 @@ describe('serverExecutable', () => {
   });
   it('describes where the interpreter came from', () => {
     expect(describeInterpreter({ command: ['python3'], source: 'default' })).toBe('python3 (default)');
+  });
+});
+
+describe('hasInterpreterSetting', () => {
+  // The client skips asking the Python extension exactly when the setting would win over its answer.
+  it.each([
+    [['/venv/bin/python'], true],
+    ['/x/python', true],
+    [[42, '/y/python'], true],
+    [[], false],
+    [['  '], false],
+    ['', false],
+    [undefined, false],
+    [42, false],
+  ])('%j -> %s, as resolveInterpreter decides', (setting, expected) => {
+    expect(hasInterpreterSetting(setting)).toBe(expected);
+    expect(resolveInterpreter(setting, ['/from/python-ext']).source === 'setting').toBe(expected);
   });
 });

@@ -12,17 +12,50 @@ what a compile reads: pyproject, recorded launches, and all of it as a digest), 
 VariantResult). Policy lives in analysis: variant_findings, compile_outcome, targets.
 """
 
-from .inputs import (
-    CompileInputs,
-    compile_inputs_digest,
-    find_pyproject,
-    find_pyproject_overrides,
-    kernel_overrides,
-    launchable_kernels,
-    read_compile_inputs,
-)
-from .result import KernelAnalysis, VariantResult
-from .run import MAX_COMPILED_VARIANTS, analyze_document, analyze_kernel
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Each name is imported from its module on first use (PEP 562): the language server reads pyproject tables through
+# `inputs` at start, and must not pay for the compile orchestration (`run`) before its first answer (issue 23).
+_MODULE_OF = {
+    "CompileInputs": "inputs",
+    "compile_inputs_digest": "inputs",
+    "find_pyproject": "inputs",
+    "find_pyproject_overrides": "inputs",
+    "kernel_overrides": "inputs",
+    "launchable_kernels": "inputs",
+    "read_compile_inputs": "inputs",
+    "KernelAnalysis": "result",
+    "VariantResult": "result",
+    "MAX_COMPILED_VARIANTS": "run",
+    "analyze_document": "run",
+    "analyze_kernel": "run",
+}
+
+if TYPE_CHECKING:
+    from .inputs import (
+        CompileInputs,
+        compile_inputs_digest,
+        find_pyproject,
+        find_pyproject_overrides,
+        kernel_overrides,
+        launchable_kernels,
+        read_compile_inputs,
+    )
+    from .result import KernelAnalysis, VariantResult
+    from .run import MAX_COMPILED_VARIANTS, analyze_document, analyze_kernel
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value  # once: later lookups are plain attribute reads
+    return value
+
 
 __all__ = [
     "MAX_COMPILED_VARIANTS",
