@@ -96,8 +96,10 @@ def _table(module: ModuleInfo) -> KernelTable:
     functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     comments = comment_lines(module.source)
     lines = source_lines(module.source)
-    for info in module.functions:  # source order: the first of two same-named functions wins
-        if info.name not in table.kernels:
+    top_level = {id(n) for n in tree.body}
+    for info in module.functions:  # source order: the first of two same-named functions wins, except that a
+        # later module-level def rebinds the name (what the module binds at import, and what the runner compiles)
+        if info.name not in table.kernels or id(info.node) in top_level:
             pragma = pragma_for(comments, info.span.line, info.node.lineno, lines)
             table.kernels[info.name] = _kernel(info, module_env, functions, pragma)
     return table

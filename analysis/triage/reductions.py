@@ -85,6 +85,8 @@ def block_reduction_in_loop(ctx: KernelContext) -> Iterator[Finding]:
             continue  # a tile reduced along one axis: the tile-shaped accumulator would cost its registers
         if _one_element_selection(ctx, call):
             continue  # an element picked per iteration, not a partial sum
+        if _one_iteration_guard(ctx, call, loop):
+            continue  # `if i == 0:` inside the loop: the reduction runs once, not per iteration
         op = name.rsplit(".", 1)[-1]
         message = (
             f"tl.{op}({short(ctx, call.args[0]) if call.args else ''}) runs on every iteration of the loop at "
@@ -200,6 +202,31 @@ def sequential_scan(ctx: KernelContext) -> Iterator[Finding]:
             )
             yield finding(SEQUENTIAL_SCAN, ctx, header_span(ctx, loop), message, data={"accumulator": acc})
             break
+
+
+def _one_iteration_guard(ctx: KernelContext, call: ast.Call, loop: ast.For) -> bool:
+    """The call sits in the body of an `if` whose test requires the loop's index to equal a value that does not
+    change with it (`if i == 0:`, `if HAS_BIAS and i == W - 1:`): it runs on one iteration at most."""
+    index = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    child: ast.AST = call
+    for node in _ancestors(ctx, call, loop):
+        if isinstance(node, ast.If) and child in node.body and _requires_equal(node.test, index):
+            return True
+        child = node
+    return False
+
+
+def _requires_equal(test: ast.expr, index: set[str]) -> bool:
+    """`test` is true only when an index variable equals a loop-invariant value (through `and`)."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_requires_equal(v, index) for v in test.values)
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = (test.left, test.comparators[0])
+    for side, other in (sides, sides[::-1]):
+        if isinstance(side, ast.Name) and side.id in index:
+            return not {n.id for n in ast.walk(other) if isinstance(n, ast.Name)} & index
+    return False
 
 
 def _ancestors(ctx: KernelContext, node: ast.AST, stop: ast.AST) -> list[ast.AST]:

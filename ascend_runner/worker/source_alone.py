@@ -26,6 +26,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from init_reexports import bind_reexports
+
 
 @dataclass
 class AlonePlan:
@@ -200,13 +202,14 @@ def plan_alone(tree: ast.Module, kernel: str) -> AlonePlan | None:
 
 
 class _BareLoader(importlib.abc.Loader):
-    """A package of the workspace entered without running its `__init__`."""
+    """A package of the workspace entered without running its `__init__`; the names that `__init__` re-exports
+    from its own submodules (`from . import math`, `from .constant import *`) resolve on first use."""
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
         return None
 
     def exec_module(self, module: Any) -> None:
-        return None
+        bind_reexports(module, module.__spec__.origin or "")
 
 
 class _TolerantLoader(importlib.abc.Loader):

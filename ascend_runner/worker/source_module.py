@@ -29,6 +29,7 @@ import types
 from dataclasses import dataclass, field
 from typing import Any
 
+from init_reexports import bind_reexports
 from source_alone import AlonePlan, bare_packages
 from stand_ins import standing_in
 
@@ -219,6 +220,7 @@ def _enter_package(package: str, root: str, created: list[str]) -> str | None:
         stub.__package__ = name
         stub.__spec__ = importlib.machinery.ModuleSpec(name, None, is_package=True)
         stub.__spec__.submodule_search_locations = [folder]
+        bind_reexports(stub, os.path.join(folder, "__init__.py"))
         sys.modules[name] = stub
         created.append(name)
     return error

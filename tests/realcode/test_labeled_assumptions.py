@@ -64,12 +64,30 @@ def test_a_compile_error_of_a_guessed_variant_is_labeled_info() -> None:
         return CompileResult(ok=False, target=req.target, errors=[StageError("frontend", "boom", 12, 4)])
 
     result = analyze_kernel(SOURCE, "k.py", "act_kernel", "sm_90", Runner(fail))
-    by_code = {f.code: f for f in result.findings}
-    assert by_code["TL002"].severity == Severity.HINT and "tritonlens record" in by_code["TL002"].message
-    error = by_code["TL300"]
-    assert error.severity == Severity.INFO  # a guess never raises a warning
-    assert "BLOCK_SIZE=64" in error.message and "x_ptr as *fp32" in error.message
-    assert error.data["assumed_values"]["OUT_DTYPE"] == "OUT_DTYPE='tl.float32'"
+    assert not [f for f in result.findings if f.code == "TL300"]  # line 12 reads guessed BLOCK_SIZE, ACTIVATION
+    (hint,) = [f for f in result.findings if f.code == "TL002" and "not_analysed" in f.data]
+    assert hint.severity == Severity.HINT and "tritonlens record" in hint.message
+    assert "BLOCK_SIZE=64" in hint.message and "ACTIVATION=" in hint.message
+    assert "x_ptr as *fp32" not in hint.message  # a guessed element type cannot cause an error about no type
+    (moved,) = hint.data["not_analysed"]
+    assert moved["code"] == "TL300" and moved["line"] == 12
+    assert moved["assumed_values"]["OUT_DTYPE"] == "OUT_DTYPE='tl.float32'"
+
+
+def test_a_compile_error_that_no_guess_reaches_stays_a_finding() -> None:
+    # line 9 reads only n and BLOCK_SIZE; pinned by a pragma, the error is the code's own
+    source = SOURCE.replace("@triton.jit", "# tritonlens: BLOCK_SIZE=100\n@triton.jit")
+    line = source.splitlines().index("    offs = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)") + 1
+
+    def fail(req: CompileRequest) -> CompileResult:
+        return CompileResult(
+            ok=False, target=req.target, errors=[StageError("frontend", "arange's range must be a power of 2", line, 4)]
+        )
+
+    result = analyze_kernel(source, "k.py", "act_kernel", "sm_90", Runner(fail))
+    (error,) = [f for f in result.findings if f.code == "TL300"]
+    assert error.span.line == line
+    assert not [f for f in result.findings if "not_analysed" in f.data]
 
 
 def test_a_finding_resting_on_the_guess_is_withheld_and_named_by_the_hint(monkeypatch) -> None:

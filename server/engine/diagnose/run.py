@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ....analysis.compiler.outcome import failure_findings, load_findings, worker_error
 from ....analysis.compiler.rests_on import line_inputs
+from ....analysis.compiler.tool_failures import not_analysed_hint, split_tool_failures
 from ....analysis.compiler.variants import Withheld, merge_variant_findings, variant_guesses, withheld_hint
 from ....analysis.core.findings import Finding, Span
 from ....analysis.core.targets import compile_target_problem, platform_of
@@ -136,18 +137,25 @@ def analyze_kernel(
     stopped_by = worker_error(result.variants)
     if stopped_by and (len(failed) == len(result.variants) or result.error is None):
         result.error = stopped_by
-    result.findings.extend(
-        failure_findings(result.variants, platform, source, kernel, result.span or Span(1, 0, 1, 0))
+    jit_nodes = [k.node for name, k in parsed.kernels.items() if name != kernel]
+    inputs_of_line = line_inputs(info.node, jit_nodes)
+    failures, tool_caused = split_tool_failures(
+        failure_findings(result.variants, platform, source, kernel, result.span or Span(1, 0, 1, 0)), inputs_of_line
     )
+    result.findings.extend(failures)
     stopped = None if result.runner_unavailable or result.cancelled else result.error
     result.findings.extend(load_findings(result.variants, source, kernel, stopped, result.span))
     withheld: list[Withheld] = []
-    jit_nodes = [k.node for name, k in parsed.kernels.items() if name != kernel]
-    result.findings.extend(merge_variant_findings(result.variants, line_inputs(info.node, jit_nodes), withheld))
+    result.findings.extend(merge_variant_findings(result.variants, inputs_of_line, withheld))
     names = list(dict.fromkeys(a for w in withheld for a in w.rests_on))
     pointers = {a for v in result.variants for a, t in v.specialization.signature.items() if t.startswith("*")}
     text = pragma_text(info, names, pointers)
     result.findings.extend(withheld_hint(withheld, kernel, result.span or info.name_span, text, info.first_line))
+    if tool_caused:  # a failed compile of guessed values, stand-ins or a package the worker could not import
+        guessed = list(dict.fromkeys(a for f, _ in tool_caused for a in f.data.get("assumed_values") or {}))
+        hint_text = pragma_text(info, guessed, pointers) if guessed else ""
+        hint_span = result.span or info.name_span
+        result.findings.extend(not_analysed_hint(tool_caused, kernel, hint_span, hint_text, info.first_line))
     result.findings = [_with_kernel(f, kernel) for f in result.findings]
     result.elapsed_s = time.perf_counter() - started
     return result
