@@ -335,7 +335,7 @@ def _emit(recipe, ks, view, loop, prologue, epilogue, nest, inner, acc, loads, x
         text += f"{inner_indent}{acc} = {tl('dot')}({x_name}, {tl('trans')}({w_name}), {acc}{precision})\n"
         text += "".join(f"{indent}{x}\n" for x in pro_out)
         if epilogue:
-            a = ks.text.line_start(epilogue[0].lineno)
+            a = ks.text.line_end(loop.end_lineno)  # from the loop's end: the comments above the epilogue too
             _, end, _ = de.body_span(ks)
             text += reindent(de.shifted(ks.text.source, a, end, epi_edits), ks.text.indent(epilogue[0]), indent)
         return text
