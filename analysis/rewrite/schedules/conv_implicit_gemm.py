@@ -214,7 +214,6 @@ def _emit(recipe, ks, view, loop, prologue, epilogue, nest, inner, acc, loads, x
     n_dependent: set[str] = set()
     unbound: set[str] = set()
     for stmt in prologue:
-        targets = de.assigned_in(stmt)
         if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name):
             raise Decline(f"line {stmt.lineno}: `{ks.segment(stmt).splitlines()[0]}` is not one assignment")
         name = stmt.targets[0].id
@@ -395,7 +394,7 @@ def _launch_edits(ks, blocks, literal, cfg, n_bound, units, bound_text, batch_pa
         meta = "META"
         m_parts = []
         extra_args = []
-        for text, (w, _, b) in zip(bound_text, units, strict=True):
+        for text, (_, _, b) in zip(bound_text, units, strict=True):
             if text in batch_params:
                 var = batch_params[text]
                 axis = int(var[3:var.index("/")])
@@ -406,7 +405,7 @@ def _launch_edits(ks, blocks, literal, cfg, n_bound, units, bound_text, batch_pa
                 extra_args.append(f"{text}={batch}")
                 m_parts.append(f'{meta}["{text}"]')
             else:
-                m_parts.append("(" + de.poly_text(b, lambda p: f'{meta}["{p}"]') + ")")
+                m_parts.append("(" + de.poly_text(b, lambda p, meta=meta: f'{meta}["{p}"]') + ")")
         n_text = f'{meta}["{n_bound}"]' if n_bound.isidentifier() else n_bound
         axes = f'{triton}.cdiv({" * ".join(m_parts)}, {meta}["{blocks[0]}"]) * {triton}.cdiv({n_text}, ' \
                f'{meta}["{blocks[1]}"])'
