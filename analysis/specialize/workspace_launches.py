@@ -14,10 +14,8 @@ workspace-relative posix paths; `parse` lets it keep parsed trees between calls.
 from __future__ import annotations
 
 import ast
-import re
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 
 from .scope import Launch, find_launches, index_calls
 
@@ -59,65 +57,78 @@ def module_file(importer: str, module: str | None, level: int, files: Collection
     """The file among `files` that `import`/`from ... import` in `importer` loads (`.py` or package
     `__init__.py`), as Python finds it from the importer's package or from a parent folder on the path."""
     parts = [p for p in (module or "").split(".") if p]
-    folder = PurePosixPath(importer).parent
+    folder = [p for p in importer.split("/")[:-1] if p not in ("", ".")]
     if level:
-        for _ in range(level - 1):
-            if folder == PurePosixPath("."):
-                return None
-            folder = folder.parent
-        bases = [folder]
+        if level - 1 > len(folder):
+            return None
+        bases = [folder[: len(folder) - (level - 1)]]
     else:
         if not parts:
             return None
-        bases = [folder, *folder.parents]
+        bases = [folder[:n] for n in range(len(folder), -1, -1)]  # the importer's folder, then each parent
     for base in bases:
-        stem = base.joinpath(*parts)
-        candidates = [f"{stem}/__init__.py"] if not parts else [f"{stem}.py", f"{stem}/__init__.py"]
+        stem = "/".join([*base, *parts])
+        prefix = f"{stem}/" if stem else ""
+        candidates = [f"{prefix}__init__.py"] if not parts else [f"{stem}.py", f"{prefix}__init__.py"]
         for candidate in candidates:
-            candidate = candidate[2:] if candidate.startswith("./") else candidate
             if candidate in files:
                 return candidate
     return None
 
 
-def _bindings(path: str, tree: ast.Module, files: Collection[str]) -> _Bindings:
-    out = _Bindings()
-    for node in ast.walk(tree):  # imports inside functions bind there: a wrapper importing lazily counts
+Imports = tuple[tuple[bool, "str | None", int, str, "str | None"], ...]  # (from, module, level, name, as)
+ImportsOf = Callable[[str, str], "Imports | None"]  # (path, text) -> its imports, None when it does not parse
+
+
+def import_statements(tree: ast.Module) -> Imports:
+    """Every import of the module, functions' included (a wrapper importing lazily counts): small enough for a
+    caller to keep per file text instead of the tree."""
+    out: list[tuple[bool, str | None, int, str, str | None]] = []
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            for alias in node.names:
-                target = module_file(path, alias.name, 0, files)
-                if target is not None:
-                    out.modules[alias.asname or alias.name] = target
+            out.extend((False, None, 0, a.name, a.asname) for a in node.names)
         elif isinstance(node, ast.ImportFrom):
-            source = module_file(path, node.module, node.level, files)
-            for alias in node.names:
-                if alias.name == "*":
-                    if source is not None:
-                        out.stars.append(source)
-                    continue
-                local = alias.asname or alias.name
-                dotted = f"{node.module}.{alias.name}" if node.module else alias.name
-                submodule = module_file(path, dotted, node.level, files)
-                if submodule is not None:
-                    out.modules[local] = submodule
-                elif source is not None:
-                    out.names[local] = (source, alias.name)
+            out.extend((True, node.module, node.level, a.name, a.asname) for a in node.names)
+    return tuple(out)
+
+
+def _bindings(path: str, imports: Imports, files: Collection[str]) -> _Bindings:
+    out = _Bindings()
+    for is_from, module, level, name, asname in imports:
+        if not is_from:
+            target = module_file(path, name, 0, files)
+            if target is not None:
+                out.modules[asname or name] = target
+            continue
+        source = module_file(path, module, level, files)
+        if name == "*":
+            if source is not None:
+                out.stars.append(source)
+            continue
+        local = asname or name
+        submodule = module_file(path, f"{module}.{name}" if module else name, level, files)
+        if submodule is not None:
+            out.modules[local] = submodule
+        elif source is not None:
+            out.names[local] = (source, name)
     return out
 
 
 class _Resolver:
     """Which names of which files are the kernel, through imports and re-exports (each file parsed once)."""
 
-    def __init__(self, texts: Mapping[str, str], parse: Parse, kernel_path: str, kernel: str) -> None:
-        self.texts, self.parse = texts, parse
+    def __init__(
+        self, texts: Mapping[str, str], parse: Parse, imports_of: ImportsOf, kernel_path: str, kernel: str
+    ) -> None:
+        self.texts, self.parse, self.imports_of = texts, parse, imports_of
         self.kernel_path, self.kernel = kernel_path, kernel
         self._bound: dict[str, _Bindings | None] = {}
 
     def bindings(self, path: str) -> _Bindings | None:
         if path not in self._bound:
             text = self.texts.get(path)
-            tree = self.parse(path, text) if text is not None else None
-            self._bound[path] = _bindings(path, tree, self.texts.keys()) if tree is not None else None
+            imports = self.imports_of(path, text) if text is not None else None
+            self._bound[path] = _bindings(path, imports, self.texts.keys()) if imports is not None else None
         return self._bound[path]
 
     def is_kernel(self, path: str, name: str, depth: int = 0) -> bool:
@@ -152,8 +163,9 @@ def _launched(call: ast.Call) -> ast.expr | None:
     return None
 
 
-def _words(names: Iterable[str]) -> re.Pattern[str]:
-    return re.compile(r"\b(?:" + "|".join(re.escape(n) for n in sorted(names)) + r")\b")
+def _names_in(text: str, names: Collection[str]) -> bool:
+    """A substring test (fast on megabytes): a prefilter, the imports and launches decide."""
+    return any(n in text for n in names)
 
 
 def _names_to_follow(texts: Mapping[str, str], resolver: _Resolver, kernel: str) -> set[str]:
@@ -161,9 +173,9 @@ def _names_to_follow(texts: Mapping[str, str], resolver: _Resolver, kernel: str)
     only files naming one of them can launch it."""
     names = {kernel}
     for _ in range(_ALIAS_ROUNDS):
-        pattern, grown = _words(names), set(names)
+        grown = set(names)
         for path, text in texts.items():
-            if " as " not in text or not pattern.search(text):
+            if " as " not in text or not _names_in(text, names):
                 continue
             bound = resolver.bindings(path)
             for local, (_source, attr) in (bound.names.items() if bound else ()):
@@ -176,7 +188,7 @@ def _names_to_follow(texts: Mapping[str, str], resolver: _Resolver, kernel: str)
 
 
 def _distance(a: str, b: str) -> int:
-    pa, pb = PurePosixPath(a).parent.parts, PurePosixPath(b).parent.parts
+    pa, pb = a.split("/")[:-1], b.split("/")[:-1]
     common = 0
     for x, y in zip(pa, pb, strict=False):
         if x != y:
@@ -186,19 +198,23 @@ def _distance(a: str, b: str) -> int:
 
 
 def foreign_launches(
-    texts: Mapping[str, str], kernel_path: str, kernel: str, parse: Parse | None = None
+    texts: Mapping[str, str],
+    kernel_path: str,
+    kernel: str,
+    parse: Parse | None = None,
+    imports_of: ImportsOf | None = None,
 ) -> list[ForeignLaunch]:
     """Launches of `kernel` (defined in `kernel_path`) in the other files of `texts` (workspace-relative posix
-    path -> text), nearest files first, at most MAX_FOREIGN_LAUNCHES from MAX_LAUNCHING_FILES files."""
+    path -> text), nearest files first, at most MAX_FOREIGN_LAUNCHES from MAX_LAUNCHING_FILES files. `parse`
+    and `imports_of` let a caller keep trees and import lists between calls (both parse afresh by default)."""
     parse = parse or _parse
-    resolver = _Resolver(texts, parse, kernel_path, kernel)
+    resolver = _Resolver(texts, parse, imports_of or _imports_of(parse), kernel_path, kernel)
     names = _names_to_follow(texts, resolver, kernel)
-    pattern = _words(names)
     candidates = sorted(
         (
             p
             for p, text in texts.items()
-            if p != kernel_path and ("](" in text or ".warmup(" in text) and pattern.search(text)
+            if p != kernel_path and _names_in(text, names) and ("](" in text or ".warmup(" in text)
         ),
         key=lambda p: (_distance(p, kernel_path), p),
     )
@@ -242,6 +258,14 @@ def _is_kernel_ref(target: ast.expr, path: str, bound: _Bindings, resolver: _Res
         module = bound.modules.get(owner) if owner else None
         return module is not None and resolver.is_kernel(module, target.attr)
     return False
+
+
+def _imports_of(parse: Parse) -> ImportsOf:
+    def imports_of(path: str, text: str) -> Imports | None:
+        tree = parse(path, text)
+        return import_statements(tree) if tree is not None else None
+
+    return imports_of
 
 
 def _parse(_path: str, text: str) -> ast.Module | None:

@@ -18,7 +18,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ....analysis.specialize.workspace_launches import ForeignLaunch, foreign_launches
+from ....analysis.specialize.workspace_launches import (
+    ForeignLaunch,
+    Imports,
+    foreign_launches,
+    import_statements,
+)
 from ....analysis.state.lru import LRU, MISSING
 from ....analysis.state.session import current
 from ..record.launch_store import workspace_root
@@ -27,7 +32,7 @@ MAX_FILES = 2000
 MAX_FILE_BYTES = 512 * 1024
 MAX_TOTAL_BYTES = 24 * 1024 * 1024
 RESCAN_S = 2.0  # one escalation asks for every kernel of a file: one walk serves them all
-TREE_BYTES, TREE_BYTES_PER_CHAR = 64 * 1024 * 1024, 160
+TREE_BYTES, TREE_BYTES_PER_CHAR = 64 * 1024 * 1024, 160  # trees only of files that launch the kernel
 SKIP_DIRS = frozenset(
     {"__pycache__", "node_modules", "venv", "env", "build", "dist", "site-packages", "third_party"}
 )
@@ -37,6 +42,7 @@ SKIP_DIRS = frozenset(
 class _File:
     stamp: tuple[float, int]  # (mtime, size) when read
     text: str
+    imports: Imports | None | object = MISSING  # its import statements, read once per text (None: no parse)
 
 
 @dataclass
@@ -85,6 +91,18 @@ class WorkspaceIndex:
     def texts(self) -> dict[str, str]:
         with self.lock:
             return {rel: f.text for rel, f in self.files.items()}
+
+    def imports(self, path: str, text: str) -> Imports | None:
+        """The import statements of `text`, kept with the file's entry while its text is the one on disk (a tree
+        per file would not fit: about 160 bytes per character)."""
+        entry = self.files.get(path)
+        if entry is not None and entry.text is text and entry.imports is not MISSING:
+            return entry.imports  # type: ignore[return-value]
+        tree = self.parse(path, text)
+        found = import_statements(tree) if tree is not None else None
+        if entry is not None and entry.text is text:
+            entry.imports = found
+        return found
 
     def parse(self, path: str, text: str) -> ast.Module | None:
         """The tree of `text`, parsed once per text of the file (the key holds the text itself)."""
@@ -159,7 +177,7 @@ def launches_elsewhere(path: str | None, text: str, kernel: str) -> WorkspaceLau
         return WorkspaceLaunches()
     texts[rel] = text  # the buffer, saved or not
     try:
-        found = foreign_launches(texts, rel, kernel, parse=index.parse)
+        found = foreign_launches(texts, rel, kernel, parse=index.parse, imports_of=index.imports)
     except RecursionError:
         return WorkspaceLaunches()
     digest = hashlib.blake2b(digest_size=16)
