@@ -62,6 +62,9 @@ def failure_findings(
                     severity=max(f.severity, Severity.INFO),
                     data={**f.data, "assumed_values": guesses},
                 )
+            values_from = getattr(variant.specialization, "values_from", "")
+            if values_from:  # the variant's name says where; the data says it for clients
+                f = replace(f, data={**f.data, "values_from": values_from})
             f = _tool_cause(f, variant.metadata or {}, source)
             out.append(f)
         if all_failed:

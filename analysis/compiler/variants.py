@@ -106,7 +106,11 @@ def merge_variant_findings(
                 data["assumed_values"] = guesses
             for failed in variant.metadata.get("failed_guesses") or []:
                 message += f" [an earlier guess ({failed['variant']}) did not compile: {failed['error']}]"
-            if n > 0:
+            values_from = getattr(spec, "values_from", "")
+            if values_from:  # the launch values are a wrapper's in another file: say which
+                message += f" [values from the launch at {values_from}]"
+                data["values_from"] = values_from
+            if n > 0 and spec.label != f"launch at {values_from}":
                 message += f" [{spec.label}]"
             out.append(replace(f, message=message, severity=severity, data=data))
     return out

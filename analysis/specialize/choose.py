@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ..kernels import ModuleInfo
@@ -31,6 +32,7 @@ from .infer import Inferred, infer_types
 from .kernels import KernelTable, SpecKernel, kernel_table
 from .scope import find_launches
 from .variant import ASSUMED_DIVISIBLE, MAX_VARIANTS, Specialization
+from .workspace_launches import ForeignLaunch
 
 
 def specializations(
@@ -41,10 +43,13 @@ def specializations(
     *,
     limit: int = MAX_VARIANTS,
     imported: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef] | None = None,
+    foreign: Sequence[ForeignLaunch] = (),
 ) -> list[Specialization]:
     """Variants to compile `kernel` with, best first. `module` is the source text, the kernel model
     (kernels.ModuleInfo) or its KernelTable. `overrides` is the kernel's pyproject table; `imported` the
-    functions the module imports from other workspace modules (specialization_callees.imported_helpers)."""
+    functions the module imports from other workspace modules (specialization_callees.imported_helpers);
+    `foreign` the kernel's launches in other files of the workspace (workspace_launches.foreign_launches), read
+    after the file's own launches and before any guess."""
     parsed = as_table(module)
     info = parsed.kernels.get(kernel)
     if info is None:
@@ -77,6 +82,11 @@ def specializations(
     for launch in find_launches(parsed.calls, kernel):
         facts, opts = launch_facts(info, launch)
         bases.append((f"launch at line {launch.line}", launch.line, facts, opts))
+    elsewhere: dict[str, str] = {}  # label -> `path:line` of a launch in another file
+    for far in foreign:
+        facts, opts = launch_facts(info, far.launch, source=far.label)
+        bases.append((far.label, None, facts, opts))  # no line of this file: the launch is in another one
+        elsewhere[far.label] = far.where
     if not bases:
         bases.append(("defaults", None, {}, {}))
     configs = info.configs or [(None, {}, {})]
@@ -91,7 +101,10 @@ def specializations(
             }
             options = {**copts, **launch_opts, **project_opts, **pragma_opts}
             layers = [pragma_facts, project_facts, site_facts, config_facts]
-            out.append(build_variant(info, label, cline or base_line, layers, options, inferred))
+            spec = build_variant(info, label, cline or base_line, layers, options, inferred)
+            if base_label in elsewhere:
+                spec = replace(spec, values_from=elsewhere[base_label])
+            out.append(spec)
             if len(out) >= limit:
                 return _dedupe(out)
     return _dedupe(out)

@@ -65,9 +65,12 @@ def _fact_from_launch(fact: ArgFact, source: str) -> Fact | None:
     return None
 
 
-def launch_facts(kernel: SpecKernel, launch: Launch) -> tuple[dict[str, Fact], dict[str, Any]]:
-    """Per-param facts and launch options (num_warps=... keywords) from one launch site."""
-    source = f"launch at line {launch.line}"
+def launch_facts(
+    kernel: SpecKernel, launch: Launch, source: str | None = None
+) -> tuple[dict[str, Fact], dict[str, Any]]:
+    """Per-param facts and launch options (num_warps=... keywords) from one launch site; `source` names a launch
+    in another file of the workspace (`launch at ops/wrapper.py:42`)."""
+    source = source or f"launch at line {launch.line}"
     names = kernel.param_names
     facts: dict[str, Fact] = {}
     options: dict[str, Any] = {}

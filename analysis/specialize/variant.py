@@ -21,7 +21,8 @@ class Specialization:
     options: dict[str, Any]  # num_warps, num_stages, ...
     provenance: dict[str, str]  # arg -> "pragma line 12" / "launch at line 88" / "default" / "inferred ..."
     missing: tuple[str, ...] = ()  # constexpr args with no value: this variant cannot be compiled
-    line: int | None = None  # source line of the launch / config it comes from
+    line: int | None = None  # source line of the launch / config it comes from (in this file)
+    values_from: str = ""  # a launch in another file of the workspace it reads (`ops/wrapper.py:42`), if any
 
     @property
     def complete(self) -> bool:
@@ -47,6 +48,7 @@ class Specialization:
             "provenance": dict(self.provenance),
             "missing": list(self.missing),
             "line": self.line,
+            "values_from": self.values_from,
         }
 
 

@@ -11,7 +11,9 @@ What a session holds (each bounded by entries and, for trees and findings, by th
   document's analysed version (server/lsp/views.py);
 - `workspace_roots`: the project root of each folder a recorded launch names (server/engine/record/launch_store.py);
 - `pyproject_tables`: `[tool.tritonlens]` of each pyproject.toml read, by path and modification time
-  (server/engine/diagnose/inputs.py: overrides and ignores read it once per change of the file).
+  (server/engine/diagnose/inputs.py: overrides and ignores read it once per change of the file);
+- `workspace_indexes`: each workspace root's Python files, for launches of a kernel in other files
+  (server/engine/diagnose/workspace_index.py; levels 3-4 only).
 
 `current()` is the session in force: the one installed last (`Session.install`, or within `with
 session.active():`); a caller that created none (a library call, a test) gets a default session made on first
@@ -42,6 +44,7 @@ CHUNKS_PROBATION, CHUNKS_PROTECTED = 1024, 2048
 COMPILE_REPORTS = 64
 OPEN_DOCUMENTS = 256  # line tables and findings per kernel: one entry per open document
 WORKSPACE_ROOTS = 512
+WORKSPACE_INDEXES = 4  # workspace roots whose files are indexed for launches in other files (each up to 24 MB)
 
 
 class SegmentedLRU:
@@ -106,6 +109,7 @@ class Session:
         self.kernel_findings: LRU[str, Any] = LRU(OPEN_DOCUMENTS)
         self.workspace_roots: LRU[str, str] = LRU(WORKSPACE_ROOTS)
         self.pyproject_tables: LRU[tuple[str, float], dict[str, Any]] = LRU(WORKSPACE_ROOTS)
+        self.workspace_indexes: LRU[str, Any] = LRU(WORKSPACE_INDEXES)
 
     def install(self) -> Session | None:
         """Make this the session in force for every thread; returns the one it replaces."""

@@ -147,7 +147,8 @@ class CompileService:
             inputs.append(read.digest)
             recorded = read.recorded if path else None
             return analyze_kernel(
-                text, path or uri, kernel, target, runner, overrides=read.overrides, recorded=recorded, cancel=cancel
+                text, path or uri, kernel, target, runner, overrides=read.overrides, recorded=recorded, cancel=cancel,
+                foreign=read.foreign if path else (),
             )
 
         analysis = await asyncio.get_running_loop().run_in_executor(self._pool, compile_and_analyze)

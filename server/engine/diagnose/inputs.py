@@ -9,6 +9,8 @@
   (compiled inline), the host code around it (launch sites and the values they pass, module constants, imports),
   `# tritonlens:` pragmas anywhere in the file, the pyproject table and the stored launches. Only the bodies of
   the file's other jit functions are left out, so an edit inside another kernel does not recompile this one.
+  The kernel's launches in other files of the workspace (workspace_index.py) count too: the digest holds the
+  texts of the files that launch it.
   Reads files (pyproject, the launch store): call it off the event loop.
 """
 
@@ -27,8 +29,10 @@ from ....analysis.kernels import parse_module
 from ....analysis.source.lines import source_lines
 from ....analysis.specialize.kernels import KernelTable, kernel_table
 from ....analysis.specialize.pragmas import comment_lines
+from ....analysis.specialize.workspace_launches import ForeignLaunch
 from ....analysis.state.session import current
 from ..record.launch_store import recorded_for
+from .workspace_index import WorkspaceLaunches, launches_elsewhere
 
 try:
     import tomllib
@@ -165,6 +169,7 @@ class CompileInputs:
     digest: str | None  # None: no such jit function, or no parse
     overrides: dict[str, Any]  # [tool.tritonlens] of the nearest pyproject.toml
     recorded: list[dict[str, Any]]  # launches `tritonlens record` stored for the kernel's current text
+    foreign: tuple[ForeignLaunch, ...] = ()  # the kernel's launches in other files of the workspace
 
 
 def read_compile_inputs(text: str, path: str | None, kernel: str) -> CompileInputs:
@@ -176,15 +181,17 @@ def read_compile_inputs(text: str, path: str | None, kernel: str) -> CompileInpu
         return CompileInputs(None, {}, [])
     overrides: dict[str, Any] = {}
     recorded: list[dict[str, Any]] = []
+    elsewhere = WorkspaceLaunches()
     if path:
         overrides = find_pyproject_overrides(path)
         try:
             recorded = recorded_for(path, text, kernel)
         except Exception:  # an unreadable store counts as "no recorded launches", as the compile reads it
             recorded = []
-    extra = json.dumps([overrides, recorded], sort_keys=True, default=str)
+        elsewhere = launches_elsewhere(path, text, kernel)
+    extra = json.dumps([overrides, recorded, elsewhere.digest], sort_keys=True, default=str)
     digest = hashlib.blake2b(f"{base}\0{extra}".encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
-    return CompileInputs(digest, overrides, recorded)
+    return CompileInputs(digest, overrides, recorded, elsewhere.launches)
 
 
 def compile_inputs_digest(text: str, path: str | None, kernel: str) -> str | None:

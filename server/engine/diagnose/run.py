@@ -27,6 +27,7 @@ from ....analysis.specialize.findings import pragma_text, specialization_finding
 from ....analysis.specialize.kernels import KernelTable, kernel_table
 from ....analysis.specialize.retry import MAX_RETRIES, retry_guess
 from ....analysis.specialize.variant import Specialization
+from ....analysis.specialize.workspace_launches import ForeignLaunch
 from ....ascend_runner.protocol import CompileRequest
 from .compile import (
     analyze_output,
@@ -45,6 +46,7 @@ from .inputs import (
     stored_launches,
 )
 from .result import KernelAnalysis, VariantResult
+from .workspace_index import launches_elsewhere
 
 if TYPE_CHECKING:  # the runner client is imported where a runner is made, not by the engine
     from ....ascend_runner.client import Runner
@@ -65,10 +67,12 @@ def analyze_kernel(
     max_variants: int = MAX_COMPILED_VARIANTS,
     timeout_s: float | None = None,
     parsed: KernelTable | None = None,
+    foreign: Sequence[ForeignLaunch] | None = None,
 ) -> KernelAnalysis:
     """Specialize `kernel`, compile up to `max_variants` variants for `target`, analyze the output.
 
-    `overrides` is `[tool.tritonlens]` (or its `kernels` table); `recorded` are launches a runner recorded.
+    `overrides` is `[tool.tritonlens]` (or its `kernels` table); `recorded` are launches a runner recorded;
+    `foreign` the kernel's launches in other files of the workspace (read from the workspace index when None).
     """
     started = time.perf_counter()
     result = KernelAnalysis(kernel=kernel, path=path, target=target)
@@ -98,7 +102,11 @@ def analyze_kernel(
     recorded = [r for r in recorded or () if same_file(r.get("file"), path)]
     try:
         imported = imported_helpers(parsed.tree, module_reader(path)) if path else None
-        specs = specializations(parsed, kernel, overrides=table, recorded=recorded, imported=imported)
+        if foreign is None:  # a wrapper in another file that launches the kernel: its values before any guess
+            foreign = launches_elsewhere(path, source, kernel).launches
+        specs = specializations(
+            parsed, kernel, overrides=table, recorded=recorded, imported=imported, foreign=foreign
+        )
     except Exception as exc:  # a specialization bug must come back as a message, not a crash
         result.error = f"specialization failed: {type(exc).__name__}: {exc}"
         return result
