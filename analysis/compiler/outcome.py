@@ -55,7 +55,9 @@ def failure_findings(
             alone = source_alone_label(variant.metadata)
             if alone:
                 f = replace(f, message=f.message + alone, severity=max(f.severity, Severity.WARNING))
-            if guesses:  # the failure may be the guess's, not the kernel's: say so, never a warning
+            if guesses and RESOURCE_FAILURE.search(_error_text(f)):
+                f = _resource_at_guesses(f, guesses)  # the guess is the first suspect, not the user's tiles
+            elif guesses:  # the failure may be the guess's, not the kernel's: say so, never a warning
                 f = replace(
                     f,
                     message=f.message + guess_label(guesses),
@@ -70,6 +72,36 @@ def failure_findings(
         if all_failed:
             break  # one variant's errors say it; the others usually repeat them
     return out
+
+
+# A compile that ran out of on-chip memory: Triton's OutOfResources (shared memory, registers), ptxas's
+# resource errors, Ascend's UB overflow. At guessed values it says nothing about the user's block sizes.
+RESOURCE_FAILURE = re.compile(
+    r"out of resource|ub overflow|uses too much (?:shared|local) data|too many resources|"
+    r"register(?:s)? .*exceed|exceeds? .*(?:shared memory|unified buffer)",
+    re.IGNORECASE,
+)
+# Advice that presumes the block sizes are the user's: Triton's own sentence and errors.py's explanation.
+_SIZE_ADVICE = re.compile(r"\s*Reducing block sizes or `num_stages` may help\.|\s+— [^—]*reduce block sizes[^—]*$")
+
+
+def _error_text(f: Finding) -> str:
+    return " ".join(e.excerpt or "" for e in f.evidence) or f.message
+
+
+def _resource_at_guesses(f: Finding, guesses: dict[str, str]) -> Finding:
+    """A resource failure of a compile that used guessed values: the guesses first (constexpr values before
+    types), no advice to shrink blocks the user may never have chosen, at most INFO, attributed to the guess."""
+    ordered = sorted(guesses.values(), key=lambda g: " as " in g)
+    failure = _SIZE_ADVICE.sub("", f.message)
+    message = (
+        f"at the guessed {', '.join(ordered)} (no launch, config or default shows them), {failure} — the tiles "
+        "of these assumed values do not fit the target; this says nothing about the block sizes of a real "
+        "launch. Record real launches (`tritonlens record -- <test or script>`) or give the values with a "
+        "`# tritonlens:` pragma"
+    )
+    data = {**f.data, "assumed_values": guesses, "cause": "guess", "resource": True}
+    return replace(f, message=message, severity=max(f.severity, Severity.INFO), data=data)
 
 
 _UNDEFINED = re.compile(r"NameError\('(\w+) is not defined'\)|name '(\w+)' is not defined")

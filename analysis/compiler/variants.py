@@ -18,6 +18,7 @@ server show what it returns. Three kinds of assumption are named in a finding:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
@@ -201,6 +202,10 @@ _GUESSES = (
 )
 
 
+# What infer.py read a guessed element type from ("values loaded from it meet `//` at line 12").
+_INFERRED_USE = re.compile(r"inferred: (values loaded[^();]*? at line \d+(?: are used as offsets)?)")
+
+
 def variant_guesses(spec: Specialization) -> dict[str, str]:
     """Argument -> what was guessed, for every value or type of `spec` that no launch, pragma or source showed
     (typical constexpr values, pointer dtypes, scalar types); ASSUMED_DIVISIBLE ints are labeled per finding."""
@@ -210,6 +215,9 @@ def variant_guesses(spec: Specialization) -> dict[str, str]:
             out[arg] = f"{arg}={spec.constants.get(arg)!r}{cases_note(why)}"
         elif RETRIED in why or "element type assumed" in why or why.startswith("assumed i32"):
             out[arg] = f"{arg} as {spec.signature.get(arg)}"  # a retry's guess when the first did not compile
+            inferred = _INFERRED_USE.search(why)
+            if inferred and RETRIED not in why:  # the type came from the kernel's use of the values: say which
+                out[arg] += f" ({inferred.group(1)})"
         elif DESCRIPTOR_GUESS in why:
             out[arg] = f"{arg} as {spec.signature.get(arg)}"
     return out

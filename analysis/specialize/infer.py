@@ -202,6 +202,10 @@ def integer_loads(facts: _BodyFacts, width: str = "i32") -> dict[str, tuple[str,
     (`total = 0` ... `total += tl.sum(counts)`) are int32 whatever `width` says: a loop-carried value keeps
     its type."""
     out: dict[str, tuple[str, str]] = {}
+    for line, operand in _int_dot_operands(facts):  # first: a dot into an int32 accumulator needs int8 operands
+        for p in _value_loads(facts, operand):
+            why = f"inferred: values loaded from it are operands of a tl.dot into an int32 accumulator at line {line}"
+            out.setdefault(p, ("i8", f"{why} (integers; element type assumed i8)"))
     for name, node in _int_accumulations(facts):
         for p in _value_loads(facts, node.value):
             why = f"inferred: values loaded from it are summed into `{name}`, an int at first, at line {node.lineno}"
@@ -212,8 +216,16 @@ def integer_loads(facts: _BodyFacts, width: str = "i32") -> dict[str, tuple[str,
             operands, what = [node.left, node.right], _OP_TEXT.get(type(node.op), "an integer operator")
         elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
             operands, what = [node.operand], "`~`"
-        elif isinstance(node, ast.Call) and call_name(node.func) == "range":
+        elif isinstance(node, ast.Call) and call_name(node.func) in ("range", "static_range"):
             operands, what = list(node.args), "a range() bound"
+        elif isinstance(node, ast.While) and isinstance(node.test, ast.Compare):
+            operands, what = [node.test.left, *node.test.comparators], "a while-loop bound"
+        elif isinstance(node, ast.Compare) or (isinstance(node, ast.BinOp) and isinstance(node.op, _INDEX_OPS)):
+            # compared with, added to or subtracted from an index (`offs < seq_len`, `start + tl.arange(...)`)
+            sides = [node.left, *node.comparators] if isinstance(node, ast.Compare) else [node.left, node.right]
+            if any(_is_index(facts, side) for side in sides):
+                operands = [side for side in sides if not _is_index(facts, side)]
+                what = "a comparison with an index" if isinstance(node, ast.Compare) else "index arithmetic"
         if not operands:
             continue
         constants = [c.value for c in operands if isinstance(c, ast.Constant) and isinstance(c.value, int)]
@@ -228,6 +240,85 @@ def integer_loads(facts: _BodyFacts, width: str = "i32") -> dict[str, tuple[str,
                 why = f"inferred: values loaded from it meet {what} at line {node.lineno}"
                 out.setdefault(p, (element, f"{why} (integers; element type assumed {element})"))
     return out
+
+
+_INDEX_OPS = (ast.Add, ast.Sub)
+_INDEX_CALLS = ("arange", "program_id", "num_programs")
+_LOOP_RANGES = ("range", "static_range")
+_FLOAT_CASTS = frozenset({"float16", "bfloat16", "float32", "float64"})
+
+
+def _loop_indices(facts: _BodyFacts) -> set[str]:
+    """Names bound by `for i in range(...)` / `tl.range` / `tl.static_range`: integers by construction."""
+    if not hasattr(facts, "_loop_index_names"):
+        names = {
+            node.target.id
+            for node in facts.nodes
+            if isinstance(node, ast.For)
+            and isinstance(node.target, ast.Name)
+            and isinstance(node.iter, ast.Call)
+            and call_name(node.iter.func) in _LOOP_RANGES
+        }
+        facts._loop_index_names = names  # type: ignore[attr-defined]
+    return facts._loop_index_names  # type: ignore[attr-defined]
+
+
+def _is_index(facts: _BodyFacts, expr: ast.AST, seen: frozenset[str] = frozenset()) -> bool:
+    """An integer index: `tl.arange`, `tl.program_id` or a range() loop variable, on the additive spine of
+    `expr` (`start + tl.arange(0, B)`, `pid * B + offs[:, None]`). Off that spine (a product, a call) an index
+    counts only where no loaded value takes part (`slope * offs` with a loaded slope is float math); a load's
+    result is never one by itself, nor a cast to a float."""
+    if isinstance(expr, ast.Call):
+        name = call_name(expr.func)
+        if name in _INDEX_CALLS:
+            return True
+        if name == "load":
+            return False
+        if name in _CASTS and isinstance(expr.func, ast.Attribute):
+            if expr.args and getattr(expr.args[0], "attr", None) in _FLOAT_CASTS:
+                return False
+            return _is_index(facts, expr.func.value, seen)
+        return not _value_loads(facts, expr) and any(_is_index(facts, a, seen) for a in expr.args)
+    if isinstance(expr, ast.Name):
+        if expr.id in _loop_indices(facts):
+            return True
+        if expr.id in facts.locals and expr.id not in seen:
+            return _is_index(facts, facts.value_at(expr), seen | {expr.id})
+        return False
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, _INDEX_OPS):
+        return _is_index(facts, expr.left, seen) or _is_index(facts, expr.right, seen)
+    if isinstance(expr, ast.Subscript):
+        return _is_index(facts, expr.value, seen)
+    if isinstance(expr, ast.UnaryOp):
+        return _is_index(facts, expr.operand, seen)
+    if isinstance(expr, ast.BinOp):
+        return not _value_loads(facts, expr) and any(_is_index(facts, c, seen) for c in (expr.left, expr.right))
+    return False
+
+
+def _int_dot_operands(facts: _BodyFacts) -> list[tuple[int, ast.expr]]:
+    """(line, operand) of each `tl.dot(a, b, acc)` / `acc += tl.dot(a, b)` / `tl.dot(..., out_dtype=tl.int32)`
+    whose accumulator is an int32 one (`acc = tl.zeros(..., dtype=tl.int32)`): Triton's integer dot takes
+    int8 operands only."""
+    int_accs = {
+        n for n, values in facts.assigned.items() if any(_dtype_of_cast(v) in ("i32", "u32") for v in values)
+    }
+
+    def int_acc(expr: ast.AST | None) -> bool:
+        return isinstance(expr, ast.Name) and expr.id in int_accs
+
+    dots: list[ast.Call] = []
+    for node in facts.nodes:
+        if isinstance(node, ast.Call) and call_name(node.func) == "dot" and len(node.args) >= 2:
+            acc = node.args[2] if len(node.args) > 2 else next((k.value for k in node.keywords if k.arg == "acc"), None)
+            out_dtype = next((k.value for k in node.keywords if k.arg == "out_dtype"), None)
+            if int_acc(acc) or getattr(out_dtype, "attr", None) in ("int32", "uint32"):
+                dots.append(node)
+        elif isinstance(node, (ast.AugAssign, ast.Assign)):
+            targets = [node.target] if isinstance(node, ast.AugAssign) else node.targets
+            if any(int_acc(t) for t in targets):
+                dots += [c for c in ast.walk(node.value) if isinstance(c, ast.Call) and call_name(c.func) == "dot"]
+    return [(d.lineno, a) for d in dict.fromkeys(dots) if len(d.args) >= 2 for a in d.args[:2]]
 
 
 def _int_accumulations(facts: _BodyFacts) -> list[tuple[str, ast.AugAssign]]:
