@@ -143,6 +143,12 @@ def guesses_rested_on(
         return dict(guesses)
     culprit = f.data.get("culprit")
     blamed = {a for a in (culprit, *(f.data.get("runtime_multipliers") or ())) if a in guesses}
+    if rule is not None and rule.depends_on is DependsOn.LOADS and f.data.get("rests_on_loads", True):
+        for line in f.data.get("load_lines") or ():
+            read = line_inputs(line) if line_inputs is not None else None
+            if read is None:  # a load in a helper: every value of the compile may reach it
+                return dict(guesses)
+            blamed |= {a for a in guesses if a in read}  # a guessed element type counts: bytes per thread
     named = {a for a in guesses if f"`{a}`" in f.message}
 
     def rests(a: str) -> bool:

@@ -41,6 +41,9 @@ class DependsOn(Enum):
     )
     LINE = "line"  # also a guessed argument whose access is narrow on the finding's own line (a consequence)
     COMPILE = "compile"  # also any guessed argument of the compile: a budget of the whole kernel (registers)
+    # also every guess (value or element type) that the loads it lists (data["load_lines"]) read: whether the
+    # pipeliner makes a load asynchronous depends on its bytes per thread, so on the pointer's element type
+    LOADS = "loads"
 
 
 @dataclass(frozen=True)

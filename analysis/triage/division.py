@@ -30,9 +30,12 @@ DIVIDE_BY_SCALAR = register(
             "on NVIDIA, and a multi-cycle vector division on Ascend. The compiler may not replace it by a "
             "multiplication because the results differ in the last bit.\n\n"
             "**Fix:** compute the reciprocal once per program, `inv = 1.0 / denom`, and multiply: "
-            "`y = x * inv` (the layer-norm tutorial keeps `rstd` for this reason). In memory-bound kernels the "
-            "gain is small; in kernels that do math per element (attention epilogues, normalization over "
-            "on-chip rows) it frees ALU cycles."
+            "`y = x * inv` (the layer-norm tutorial keeps `rstd` for this reason). Reported only where the "
+            "divisions can be measured: in a loop over tiles that also computes (a `tl.dot` or a transcendental "
+            "per element), or on an accumulator (or the weights added into one) renormalised by a running sum "
+            "on every iteration, where the fix is to keep it unnormalised and divide once after the loop (the "
+            "flash-attention epilogue). A divide per element in memory-bound elementwise code, or once per "
+            "program outside any loop, costs nothing measurable and is not reported."
         ),
         references=(ref.LAYER_NORM, ref.CUDA_ARITHMETIC),
         has_fix=True,
@@ -61,14 +64,93 @@ def division_by_scalar(ctx: KernelContext) -> Iterator[Finding]:
             continue  # `/ N` averages reduced values (a mean); `/ scale` quantizes: both deliberate
         if _quantized(ctx, node):
             continue  # `(x / scale).to(fp8)`: quantizers keep the division for bit parity with the reference
+        loops = ctx.enclosing_loops(node)
+        if not loops:
+            continue  # once per program: a few divisions per element of one block, not measurable
+        loop = loops[0]
+        renormalised = _renormalised_accumulator(ctx, loop, node, divisor)
+        if renormalised is not None:
+            message = (
+                f"`{short(ctx, node)}` renormalises `{renormalised}` by `{short(ctx, divisor)}` on every "
+                f"iteration of the loop at line {loop.lineno}: keep `{renormalised}` unnormalised (rescale it only "
+                "by the running-max correction) and divide once after the loop"
+            )
+            yield finding(
+                DIVIDE_BY_SCALAR, ctx, node, message,
+                data={"divisor": ast.unparse(divisor), "form": "renormalised", "accumulator": renormalised,
+                      "loop_line": loop.lineno},
+            )  # fmt: skip
+            continue
         if ctx.has_broadcast and rank(ctx, node.left) == 1:
             continue  # one vector (a head-dim row, an l2norm) next to 2-D tile work: its divisions are negligible
+        if not _computes(ctx, loop):
+            continue  # memory-bound elementwise tiles: the divide hides behind the loads
         message = (
-            f"`{short(ctx, node)}` divides every element by the scalar `{short(ctx, divisor)}`: "
-            "compute its reciprocal once and multiply"
+            f"`{short(ctx, node)}` divides every element by the scalar `{short(ctx, divisor)}` in the loop at "
+            f"line {loop.lineno}, next to its per-element math: compute the reciprocal once and multiply"
         )
         fix = _reciprocal_fix(ctx, node)
-        yield finding(DIVIDE_BY_SCALAR, ctx, node, message, fix=fix, data={"divisor": ast.unparse(divisor)})
+        yield finding(
+            DIVIDE_BY_SCALAR, ctx, node, message, fix=fix,
+            data={"divisor": ast.unparse(divisor), "form": "in-loop", "loop_line": loop.lineno},
+        )  # fmt: skip
+
+
+# Per-element work that keeps the ALUs busy, so a division per element shows: tensor-core products and
+# transcendentals (the special-function unit on NVIDIA, the vector unit's multi-cycle ops on Ascend).
+_COMPUTE = {
+    TL + name
+    for name in ("dot", "dot_scaled", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "sigmoid",
+                 "erf", "math.exp", "math.exp2", "math.log", "math.log2", "math.sqrt", "math.rsqrt", "math.tanh",
+                 "math.erf", "math.pow", "extra.cuda.libdevice.tanh", "extra.cuda.libdevice.pow")
+}  # fmt: skip
+
+
+def _computes(ctx: KernelContext, loop: ast.For) -> bool:
+    return any(isinstance(c, ast.Call) and ctx.resolve(c.func) in _COMPUTE for c in ctx.walk(loop))
+
+
+def _renormalised_accumulator(ctx: KernelContext, loop: ast.For, node: ast.BinOp, divisor: ast.AST) -> str | None:
+    """The loop-carried accumulator that the quotient becomes (`acc = (acc * a + pv) / l`) or is added into
+    (`p = p / l; acc = acc * c + p ...`), when the divisor changes every iteration (a running sum): the
+    accumulator is renormalised on every step where one division after the loop would do."""
+    if not ctx.names_of(divisor) & ctx.assigned_in(loop):
+        return None  # a loop-invariant divisor: the reciprocal-multiply case
+    stmt = statement(ctx, node)
+    target = _target(stmt)
+    if target is None:
+        return None
+    if _carried(ctx, loop, target):
+        return target
+    for sub in ctx.walk(loop):
+        if isinstance(sub, (ast.Assign, ast.AugAssign)) and sub is not stmt:
+            acc = _target(sub)
+            if acc and acc != target and target in ctx.names_of(sub.value) and _carried(ctx, loop, acc):
+                return acc
+    return None
+
+
+def _target(stmt: ast.AST | None) -> str | None:
+    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
+        return stmt.target.id
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+        return stmt.targets[0].id
+    return None
+
+
+def _carried(ctx: KernelContext, loop: ast.For, name: str) -> bool:
+    """`name` is updated from its own previous value in `loop` (`acc += ...`, `acc = acc * c + ...`) and set
+    before it (`acc = tl.zeros(...)`): its value crosses iterations. A temporary redefined first in every
+    iteration (`p = tl.exp(s); p = p / l`) is not."""
+    inside = {id(n) for n in ctx.walk(loop)}
+    if all(id(v) in inside for v in ctx.assigns.get(name, ())) and name not in ctx.params:
+        return False
+    for sub in ctx.walk(loop):
+        if isinstance(sub, ast.AugAssign) and _target(sub) == name:
+            return True
+        if isinstance(sub, ast.Assign) and _target(sub) == name and name in ctx.names_of(sub.value):
+            return True
+    return False
 
 
 def _reciprocal_fix(ctx: KernelContext, node: ast.BinOp) -> Fix | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from pathlib import PurePath
 
 from ..core.findings import Finding, Fix, Level, Severity, Span, TextEdit
 from ..core.rules import Rule, register
@@ -50,6 +51,11 @@ DEVICE_PRINT = register(
         ),
         references=(ref.DEVICE_PRINT,),
         has_fix=True,
+        lowers_to=Severity.INFO,
+        lowering=(
+            "in a test file (a `test`/`tests` folder, `test_*.py`, `*_test.py`): a test or compiler smoke test "
+            "may exist to print, and its kernel is not a hot path; the cost is certain only where the kernel ships"
+        ),
     )
 )
 
@@ -120,7 +126,23 @@ def device_print(ctx: KernelContext) -> Iterator[Finding]:
             if _single_program(ctx, node):
                 continue  # guarded by `if tl.program_id(0) == 0 ...`: one program prints, a debugging aid
             message = f"`{short(ctx, node)}` prints from every program on each launch"
-            yield finding(DEVICE_PRINT, ctx, node, message, fix=_removal(ctx, node))
+            severity = None
+            if _test_file(ctx.path):
+                message += " (a test file: remove it only if this kernel is also timed or shipped)"
+                severity = Severity.INFO
+            yield finding(DEVICE_PRINT, ctx, node, message, fix=_removal(ctx, node), severity=severity)
+
+
+def _test_file(path: str) -> bool:
+    """A file of a test suite by the conventions pytest and unittest discover: a `test`/`tests`/`testing` folder,
+    or a file named `test_*.py` / `*_test.py`."""
+    parts = PurePath(path.replace("\\", "/")).parts
+    name = parts[-1] if parts else ""
+    return (
+        any(part in ("test", "tests", "testing") for part in parts[:-1])
+        or name.startswith("test_")
+        or name.endswith("_test.py")
+    )
 
 
 def _removal(ctx: KernelContext, call: ast.Call) -> Fix | None:

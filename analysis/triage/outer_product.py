@@ -32,6 +32,12 @@ RANK1_LOOP = register(
             "`acc += tl.dot(a, b)`, stepping k by BLOCK_K (the matmul tutorial's K loop); keep BLOCK_K >= 16."
         ),
         references=(ref.MATMUL, ref.DOT, ref.ASCEND_PROGRAMMING),
+        lowers_to=Severity.INFO,
+        lowering=(
+            "a vector against a tile (`tl.sum(q[None, :] * k, axis=1)`) when the vector is loaded once per "
+            "program: one row per program (single-query decode) is a memory-bound GEMV, and tl.dot pays off only "
+            "if the program takes a block of rows (query heads that share a KV head, several queries)"
+        ),
     )
 )
 
@@ -39,9 +45,11 @@ RANK1_LOOP = register(
 @kernel_check
 def broadcast_multiply_sum(ctx: KernelContext) -> Iterator[Finding]:
     """`tl.sum(q[None, :] * k_tile, axis=1)` in a loop over key/K tiles: a matrix-vector product per program on
-    the FMA units, where processing a block of rows with tl.dot fits."""
+    the FMA units, where processing a block of rows with tl.dot fits. One finding per loop: the manually unrolled
+    copies of the product in the same loop are named in it."""
     if any(True for _ in ctx.calls_to(TL + "dot", TL + "dot_scaled")) or not ctx.has_broadcast:
         return
+    per_loop: dict[int, list[tuple[ast.Call, ast.For, ast.AST]]] = {}
     for call in ctx.calls_to(TL + "sum"):
         loops = ctx.enclosing_loops(call)
         if not loops or not ctx.is_range_loop(loops[0]) or not call.args:
@@ -65,13 +73,47 @@ def broadcast_multiply_sum(ctx: KernelContext) -> Iterator[Finding]:
             ctx, loops[0], tile
         ):
             continue
-        message = (
-            f"loop at line {loops[0].lineno} multiplies a vector into a loaded tile and sums it "
-            "(a matrix-vector product on the FMA units): process a block of rows per program and use tl.dot"
-        )
+        per_loop.setdefault(id(loops[0]), []).append((call, loops[0], vector))
+    for found in per_loop.values():
+        call, loop, vector = min(found, key=lambda c: (c[0].lineno, c[0].col_offset))
+        copies = sorted({c.lineno for c, _, _ in found} - {call.lineno})
+        rows = _rows_per_program(ctx, loop, vector)
+        if rows:  # the program walks several rows, each against the same tiles: a GEMM done row by row
+            message = (
+                f"loop at line {loop.lineno} multiplies a vector into a loaded tile and sums it (a matrix-vector "
+                f"product on the FMA units) for each row of the loop at line {rows.lineno}: "
+                "load a block of rows and use tl.dot"
+            )
+            severity = None
+        else:  # one row per program: a GEMV by nature, memory-bound; tl.dot needs rows to share the tiles
+            message = (
+                f"loop at line {loop.lineno} multiplies one vector per program into a loaded tile and sums it "
+                "(a matrix-vector product on the FMA units; memory-bound as written). tl.dot helps only if a "
+                "program takes a block of 16+ rows that share the tiles (several queries, or the query heads "
+                "that share one KV head): otherwise leave it"
+            )
+            severity = Severity.INFO
+        if copies:
+            message += f"; the same product is repeated on line(s) {', '.join(map(str, copies))} (unrolled copies)"
         yield finding(
-            RANK1_LOOP, ctx, call, message, data={"loop_line": loops[0].lineno, "form": "broadcast-sum"}
+            RANK1_LOOP,
+            ctx,
+            call,
+            message,
+            severity=severity,
+            data={"loop_line": loop.lineno, "form": "broadcast-sum", "copies": copies, "gemv": rows is None},
         )
+
+
+def _rows_per_program(ctx: KernelContext, loop: ast.For, vector: ast.AST) -> ast.For | None:
+    """The enclosing loop (outside `loop`) in which the broadcast vector is loaded: the program then takes one
+    row per iteration of that loop against the same tiles. None when it is loaded once per program."""
+    base = vector.value if isinstance(vector, ast.Subscript) else vector
+    names = ctx.names_of(base) & ctx.names_closure(set(ctx.load_names))
+    for outer in ctx.enclosing_loops(loop):
+        if names & (ctx.assigned_in(outer) - ctx.assigned_in(loop)):
+            return outer
+    return None
 
 
 def _loaded_here(ctx: KernelContext, loop: ast.For, side: ast.AST) -> bool:

@@ -17,7 +17,7 @@ from tritonlens.analysis.ignores import Ignores, project_codes
 from tritonlens.analysis.triage import triage
 
 # The bundled-example pattern: a tiny block on 4 warps (TL126 on the launch), a loop-invariant load
-# (TL106), a divide by a scalar (TL135).
+# (TL106), a divide by a scalar next to per-element math (TL135).
 KERNEL = """import triton
 import triton.language as tl
 
@@ -29,7 +29,7 @@ def scale_rows(x_ptr, y_ptr, t_ptr, n, BLOCK: tl.constexpr):
     for i in range(0, n, BLOCK):
         t = tl.load(t_ptr)
         x = tl.load(x_ptr + row * n + i + cols, mask=i + cols < n)
-        tl.store(y_ptr + row * n + i + cols, x / t, mask=i + cols < n)
+        tl.store(y_ptr + row * n + i + cols, tl.exp(x) / t, mask=i + cols < n)
 
 
 def launch(x, y, t):
@@ -84,9 +84,9 @@ def test_a_later_level_code_is_never_called_unused_and_an_unknown_one_is() -> No
 
 
 def test_bare_ignore_silences_every_code_on_its_line() -> None:
-    text = KERNEL.replace("x / t, mask", "x / t, mask").replace(
-        "tl.store(y_ptr + row * n + i + cols, x / t, mask=i + cols < n)",
-        "tl.store(y_ptr + row * n + i + cols, x / t, mask=i + cols < n)  # tritonlens: ignore",
+    text = KERNEL.replace(
+        "tl.store(y_ptr + row * n + i + cols, tl.exp(x) / t, mask=i + cols < n)",
+        "tl.store(y_ptr + row * n + i + cols, tl.exp(x) / t, mask=i + cols < n)  # tritonlens: ignore",
     )
     line = line_no(text, "tl.store(")
     assert any(f.span.line == line for f in triage(text).findings)

@@ -30,7 +30,18 @@ def test_unguarded_softplus_is_still_tl129() -> None:
     assert f.data["function"] == "softplus"
 
 
-SCALED = GATE.replace("tl.store(out_ptr + offs, y,", "tl.store(out_ptr + offs, tl.exp(x) / beta,")
+# TL135 reports divisions in a loop over tiles with per-element math only (blind sample 3): the tiles are looped.
+SCALED = """
+import triton
+import triton.language as tl
+
+@triton.jit
+def gate(x_ptr, out_ptr, n, beta: tl.constexpr, threshold: tl.constexpr, BLOCK: tl.constexpr):
+    for start in range(0, n, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+        tl.store(out_ptr + offs, tl.exp(x) / beta, mask=offs < n)
+"""
 
 
 def test_division_by_a_power_of_two_constexpr_is_not_tl135() -> None:

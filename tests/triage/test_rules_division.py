@@ -14,7 +14,9 @@ def norm(x_ptr, out_ptr, n, eps, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + row * n + offs, mask=offs < n, other=0.0)
     rms = tl.sqrt(tl.sum(x * x, axis=0) / n + eps)
-    tl.store(out_ptr + row * n + offs, x / rms, mask=offs < n)
+    for start in range(0, n, BLOCK):  # a loop over tiles with per-element math: where the divides show
+        x = tl.load(x_ptr + row * n + start + offs, mask=start + offs < n, other=0.0)
+        tl.store(out_ptr + row * n + start + offs, tl.exp(x / rms), mask=start + offs < n)
 """
 
 
@@ -65,9 +67,15 @@ def test_tl135_silent_for_a_vector_beside_tile_work_and_clamp_cast_quantizers() 
         tl.store(s_ptr, y_s)
     """
     assert not of(quant, "TL135")
-    # a 1-D kernel dividing its whole row by the row's sum is still reported
+    # a 1-D kernel dividing its whole row by the row's max once per program is memory-bound: not reported
+    # (blind sample 3); the same division in a loop over tiles with per-element math is
     row = quant.replace("tl.clamp(y / y_s, fp8_min, fp8_max).to(q_ptr.dtype.element_ty)", "y / y_s")
-    assert len(of(row, "TL135")) == 1
+    assert not of(row, "TL135")
+    looped = row.replace(
+        "        tl.store(q_ptr + cols, y / y_s)\n",
+        "        for i in range(4):\n            tl.store(q_ptr + i * BLOCK + cols, tl.exp(y / y_s))\n",
+    )
+    assert len(of(looped, "TL135")) == 1
 
 
 def test_tl135_silent_for_a_mean_of_per_row_sums_kept_2d() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from ...core.findings import Finding, Severity
-from ...core.rules import Confirms, register_check
+from ...core.rules import Confirms, DependsOn, register_check
 from ...core.targets import cuda_capability
 from ..ir.mlir import MlirModule, MlirOp
 from .context import DOT_OPS, Context, ptx_lines
@@ -58,9 +58,13 @@ NOT_PIPELINED = cuda_rule(
     "`num_stages - 1` iterations ahead, hiding memory latency behind tensor-core work. It skips loops when "
     "num_stages <= 1, and loads it cannot make asynchronous: `cp.async` needs at least 4 contiguous, aligned "
     "bytes per thread, so unaligned or strided operands stay synchronous `ld.global`.\n\nFix: num_stages=3..4 "
-    "for GEMM-like loops, and make the loaded operands contiguous and 16-byte aligned.",
+    "for GEMM-like loops, and make the loaded operands contiguous and 16-byte aligned.\n\nWhether a load goes "
+    "asynchronous depends on its bytes per thread, so on the element types the compile used: a compile of "
+    "guessed pointer types or values that the loads read does not show the finding (it is listed in the TL002 "
+    "hint until a recorded launch or a pragma gives the real ones); `num_stages <= 1` holds for every type.",
     _PIPE,
     _TUTORIAL_MM,
+    depends_on=DependsOn.LOADS,
 )
 
 
@@ -239,6 +243,7 @@ def check_pipelining(ctx: Context) -> None:
             num_stages=ctx.num_stages,
             load_lines=load_lines,
             narrow_lines=narrow,
+            rests_on_loads=ctx.num_stages > 1,  # num_stages <= 1 leaves every loop alone, whatever the types
         )
 
 
