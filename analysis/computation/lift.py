@@ -41,6 +41,7 @@ class Lifter:
         self.kernel = kernel
         self.pointer_order = [p.name for p in kernel.params if not p.is_constexpr]
         self.loops: list[str] = []
+        self.running: list[set[str]] = []  # variables carried by each open loop (a running accumulator)
         self.recording = True
         self.depth = 0
         self._pending: list[Access] = []
@@ -172,7 +173,9 @@ class Lifter:
         with self.silent():
             probe = dict(entry)
             self.loops.append(name)
+            self.running.append(set(carried))
             self.body(stmts, probe)
+            self.running.pop()
             self.loops.pop()
         # Inductions: an index or pointer that grows by a loop-invariant amount per iteration.
         for v in carried:
@@ -188,7 +191,9 @@ class Lifter:
                                         tuple(b + Affine.var(name).scale(d.const)
                                               for b, d in zip(before.offsets, deltas, strict=False)), before.lanes)
         self.loops.append(name)
+        self.running.append(set(carried))
         self.body(stmts, entry)
+        self.running.pop()
         self.loops.pop()
         for v in carried:
             val = entry.get(v)
@@ -320,8 +325,11 @@ class Lifter:
             sources = (a.sources if da else frozenset()) | (b.sources if db else frozenset())
             carried = (a.carried if da else frozenset()) | (b.carried if db else frozenset())
             products = (a.products if da else frozenset()) | (b.products if db else frozenset())
+            # a running accumulator times data is a scaling, not a product of loads; a value derived from an
+            # accumulator a finished loop produced (a row max used by the next pass) is data like any other
+            running = set().union(*self.running) if self.running else set()
             if (sym == "*" and da and db and a.sources and b.sources and not (a.sources & b.sources)
-                    and not (a.carried or b.carried)):
+                    and not ((a.carried | b.carried) & running)):
                 products = products | a.sources | b.sources
             base = a if da else b
             dims = _broadcast(a.dims if da else (), b.dims if db else ())
