@@ -13,15 +13,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    # Before anything imports lsprotocol: its classes' attrs-generated methods come compiled from the last start.
-    from ..lsp import attrs_code_cache
-
-    code_cache = attrs_code_cache.install()
     # Imported here so `tritonlens check` never pays for pygls start-up.
     from ..lsp.server import serve
-
-    if code_cache is not None:
-        code_cache.save()
 
     host = port = None
     if args.tcp:
