@@ -6,6 +6,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from ..source.node_walk import child_nodes as _children
+from ..source.node_walk import walk_nodes
+
 # Fields that hold nested statements; everything else of a statement is its "header" (expressions).
 BODY_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
 
@@ -102,41 +105,6 @@ def _target_names(target: ast.AST) -> set[str]:
 
 
 # Fields holding shared singleton nodes (Load/Store, operators) that never matter as tree nodes.
-_SKIP_FIELDS = frozenset(("ctx", "op", "ops"))
-_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def _fields(node_type: type) -> tuple[str, ...]:
-    fields = _FIELDS.get(node_type)
-    if fields is None:
-        fields = tuple(f for f in node_type._fields if f not in _SKIP_FIELDS)
-        _FIELDS[node_type] = fields
-    return fields
-
-
-def _children(node: ast.AST) -> list[ast.AST]:
-    out: list[ast.AST] = []
-    node_type = ast.AST
-    for name in _fields(type(node)):
-        value = getattr(node, name, None)
-        if isinstance(value, list):
-            out.extend(item for item in value if isinstance(item, node_type))
-        elif isinstance(value, node_type):
-            out.append(value)
-    return out
-
-
-def walk_nodes(root: ast.AST) -> list[ast.AST]:
-    """Like `ast.walk` (breadth first, root included) but faster, returning a list and skipping the
-    expression-context and operator singletons (`ast.Load`, `ast.Add`, ...)."""
-    nodes = [root]
-    index = 0
-    while index < len(nodes):
-        nodes.extend(_children(nodes[index]))
-        index += 1
-    return nodes
-
-
 class FunctionTree:
     """Every node of one function (breadth first) with parent and children links, and cached subtree walks."""
 

@@ -18,6 +18,8 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from .node_walk import walk_nodes
+
 T = TypeVar("T")
 
 _ATTRIBUTE = "_tritonlens_memo"
@@ -42,11 +44,12 @@ def per_node(what: str, node: ast.AST, compute: Callable[[ast.AST], T]) -> T:
 
 
 def subtree(node: ast.AST) -> list[ast.AST]:
-    """Every node under `node` (itself included) in `ast.walk` order, walked once per node object: the whole-file
-    passes of level 1 (function definitions, tuner rebinds, allocations, ...) scan this list instead of each
-    walking the tree again (a walk is most of their cost)."""
+    """Every node under `node` (itself included) in `ast.walk` order, less the context and operator singletons
+    (node_walk.py), walked once per node object: the whole-file passes of level 1 (function definitions, tuner
+    rebinds, allocations, ...) scan this list instead of each walking the tree again (a walk is most of their
+    cost)."""
     return per_node("node_memo.subtree", node, _walk)
 
 
 def _walk(node: ast.AST) -> list[ast.AST]:
-    return list(ast.walk(node))
+    return walk_nodes(node)

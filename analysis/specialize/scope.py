@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..source.node_memo import per_node
+from ..source.node_walk import child_nodes, walk_nodes
 from .kernelbench import init_attributes, kernelbench_callers
 
 MAX_CALLERS = 4
@@ -122,7 +123,7 @@ class _Prior(ast.NodeTransformer):
 
 def _bind_target(target: ast.expr, value: ast.expr, out: dict[str, ast.expr]) -> None:
     if isinstance(target, ast.Name):
-        if any(isinstance(n, ast.Name) and n.id == target.id for n in ast.walk(value)):
+        if any(isinstance(n, ast.Name) and n.id == target.id for n in walk_nodes(value)):
             value = _Prior(target.id, out.get(target.id)).visit(copy.deepcopy(value))
         out[target.id] = value
     elif isinstance(target, (ast.Tuple, ast.List)):
@@ -176,7 +177,7 @@ def _index_statement(stmt: ast.AST) -> tuple[dict[str, list[Any]], dict[str, lis
     stack: list[tuple[ast.AST, FuncNode | None]] = [(holder, None)]
     while stack:
         node, func = stack.pop()
-        for child in ast.iter_child_nodes(node):
+        for child in child_nodes(node):  # singletons left out: leaves that are neither calls nor defs
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 stack.append((child, child))
                 continue

@@ -13,6 +13,7 @@ values given to parameters, arange sizes). The names rules look for are in `cont
 from __future__ import annotations
 
 import ast
+import bisect
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -85,13 +86,26 @@ class KernelContext(DataflowFacts, PointerFacts, ValueFacts):
     def reaching(self, name: str, use: ast.AST) -> list[ast.AST]:
         """Values of `name` that reach `use`, approximated by position: the last assignment written before it
         (all assignments when none precedes, e.g. a use at the top of a loop that assigns later)."""
-        sites = sorted(self.assign_sites.get(name, ()), key=lambda s: (s[0], s[1]))
+        sites, positions = self._sorted_sites(name)
         where = (getattr(use, "lineno", 0), getattr(use, "col_offset", 0))
-        before = [value for line, col, value in sites if (line, col) < where]
+        before = bisect.bisect_left(positions, where)  # sites written before the use
         if before:
-            return before[-1:]
+            return [sites[before - 1][2]]
         # `x = f(x)` with no earlier binding reads the parameter, not its own result
         return [value for _, _, value in sites if not _contains(value, where)]
+
+    def _sorted_sites(self, name: str) -> tuple[list[tuple[int, int, ast.AST]], list[tuple[int, int]]]:
+        """`name`'s bindings by position (stable: equal positions keep their order) and their positions, sorted
+        once per name: rules ask for reaching values tens of thousands of times per file."""
+        hit = self._sites_by_position.get(name)
+        if hit is None:
+            sites = sorted(self.assign_sites.get(name, ()), key=lambda s: (s[0], s[1]))
+            hit = self._sites_by_position[name] = (sites, [(line, col) for line, col, _ in sites])
+        return hit
+
+    @cached_property
+    def _sites_by_position(self) -> dict[str, tuple[list[tuple[int, int, ast.AST]], list[tuple[int, int]]]]:
+        return {}
 
     def walk(self, node: ast.AST) -> list[ast.AST]:
         """`ast.walk(node)` as a cached list (rules walk the same small subtrees many times)."""

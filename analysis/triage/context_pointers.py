@@ -16,7 +16,19 @@ class PointerFacts:
         """The pointer expression and the values that reach the local names it is built from (flow-aware:
         the assignment before each use, so a reused name is not confused with its other values). Loads are
         data, not addresses; a call to a jit helper that is handed a pointer is opaque (its result is not built
-        from the loaded values among its arguments: a helper that returns a pointer is not a gather)."""
+        from the loaded values among its arguments: a helper that returns a pointer is not a gather).
+        Computed once per pointer node (most rules ask for the same loads' and stores' pointers); callers must
+        not change the list."""
+        cached = self._address_exprs.get(id(pointer))
+        if cached is None or cached[0] is not pointer:
+            cached = self._address_exprs[id(pointer)] = (pointer, self._find_address_exprs(pointer))
+        return cached[1]
+
+    @cached_property
+    def _address_exprs(self) -> dict[int, tuple[ast.AST, list[ast.AST]]]:
+        return {}  # id(pointer) -> (pointer, its address_exprs): holding the node, its id is never reused
+
+    def _find_address_exprs(self, pointer: ast.AST) -> list[ast.AST]:
         out = [pointer]
         seen: set[int] = set()
         stack = [n for n in self.walk(pointer) if isinstance(n, ast.Name)]

@@ -88,11 +88,12 @@ def _tuner_rebinds(module: ModuleInfo) -> frozenset[str]:
 
 
 _TUNERS = ("autotune", "heuristics")
+_TOKEN_TYPES = frozenset((ast.Name, ast.Attribute, ast.keyword, ast.arg, ast.Constant))  # nodes with a token
 
 
 def _rebinds_in(stmt: ast.AST) -> frozenset[str]:
     nodes = subtree(stmt)
-    if not any(_names_a_tuner(node) for node in nodes):
+    if not any(_names_a_tuner(node) for node in nodes if type(node) in _TOKEN_TYPES):
         return frozenset()  # nothing to unparse: unparsing every assignment of a file was most of this rule's cost
     names: set[str] = set()
     for node in nodes:

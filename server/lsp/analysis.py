@@ -5,15 +5,14 @@ Runs in worker threads; pure functions of (text, path).
 
 from __future__ import annotations
 
-import gc
 import logging
-import threading
 import time
 from collections.abc import Callable
 
 from ...analysis.core.findings import Finding
 from ..features.workspace_index import IndexedFile, IndexedKernel
 from ..ignores.project import file_ignores
+from .collector import collector_paused
 from .documents import Analysis, kernel_hashes, syntax_error_finding
 
 log = logging.getLogger(__name__)
@@ -57,20 +56,12 @@ def _platforms(text: str, path: str) -> tuple[str, ...]:
     return decide(text, project_relative(path)).platforms
 
 
-_gc_lock = threading.Lock()
-_gc_holds = 0
-
-
 def analyze_text_quickly(text: str, path: str, version: int) -> Analysis:
-    """`analyze_text` with the cyclic GC paused: triage makes no reference cycles worth collecting mid-run, and
-    collections triggered by its many short-lived AST objects were the slow tail of the editor's latency."""
-    global _gc_holds
-    with _gc_lock:
-        _gc_holds += 1
-        gc.disable()
+    """`analyze_text` with the cyclic GC paused (collector.py: the server keeps it paused until the publish)."""
     wall, cpu = time.perf_counter(), time.thread_time()
     try:
-        return analyze_text(text, path, version)
+        with collector_paused():
+            return analyze_text(text, path, version)
     finally:
         log.debug(
             "triage of %s: %.0f ms wall, %.0f ms cpu",
@@ -78,10 +69,6 @@ def analyze_text_quickly(text: str, path: str, version: int) -> Analysis:
             (time.perf_counter() - wall) * 1000,
             (time.thread_time() - cpu) * 1000,
         )
-        with _gc_lock:
-            _gc_holds -= 1
-            if _gc_holds == 0:
-                gc.enable()
 
 
 def index_file(text: str, path: str, between: Callable[[], None] | None = None) -> IndexedFile:

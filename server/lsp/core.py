@@ -31,6 +31,7 @@ from ..responsive.urgent_pool import UrgentFirstPool
 from ..trust.workspace_trust import restrict_folder_section, trust_of
 from . import frames as lsp_io
 from .analysis import analyze_text_quickly
+from .collector import Pause, collect_if_due
 from .commands import CommandRegistry
 from .config import SECTION, ConfigStore, ServerConfig, parse_config
 from .convert import plain_text
@@ -49,6 +50,11 @@ BACKGROUND_ANALYSES = 2
 # Start-up work that can wait (after_first_answer) waits this long at most for a first analysis: a window with no
 # Python file open still gets it.
 FIRST_ANSWER_WAIT_S = 2.0
+
+
+def _paused_analysis(pause: Pause, text: str, path: str, version: int) -> Any:
+    pause.begin()  # ended by the event loop after the publish (_analyze_once)
+    return analyze_text_quickly(text, path, version)
 
 
 class TritonLensServer(LanguageServer):
@@ -192,9 +198,12 @@ class TritonLensServer(LanguageServer):
         started = time.perf_counter()
         self._busy += 1
         self.editor_idle.clear()
+        analyzed = started
+        # The collector is off from the analysis' start until its diagnostics are out; what it owes runs after.
+        pause = Pause()
         try:
             analysis = await asyncio.wrap_future(
-                self._pool.submit(uri, analyze_text_quickly, text, opened.path, version)
+                self._pool.submit(uri, _paused_analysis, pause, text, opened.path, version)
             )
             analyzed = time.perf_counter()
             # Same object required: a close and re-open restarts version numbers, so a version alone is ambiguous.
@@ -203,9 +212,11 @@ class TritonLensServer(LanguageServer):
                 return
             self._changed(uri)  # published before background work resumes: it would share the GIL
         finally:
+            pause.end()
             self._busy -= 1
             if self._busy == 0:
                 self.editor_idle.set()
+            self._event_loop().call_soon(collect_if_due)
         self._warm_later_levels()
         self._first_answer_out()
         log.debug(

@@ -84,6 +84,7 @@ def test_typing_in_a_large_file_keeps_a_bounded_number_of_versions_alive(monkeyp
     from benchmarks.lsp_latency import generate
     from tritonlens.analysis.kernels import parse
     from tritonlens.server.lsp.analysis import analyze_text_quickly
+    from tritonlens.server.lsp.collector import collect_if_due
 
     memo = current().parsed
     monkeypatch.setattr(memo, "budget", 8 * len(generate(1000)) * state.PARSED_BYTES_PER_CHAR // 2)
@@ -98,6 +99,7 @@ def test_typing_in_a_large_file_keeps_a_bounded_number_of_versions_alive(monkeyp
             lines.insert(len(lines) // 2, f"# edit {version}")
             text = "\n".join(lines)
             analyze_text_quickly(text, "/tmp/typed.py", version)
+            collect_if_due()  # as the server does after the publish
             refs.append(weakref.ref(parse.parse_module(text)))
         alive = sum(ref() is not None for ref in refs)
     finally:
