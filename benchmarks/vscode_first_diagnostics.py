@@ -40,6 +40,7 @@ FIGURES = (
     "bundle_evaluated_ms",
     "activate_entered_ms",
     "server_spawned_ms",
+    "server_process_started_ms",
     "server_started_ms",
 )
 
@@ -85,6 +86,7 @@ SPANS = {
     "activation_to_bundle_load_ms": ("extension_activated_ms", "bundle_load_started_ms"),
     "bundle_evaluation_ms": ("bundle_load_started_ms", "bundle_evaluated_ms"),
     "spawn_to_started_ms": ("server_spawned_ms", "server_started_ms"),
+    "process_start_to_started_ms": ("server_process_started_ms", "server_started_ms"),
     "started_to_first_squiggle_ms": ("server_started_ms", "first_squiggle_ms"),
     "activate_to_first_squiggle_ms": ("activate_entered_ms", "first_squiggle_ms"),
     "exthost_to_first_squiggle_ms": ("exthost_started_ms", "first_squiggle_ms"),

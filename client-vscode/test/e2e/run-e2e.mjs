@@ -345,6 +345,7 @@ async function firstDiagnostics(page, env, windowReady) {
     bundle_load_started_ms: bundleStamp(/bundle load began (\S+),/),
     bundle_evaluated_ms: bundleStamp(/bundle load began (\S+), evaluated in (\d+) ms/, true),
     server_spawned_ms: stamp(/Starting tritonlens server/),
+    server_process_started_ms: bundleStamp(/server process started at (\S+) as the bundle loaded/) ?? stamp(/Starting tritonlens server/),
     server_started_ms: stamp(/tritonlens server started/),
     limit_ms: 3000,
     cores: (await import('node:os')).cpus().length,
