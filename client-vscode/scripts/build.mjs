@@ -11,6 +11,8 @@ await build({
   target: 'node18',
   format: 'cjs',
   external: ['vscode'], // provided by the editor at run time
+  // When the host began evaluating the bundle: activate() logs it, so the e2e can tell module load from the rest.
+  banner: { js: 'var __tritonlensLoadStart = Date.now();' },
   minify: production,
   sourcemap: !production,
   logLevel: 'info',

@@ -21,7 +21,7 @@ import {
   STATUS_NOTIFICATION,
 } from './constants';
 import { confirmMultiLine, trustedCommands, trustHover } from './evidence';
-import { hasInterpreterSetting, resolveInterpreter, type Interpreter } from './interpreter';
+import { hasInterpreterSetting, resolveInterpreter, serverExecutable, type Interpreter } from './interpreter';
 import type { IrQuery } from './irModel';
 import { IrView } from './irView';
 import { combineLens, groupByPosition, headlineIndex } from './lensModel';
@@ -30,12 +30,43 @@ import { KernelsTree } from './kernelsTree';
 import { ProgressCoordinator, workDoneMiddleware } from './progress';
 import { RooflineView } from './rooflineView';
 import { onPythonInterpreterChanged, pythonExtensionInterpreter } from './pythonExtension';
-import { ServerManager } from './server';
+import { discardEarly, earlyStartTime, startEarly } from './earlyServer';
+import { ServerManager, serverEnv } from './server';
 import { StatusBar } from './statusBar';
 import { parseRunnerStatus, platformsOfKernels, runnersFromCommandResult } from './statusModel';
 import { restrictSection, trustedValue } from './trust';
 
 const KERNELS_CHANGED = 'tritonlens/kernelsChanged';
+// Set by the bundle's first line (scripts/build.mjs); absent when this module is loaded unbundled (unit tests).
+declare const __tritonlensLoadStart: number | undefined;
+const bundleLoadStart = typeof __tritonlensLoadStart === 'number' ? __tritonlensLoadStart : undefined;
+const bundleEvaluated = Date.now(); // every import above is evaluated by now
+
+/** The interpreter the `tritonlens.interpreter` setting names (workspace scope only when trusted), if it names one. */
+function interpreterFromSetting(folder: vscode.WorkspaceFolder | undefined): { configured: unknown; interpreter?: Interpreter } {
+  const config = vscode.workspace.getConfiguration(CONFIG_SECTION, folder?.uri);
+  const configured = trustedValue(vscode.workspace.isTrusted, config.get('interpreter'), config.inspect('interpreter'));
+  if (!hasInterpreterSetting(configured)) return { configured };
+  const ctx = { workspaceFolder: folder?.uri.fsPath, userHome: os.homedir(), env: process.env };
+  return { configured, interpreter: resolveInterpreter(configured, undefined, ctx) };
+}
+
+// Issue 23: after evaluating this bundle the host waits about as long again (the extension's context) before it
+// calls activate(); the server's Python start (imports, ~0.5-1.5 s) runs in that wait. Only when the setting
+// names the interpreter: otherwise the Python extension decides, in activate(). activate() takes the process
+// only if it resolves the same command line (earlyServer.ts).
+function startServerEarly(): void {
+  try {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    const { interpreter } = interpreterFromSetting(folder);
+    if (!interpreter) return;
+    const exe = serverExecutable(interpreter);
+    startEarly({ command: exe.command, args: exe.args, cwd: folder?.uri.fsPath }, serverEnv());
+  } catch {
+    // activate() starts the server as before
+  }
+}
+startServerEarly();
 
 function notRunning(): never {
   throw new Error('the tritonlens server is not running');
@@ -51,7 +82,11 @@ export interface TritonLensApi {
 
 export async function activate(context: vscode.ExtensionContext): Promise<TritonLensApi> {
   const log = vscode.window.createOutputChannel('tritonlens', { log: true });
-  log.info('tritonlens extension activating'); // the e2e times activation -> server start -> first diagnostics
+  // The e2e times activation -> server start -> first diagnostics, and the bundle's load from these stamps.
+  const loaded = bundleLoadStart === undefined ? '' : ` (bundle load began ${new Date(bundleLoadStart).toISOString()}, evaluated in ${bundleEvaluated - bundleLoadStart} ms)`;
+  const early = earlyStartTime();
+  const spawned = early === undefined ? '' : ` (server process started at ${new Date(early).toISOString()} as the bundle loaded)`;
+  log.info(`tritonlens extension activating${loaded}${spawned}`);
   const tracker = new ActivityTracker();
   const status = new StatusBar(tracker);
   let advertised: string[] = [];
@@ -272,17 +307,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<Triton
     coordinator?.dispose();
     coordinator = undefined;
     const folder = vscode.workspace.workspaceFolders?.[0];
-    const config = vscode.workspace.getConfiguration(CONFIG_SECTION, folder?.uri);
-    const configured = trustedValue(vscode.workspace.isTrusted, config.get('interpreter'), config.inspect('interpreter'));
+    const fromSetting = interpreterFromSetting(folder);
     // The Python extension is asked only when no setting names the interpreter: activating it can take seconds,
     // and its answer would lose to the setting anyway (issue 23: nothing slow before the server starts).
-    const fromPython = hasInterpreterSetting(configured) ? undefined : await pythonExtensionInterpreter(folder?.uri);
-    interpreter = resolveInterpreter(configured, fromPython, {
-      workspaceFolder: folder?.uri.fsPath,
-      userHome: os.homedir(),
-      env: process.env,
-    });
+    interpreter =
+      fromSetting.interpreter ??
+      resolveInterpreter(fromSetting.configured, await pythonExtensionInterpreter(folder?.uri), {
+        workspaceFolder: folder?.uri.fsPath,
+        userHome: os.homedir(),
+        env: process.env,
+      });
     await manager.restart(interpreter);
+    discardEarly(); // not taken (another command line): stopped
   };
 
   // Restart when the interpreter changes; other settings reach the running server via workspace/configuration.
@@ -349,5 +385,6 @@ let stopOnDeactivate: (() => Promise<void>) | undefined;
 
 /** VS Code waits for the returned promise, so the server gets its shutdown/exit before the host goes away. */
 export function deactivate(): Promise<void> | undefined {
+  discardEarly();
   return stopOnDeactivate?.();
 }

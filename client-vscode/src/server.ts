@@ -1,7 +1,9 @@
 // Starts, restarts and stops the tritonlens language server (`<python> -m tritonlens.server.cli serve`, stdio).
+import type { ChildProcess } from 'node:child_process';
 import * as vscode from 'vscode';
 import { LanguageClient, State, type LanguageClientOptions, type Middleware, type ServerOptions } from 'vscode-languageclient/node';
 import { Commands, CONFIG_SECTION, EXTENSION_NAME } from './constants';
+import { spawnServer, takeEarly, type SpawnLine } from './earlyServer';
 import { describeInterpreter, serverExecutable, type Interpreter } from './interpreter';
 import { checkServerImportable } from './serverCheck';
 import { traceFor } from './logLevel';
@@ -16,6 +18,7 @@ export interface ServerHooks {
 
 export class ServerManager implements vscode.Disposable {
   private client: LanguageClient | undefined;
+  private process: ChildProcess | undefined; // the running server's process (see start)
   private starting: Promise<LanguageClient | undefined> | undefined;
   private readonly logSub: vscode.Disposable;
 
@@ -48,10 +51,13 @@ export class ServerManager implements vscode.Disposable {
     // No import check first: it cost a second Python start before the first diagnostics (issue 23). When the
     // server does not start, the check runs then and says why.
     const exe = serverExecutable(interpreter);
-    const serverOptions: ServerOptions = {
-      command: exe.command,
-      args: exe.args,
-      options: { cwd, env: { ...process.env, PYTHONUNBUFFERED: '1' } },
+    const line: SpawnLine = { command: exe.command, args: exe.args, cwd };
+    // The process started while the extension loaded (earlyServer.ts) when it runs this command line; else a new
+    // one. Kept here too: the client kills only processes it spawned itself, this one is stopped in stop().
+    const serverOptions: ServerOptions = async () => {
+      const proc = takeEarly(line) ?? spawnServer(line, serverEnv());
+      this.process = proc;
+      return proc;
     };
     const clientOptions: LanguageClientOptions = {
       documentSelector: [
@@ -85,7 +91,7 @@ export class ServerManager implements vscode.Disposable {
       await client.start();
       await client.setTrace(traceFor(this.log.logLevel));
       await this.hooks.onStarted(client);
-      this.log.info(`tritonlens server started (pid ${describePid(client)})`);
+      this.log.info(`tritonlens server started (pid ${this.process?.pid ?? '?'})`);
       return client;
     } catch (err) {
       const problem = await checkServerImportable(interpreter, cwd);
@@ -108,13 +114,17 @@ export class ServerManager implements vscode.Disposable {
 
   async stop(): Promise<void> {
     const client = this.client;
+    const proc = this.process;
     this.client = undefined;
+    this.process = undefined;
     if (!client) return;
     try {
       await client.dispose(5000); // stops the server (shutdown + exit) and frees the client's registrations
     } catch (err) {
       this.log.warn(`stopping the server: ${err instanceof Error ? err.message : String(err)}`);
     }
+    // What the client does for processes it spawns: one that did not exit after shutdown/exit is killed.
+    if (proc) setTimeout(() => proc.exitCode === null && proc.signalCode === null && proc.kill(), 2000).unref();
     this.hooks.onState('stopped');
   }
 
@@ -124,7 +134,7 @@ export class ServerManager implements vscode.Disposable {
   }
 }
 
-function describePid(client: LanguageClient): string {
-  const proc = (client as unknown as { _serverProcess?: { pid?: number } })._serverProcess;
-  return proc?.pid ? String(proc.pid) : '?';
+/** The environment the server runs with (also for the process started at load time). */
+export function serverEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, PYTHONUNBUFFERED: '1' };
 }

@@ -328,6 +328,12 @@ async function firstDiagnostics(page, env, windowReady) {
     const t = line && Date.parse(line.slice(0, 23).replace(' ', 'T'));
     return Number.isFinite(t) ? t - windowReady : null;
   };
+  // The bundle's own stamps (wall-clock ISO times in the activating line): when its evaluation began and ended.
+  const bundleStamp = (re, addTook = false) => {
+    const m = logText.match(re);
+    const t = m && Date.parse(m[1]) + (addTook ? Number(m[2]) : 0);
+    return Number.isFinite(t) ? t - windowReady : null;
+  };
   const timing = {
     what: 'fresh code-server window: first diagnostic squiggle of the bundled example (examples/naive_softmax.py)',
     from: 'window ready (.monaco-workbench attached)',
@@ -336,7 +342,10 @@ async function firstDiagnostics(page, env, windowReady) {
     exthost_started_ms: stamp(/Extension host with pid \d+ started/),
     extension_activated_ms: stamp(/_doActivateExtension tritonlens\.tritonlens/),
     activate_entered_ms: stamp(/tritonlens extension activating/),
+    bundle_load_started_ms: bundleStamp(/bundle load began (\S+),/),
+    bundle_evaluated_ms: bundleStamp(/bundle load began (\S+), evaluated in (\d+) ms/, true),
     server_spawned_ms: stamp(/Starting tritonlens server/),
+    server_process_started_ms: bundleStamp(/server process started at (\S+) as the bundle loaded/) ?? stamp(/Starting tritonlens server/),
     server_started_ms: stamp(/tritonlens server started/),
     limit_ms: 3000,
     cores: (await import('node:os')).cpus().length,
