@@ -495,7 +495,7 @@ async function main() {
     await shot(page, '04-after-fix');
 
     // 3b. "Not here": Ignore TL135 on its line writes the ignore comment and the finding goes (issue 23).
-    await editor.locator('.view-line', { hasText: 'y = num / tl.sum' }).first().click({ position: { x: 60, y: 5 } });
+    await editor.locator('.view-line', { hasText: 'y = num / den' }).first().click({ position: { x: 60, y: 5 } });
     await page.keyboard.press('Control+Period');
     const ignoreItem = page.locator('.action-widget .monaco-list-row', { hasText: 'Ignore TL135 on this line' }).first();
     await ignoreItem.waitFor({ state: 'visible', timeout: 30000 });

@@ -11,10 +11,13 @@ def softmax_kernel(out_ptr, in_ptr, n_cols, BLOCK_SIZE):
     offs = tl.arange(0, BLOCK_SIZE)
     mask = offs < n_cols
     x = tl.load(in_ptr + row * n_cols + offs, mask=mask, other=-float("inf"))
-    x = x - tl.max(x, axis=0)
-    num = tl.exp(x)
-    y = num / tl.sum(num, axis=0)
-    tl.store(out_ptr + row * n_cols + offs, y, mask=mask)
+    m = tl.max(x, axis=0)
+    den = tl.sum(tl.exp(x - m), axis=0)
+    for start in range(0, n_cols, BLOCK_SIZE):  # rows wider than one block are written block by block
+        cols = start + offs
+        num = tl.exp(tl.load(in_ptr + row * n_cols + cols, mask=cols < n_cols, other=-float("inf")) - m)
+        y = num / den
+        tl.store(out_ptr + row * n_cols + cols, y, mask=cols < n_cols)
 
 
 def softmax(x: torch.Tensor) -> torch.Tensor:
