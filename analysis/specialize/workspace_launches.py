@@ -175,7 +175,8 @@ def _names_to_follow(texts: Mapping[str, str], resolver: _Resolver, kernel: str)
     for _ in range(_ALIAS_ROUNDS):
         grown = set(names)
         for path, text in texts.items():
-            if " as " not in text or not _names_in(text, names):
+            # the kernel's own file defines it (its launches are read with the file): never parsed again here
+            if path == resolver.kernel_path or " as " not in text or not _names_in(text, names):
                 continue
             bound = resolver.bindings(path)
             for local, (_source, attr) in (bound.names.items() if bound else ()):

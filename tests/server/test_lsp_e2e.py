@@ -59,7 +59,9 @@ def ws(tmp_path: Path) -> Path:
 
 
 async def test_open_then_burst_publishes_only_the_final_version(ws: Path):
-    async with session([ws], config={"debounceMs": 150}) as (client, rec):
+    # A debounce well above the time the ten edits take to send, even on a loaded 2-core machine (the tests run
+    # on two workers): at 150 ms a slow sender let the debounce expire between edits and version 2 was analysed.
+    async with session([ws], config={"debounceMs": 1000}) as (client, rec):
         uri = open_doc(client, ws / "k.py", KERNEL)
         first = await wait_published(rec, uri, 1)
         assert "TL101" in codes(first)
