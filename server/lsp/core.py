@@ -87,8 +87,6 @@ class TritonLensServer(LanguageServer):
         self._answered = False  # the first analysis was published
         self._after_answer: list[Callable[[], None]] = []  # waiting for it (after_first_answer)
         self.loop: asyncio.AbstractEventLoop | None = None
-        # Run on the event loop just after the `initialize` answer is written (serve's warm-up): on_initialize
-        self.after_initialize_answer: list[Callable[[], None]] = []
 
     # --- transport: frames are read leniently (lsp_io) ------------------------------------------------------
     def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
