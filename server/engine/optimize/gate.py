@@ -129,7 +129,7 @@ class Gate:
         self.launches = list(launches or [])
         # Verdicts carry what a candidate printed or raised: any key or token of this process is taken out.
         self.redactor = redactor if redactor is not None else process_redactor()
-        self._original_result: dict[str, GateResult] = {}  # the original text's compile check, run once
+        self._original_result: GateResult | None = None  # the original text's compile check, run once
         self._lock = threading.Lock()
 
     # -- 1. compile --------------------------------------------------------------------------------------
@@ -180,13 +180,12 @@ class Gate:
 
     def _original(self, cancel: threading.Event | None) -> GateResult | None:
         """The original text's own compile check, run once: what a candidate's failures and TL4xx are compared with."""
-        original = self.reference_source
-        if original is None:
+        if self.reference_source is None:
             return None
         with self._lock:
-            if original not in self._original_result:
-                self._original_result[original] = self.compile_check(original, cancel)[1]
-            return self._original_result[original]
+            if self._original_result is None:
+                self._original_result = self.compile_check(self.reference_source, cancel)[1]
+            return self._original_result
 
     def original_failures(self, cancel: threading.Event | None = None) -> set[str]:
         """Kernels of the original text that do not compile (with the same inputs the candidate gets)."""
