@@ -3,9 +3,10 @@
 The server imports only this module and `protocol` (tests/test_layers.py holds it to that), so what a runner
 offers its callers is read here, in one place: the `Runner` interface and its implementations (local worker
 pools, a remote runner service over HTTP; a Ray pool through `get_runner`), making one from settings, the
-runner environments, ordered fan-out, and recording launches from a test or script.
+runner environments, ordered fan-out, sharing one local device between jobs, and recording launches from a test or script.
 """
 
+from .device_sharing import DEVICE_LOCK_ENV, share_device
 from .environments import (
     EnvironmentUnavailable,
     available_environments,
@@ -22,6 +23,7 @@ from .runner import Runner
 from .settings import RunnerSettings, parse_runner_settings
 
 __all__ = [
+    "DEVICE_LOCK_ENV",
     "EnvironmentUnavailable",
     "LocalRunner",
     "RecordRun",
@@ -39,4 +41,5 @@ __all__ = [
     "parse_runner_settings",
     "record_command",
     "resolve_token",
+    "share_device",
 ]

@@ -14,6 +14,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from device_lock import exclusive
+
 
 class BackendUnavailable(Exception):
     """The requested backend cannot run here; the message says why in plain words."""
@@ -126,7 +128,8 @@ class CudaBackend(Backend):
         # do_bench: events around each rep, the L2 flushed before each, median and quantiles over many reps.
         from triton.testing import do_bench
 
-        median, p20, p80 = do_bench(fn, warmup=warmup_ms, rep=rep_ms, quantiles=[0.5, 0.2, 0.8])
+        with exclusive():
+            median, p20, p80 = do_bench(fn, warmup=warmup_ms, rep=rep_ms, quantiles=[0.5, 0.2, 0.8])
         return {"median": float(median), "p20": float(p20), "p80": float(p80)}
 
     def ceilings(self) -> dict[str, Any]:
@@ -194,6 +197,10 @@ class NpuBackend(Backend):
         return out
 
     def time_ms(self, fn: Callable[[], Any], warmup_ms: float, rep_ms: float) -> dict[str, float]:
+        with exclusive():
+            return self._events_ms(fn, warmup_ms, rep_ms)
+
+    def _events_ms(self, fn: Callable[[], Any], warmup_ms: float, rep_ms: float) -> dict[str, float]:
         npu = self.torch.npu
         fn()
         npu.synchronize()

@@ -22,6 +22,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # sibling modules, however we were started
 
+from device_lock import exclusive  # noqa: E402
 from harness_backend import Backend, BackendUnavailable, interpret_mode, make_backend  # noqa: E402
 from harness_load import (  # noqa: E402
     HarnessError,
@@ -275,7 +276,8 @@ def run_ncu(be: Backend, harness: dict[str, Any], launches: list[dict[str, Any]]
     target = max(timed, key=lambda r: (r.get("time_ms") or {}).get("median", 0.0))
     work = scratch_dir("tritonlens-ncu-")
     try:
-        return _run_ncu_in(work, ncu, harness, target, timeout_s)
+        with exclusive():  # counters and ncu's own times mean nothing beside another job's kernels
+            return _run_ncu_in(work, ncu, harness, target, timeout_s)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from device_lock import exclusive
 from harness_backend import Backend
 from harness_models import describe_exception
 from replay_verify import replay_verify
@@ -67,7 +68,7 @@ def interleaved_timing(
     label = str(spec.get("label", "timing shape"))
     base_ms: list[dict[str, float]] = []
     cand_ms: list[dict[str, float]] = []
-    with be.torch.no_grad():
+    with be.torch.no_grad(), exclusive():  # the whole alternating series on a device no other timing shares
         for i in range(repeats):
             pair = [("b", baseline), ("c", candidate)]
             for tag, model in pair if i % 2 == 0 else pair[::-1]:

@@ -1,14 +1,17 @@
 """`tritonlens bench DIR`: the optimize loop over every KernelBench-form task, with baselines and a report of
 the whole speedup distribution (JSON, Markdown, PNG). Resumable: each finished task is saved to a state file and
 skipped when the command runs again (`--redo GLOB` / `--redo-stale` take chosen or outdated ones again);
-`--shard I/N` and `--time-budget S` split the work into pieces that fit short device leases. Tasks run one at a time on a single accelerator (timings must not share it); on a Ray
-runner as many at once as the cluster has actors for.
+`--shard I/N` and `--time-budget S` split the work into pieces that fit short device leases. Tasks run one at a
+time by default; `--jobs N` runs N at once on one local accelerator, their compiling and correctness checks side by
+side and every timing alone (an exclusive lock on the device, `ascend_runner/worker/device_lock.py`); on a Ray runner
+as many at once as the cluster has actors for.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import sys
 import threading
@@ -17,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ...analysis.core.targets import DEFAULT_CUDA_TARGET
-from ...ascend_runner.client import in_order, parallelism
+from ...ascend_runner.client import in_order, parallelism, share_device
 from ..durable.replace_file import replace_file
 from ..engine.bench import state as bench_state
 from ..engine.bench.measure import BenchOptions, run_task
@@ -49,7 +52,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--shard", default="1/1", metavar="I/N", help="run the I-th of N interleaved slices of the tasks")
     p.add_argument("--time-budget", type=float, default=0.0, metavar="S",
                    help="start no new task after S seconds (the rest waits for the next run)")
-    p.add_argument("--jobs", type=int, default=0, help="tasks at once (default: 1, or the Ray pool's width)")
+    p.add_argument("--jobs", type=int, default=0,
+                   help="tasks at once (default: 1, or the Ray pool's width); on one local device timings take turns")
     p.add_argument("--report", default="bench-report", metavar="DIR", help="where the report and state go")
     p.add_argument("--state", metavar="FILE", help="state file (default REPORT/bench-state.json)")
     p.add_argument("--redo", action="append", default=[], metavar="GLOB",
@@ -120,8 +124,13 @@ def run(args: argparse.Namespace) -> int:
           f"({len(state['tasks'])} already in {state_path}, {len(again)} of them again)", file=sys.stderr)
     for task, why in again.items():
         print(f"tritonlens bench: {task}: again ({why})", file=sys.stderr)
+    ray_runner = args.runner.startswith("ray")
+    local_jobs = max(1, args.jobs) if args.runner.startswith("local") else 1
+    if local_jobs > 1 and args.backend != "interpret":
+        share_device(os.environ)
     try:
-        runner = Recorder(make_runner(args.runner, args.token_env, args.token_file, cache=True, workers=2))
+        runner = Recorder(make_runner(args.runner, args.token_env, args.token_file, cache=True,
+                                      workers=max(2, 2 * local_jobs)))
     except RuntimeError as exc:
         print(f"tritonlens bench: {exc}", file=sys.stderr)
         return 2
@@ -139,7 +148,6 @@ def run(args: argparse.Namespace) -> int:
     started = time.monotonic()
     cancel = threading.Event()
     lock = threading.Lock()
-    ray_runner = args.runner.startswith("ray")
     width = args.jobs or (parallelism(runner, "verify", args.backend) if ray_runner else 1)
 
     def task_call(path: Path) -> Any:
