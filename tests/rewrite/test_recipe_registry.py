@@ -59,3 +59,21 @@ def test_bad_input_is_declined_with_a_reason() -> None:
         for source, kernel in ((broken, "k"), (empty, "k"), (empty, "missing")):
             result = recipe.propose(context(source, kernel))
             assert isinstance(result, NotApplicable) and result.reason, (recipe.name, result)
+
+
+def test_schedules_come_before_local_edits_each_by_name() -> None:
+    """The gate verifies candidates in this order and a time budget may end before the last: whole-kernel schedules
+    first (a local edit keeps the structure that bounds its gain)."""
+    import importlib
+    import pkgutil
+
+    from tritonlens.analysis.rewrite import schedules
+
+    scheduled = {id(getattr(importlib.import_module(f"{schedules.__name__}.{i.name}"), "RECIPE", None))
+                 for i in pkgutil.iter_modules(schedules.__path__)}
+    is_schedule = [id(r) in scheduled for r in RECIPES]
+    names = [r.name for r in RECIPES]
+    assert any(is_schedule) and not all(is_schedule)
+    first_local = is_schedule.index(False)
+    assert all(is_schedule[:first_local]) and not any(is_schedule[first_local:]), names
+    assert names[:first_local] == sorted(names[:first_local]) and names[first_local:] == sorted(names[first_local:])
