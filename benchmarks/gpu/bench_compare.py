@@ -53,7 +53,7 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("before")
     p.add_argument("after")
-    p.add_argument("--strip", default="bench/", help="prefix dropped from task paths")
+    p.add_argument("--strip", default="", help="prefix dropped from task paths (the default keeps repository paths)")
     args = p.parse_args()
     print(table(_tasks(args.before), _tasks(args.after), args.strip))
     return 0
