@@ -11,7 +11,7 @@ import ast
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..source.safe_eval import NOT_NONE, UNKNOWN, call_name, evaluate
+from ..source.safe_eval import NOT_NONE, UNKNOWN, apply_helper, call_name, evaluate
 from .scope import Scope
 from .torch_spellings import (
     CAST_METHODS,
@@ -38,11 +38,17 @@ class ArgFact:
 
 
 UNKNOWN_FACT = ArgFact("unknown")
+# How far a name is followed: through assignments, up MAX_CALL_LEVELS callers (scope.py) and into get_inputs(),
+# where `ROWS = min(64, 2048 // next_power_of_2(h * w))` with `h, w` of an input's shape is ~20 steps deep. A
+# literal looked up inside an expression costs 4 (the evaluator's names nest); both bounds keep cycles finite.
+MAX_DEPTH = 24
+MATH_INTS = frozenset({"ceil", "floor", "trunc", "gcd", "lcm", "comb", "perm", "isqrt", "factorial", "prod"})
+MAX_ENV_DEPTH = 16
 
 
 def resolve(expr: ast.expr, scope: Scope, depth: int = 0) -> ArgFact:
     """What the launch passes: follows names through assignments (bounded), never evaluates user code."""
-    if depth > 12:
+    if depth > MAX_DEPTH:
         return UNKNOWN_FACT
     line = getattr(expr, "lineno", 0)
     fallback = getattr(expr, "branch_fallback", None)
@@ -107,7 +113,7 @@ class _ConstantEnv(dict):
 
     def get(self, key: str, default: Any = UNKNOWN) -> Any:  # type: ignore[override]
         found = self.scope.lookup(key)
-        if found is None or self.depth > 8:
+        if found is None or self.depth > MAX_ENV_DEPTH:
             return default
         if found[0] == "param":  # what the callers pass (or the default): `if bias is None:` reads it
             fact = _param_fact(found[1], self.scope, self.depth + 4)
@@ -176,13 +182,20 @@ def _call_fact(call: ast.Call, scope: Scope, depth: int) -> ArgFact:
     name = call_name(call.func)
     line = call.lineno
     dtype_kw = next((kw.value for kw in call.keywords if kw.arg == "dtype"), None)
-    explicit = torch_dtype(dtype_kw)
-    is_method = isinstance(call.func, ast.Attribute) and not (
-        isinstance(call.func.value, ast.Name) and call.func.value.id in ("torch", "th")
-    )
+    explicit = _dtype_of(dtype_kw, scope, depth)
+    # `dtype=x.dtype` of an x not visible: not torch's default (only `dtype=None` is)
+    hidden = explicit is None and dtype_kw is not None and not (isinstance(dtype_kw, ast.Constant) and
+                                                                dtype_kw.value is None)
+    module = call.func.value.id if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) \
+        else None
+    if module == "math":  # `math.sqrt(d)`: a Python scalar (a tensor scaled by it keeps its dtype)
+        kind = "int" if name in MATH_INTS else "float"
+        return ArgFact(kind, reason=f"math.{name}() at line {line}")
+    is_method = isinstance(call.func, ast.Attribute) and module not in ("torch", "th")
     if not is_method and name in TENSOR_FACTORIES:
-        dtype = explicit or TENSOR_FACTORIES[name]
-        how = "dtype" if explicit else "torch's default dtype"
+        dtype = None if hidden else explicit or TENSOR_FACTORIES[name]
+        how = "dtype" if explicit else f"dtype={ast.unparse(dtype_kw)}, not visible" if hidden else \
+            "torch's default dtype"
         shape = _factory_shape(name, call, scope, depth)
         return ArgFact(
             "tensor", dtype=dtype, reason=f"torch.{name} at line {line} ({how} {dtype})", shape=shape
@@ -196,14 +209,16 @@ def _call_fact(call: ast.Call, scope: Scope, depth: int) -> ArgFact:
     if is_method:
         assert isinstance(call.func, ast.Attribute)
         owner = call.func.value
-        if name == "to" and call.args and torch_dtype(call.args[0]):
-            return ArgFact("tensor", dtype=torch_dtype(call.args[0]), reason=f".to() at line {line}")
-        if name == "to" and explicit:
-            return ArgFact("tensor", dtype=explicit, reason=f".to() at line {line}")
+        cast = (_dtype_of(call.args[0], scope, depth) if call.args else None) or explicit if name == "to" else None
+        if cast:  # a dtype cast keeps the shape (and makes a contiguous tensor of a contiguous one)
+            base = resolve(owner, scope, depth + 1)
+            shape = base.shape if base.kind == "tensor" else None
+            return ArgFact("tensor", dtype=cast, reason=f".to() at line {line}", shape=shape)
         if name in CAST_METHODS and not call.args:
             base = resolve(owner, scope, depth + 1)
             if base.kind == "tensor":
-                return ArgFact("tensor", dtype=CAST_METHODS[name], reason=f".{name}() at line {line}")
+                return ArgFact("tensor", dtype=CAST_METHODS[name], reason=f".{name}() at line {line}",
+                               shape=base.shape)
         if name in NEW_METHODS:
             base = resolve(owner, scope, depth + 1)
             shape = _shape_args(call.args[:1], scope, depth) if name != "new_tensor" else None
@@ -224,11 +239,38 @@ def _call_fact(call: ast.Call, scope: Scope, depth: int) -> ArgFact:
                 )  # layout changed: shape unknown
         if name in INT_METHODS:
             return _int_method(name, owner, call, scope, depth, line)
+    if name in ("cdiv", "next_power_of_2", "min", "max", "int") and call.args and not call.keywords:
+        # `next_power_of_2(x.shape[1])` at the launch: the evaluator sees a tensor, its dims are facts here
+        facts = [resolve(a, scope, depth + 1) for a in call.args]
+        value = apply_helper(name, [f.value for f in facts]) if all(f.kind == "value" for f in facts) else UNKNOWN
+        if value is not UNKNOWN:
+            return ArgFact("value", value=value, reason=f"{name}() of known values at line {line}")
     if name in ("cdiv", "next_power_of_2", "len", "int"):
         return ArgFact("int", reason=f"{name}() at line {line}")
     if name == "float":
         return ArgFact("float", reason=f"float() at line {line}")
     return UNKNOWN_FACT
+
+
+def _dtype_of(expr: ast.expr | None, scope: Scope, depth: int) -> str | None:
+    """Triton element type of a dtype expression: `torch.float16`, `x.dtype`, a name bound to either, or (as
+    `.to(y)` takes it) a tensor; None when not visible."""
+    if expr is None or depth > MAX_DEPTH:
+        return None
+    literal = torch_dtype(expr)
+    if literal or isinstance(expr, ast.Constant):
+        return literal
+    if isinstance(expr, ast.Attribute) and expr.attr == "dtype":
+        owner = resolve(expr.value, scope, depth + 1)
+        return owner.dtype if owner.kind == "tensor" else None
+    if isinstance(expr, ast.Name):
+        found = scope.lookup(expr.id)
+        if found is not None and found[0] == "expr":
+            return _dtype_of(found[1], scope, depth + 1)
+        if found is not None and found[0] == "param":
+            fact = _param_fact(found[1], scope, depth + 1)
+            return fact.dtype if fact.kind == "tensor" else None
+    return None
 
 
 def _shape_args(args: list[ast.expr], scope: Scope, depth: int) -> tuple[Any, ...] | None:
@@ -244,11 +286,12 @@ def _shape_args(args: list[ast.expr], scope: Scope, depth: int) -> tuple[Any, ..
         return resolve(owner, scope, depth + 1).shape
     if not args or any(isinstance(a, ast.Starred) for a in args):
         return None
-    dims: list[Any] = []
-    for a in args:
-        fact = resolve(a, scope, depth + 1)
-        dims.append(fact.value if fact.kind == "value" and isinstance(fact.value, int) else None)
-    return tuple(dims)
+    facts = [resolve(a, scope, depth + 1) for a in args]
+    if len(args) == 1 and facts[0].kind == "value" and isinstance(facts[0].value, tuple):
+        return tuple(d if isinstance(d, int) else None for d in facts[0].value)
+    if len(args) == 1 and facts[0].kind not in ("int", "value"):
+        return None  # `torch.randn(shape)` with `shape` not visible: a size tuple of any rank, not one dim
+    return tuple(f.value if f.kind == "value" and isinstance(f.value, int) else None for f in facts)
 
 
 def _factory_shape(name: str, call: ast.Call, scope: Scope, depth: int) -> tuple[Any, ...] | None:

@@ -1,6 +1,7 @@
 """Where a launch runs: every `kernel[grid](...)` (and `kernel.warmup(...)`) call of a module, indexed once
 (`CallIndex`), with the names bound before it in its function and at module level (`Scope`), and the calls of
-the launching function one level up (KernelBench's `forward` fed by `get_inputs()` included)."""
+the launching function's callers, up to MAX_CALL_LEVELS levels (KernelBench's `forward` fed by `get_inputs()`
+included)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from ..source.node_walk import child_nodes, walk_nodes
 from .kernelbench import init_attributes, kernelbench_callers
 
 MAX_CALLERS = 4
+MAX_CALL_LEVELS = 3  # launching function <- wrapper <- wrapper <- ModelNew.forward(*get_inputs())
 FuncNode = ast.FunctionDef | ast.AsyncFunctionDef
 
 
@@ -33,7 +35,7 @@ class Scope:
     bindings: dict[str, ast.expr] = field(default_factory=dict)
     params: dict[str, ast.arg] = field(default_factory=dict)
     outer: Scope | None = None
-    # calls of the launching function in this module, each with the scope it runs in (one level up)
+    # calls of the launching function in this module, each with the scope it runs in (whose own callers it holds)
     callers: list[tuple[ast.Call, Scope]] = field(default_factory=list)
     param_order: list[str] = field(default_factory=list)
     defaults: dict[str, ast.expr] = field(default_factory=dict)  # the launching function's param defaults
@@ -197,21 +199,33 @@ def find_launches(tree: ast.Module | CallIndex, kernel: str) -> list[Launch]:
     out: list[Launch] = []
     for call, func in index.launches.get(kernel, []):
         scope = _scope_at(call, func, index.top, index.tree)
-        if func is not None:
-            for caller_call, caller in index.calls.get(func.name, [])[:MAX_CALLERS]:
-                scope.callers.append((caller_call, _scope_at(caller_call, caller, index.top, index.tree)))
-            for key, value in init_attributes(index.tree, func).items():  # `self.weight` set in __init__
-                scope.bindings.setdefault(key, value)
-            if not scope.callers:  # KernelBench: the harness calls ModelNew.forward(*get_inputs())
-                scope.callers.extend(
-                    kernelbench_callers(index.tree, func, lambda c, f: _scope_at(c, f, index.top, index.tree))
-                )
+        _add_callers(scope, func, index, MAX_CALL_LEVELS)
         if isinstance(call.func, ast.Subscript):
             grid: ast.expr | None = call.func.slice
         else:  # kernel.warmup(..., grid=...): same arguments as a launch
             grid = next((kw.value for kw in call.keywords if kw.arg == "grid"), None)
         out.append(Launch(kernel, call.lineno, call, scope, grid=grid))
     return sorted(out, key=lambda launch: launch.line)
+
+
+def _add_callers(scope: Scope, func: FuncNode | None, index: CallIndex, levels: int, seen: tuple = ()) -> None:
+    """The calls of `func` in this module, each with its own callers, `levels` deep: a launch in a helper that a
+    wrapper calls from `ModelNew.forward` sees the tensors `get_inputs()` makes (a recursive call is not followed)."""
+    if func is None:
+        return
+    for key, value in init_attributes(index.tree, func).items():  # `self.weight` set in __init__
+        scope.bindings.setdefault(key, value)
+    if levels <= 0:
+        return
+    for caller_call, caller in index.calls.get(func.name, [])[:MAX_CALLERS]:
+        caller_scope = _scope_at(caller_call, caller, index.top, index.tree)
+        if caller is not None and caller not in seen and caller is not func:
+            _add_callers(caller_scope, caller, index, levels - 1, (*seen, func))
+        scope.callers.append((caller_call, caller_scope))
+    if not scope.callers:  # KernelBench: the harness calls ModelNew.forward(*get_inputs())
+        scope.callers.extend(
+            kernelbench_callers(index.tree, func, lambda c, f: _scope_at(c, f, index.top, index.tree))
+        )
 
 
 def _launched_name(call: ast.Call) -> str | None:
