@@ -2,29 +2,24 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from tritonlens.ascend_runner.client import LocalRunner
-from tritonlens.ascend_runner.environments import EnvironmentUnavailable, find_environment
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # warm_runner
 
+from warm_runner import warm_runner  # noqa: E402
 
-def _runner(environment: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalRunner]:
-    try:
-        find_environment(environment)
-    except EnvironmentUnavailable as exc:
-        pytest.skip(str(exc))
-    runner = LocalRunner({"cache_dir": str(tmp_path_factory.mktemp("cache")), "workers": 1, "timeout_s": 120})
-    yield runner
-    runner.close()
+from tritonlens.ascend_runner.client import LocalRunner  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def cuda_runner(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalRunner]:
-    yield from _runner("cuda", tmp_path_factory)
+    yield from warm_runner("cuda", tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
 def ascend_runner(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalRunner]:
-    yield from _runner("ascend", tmp_path_factory)
+    yield from warm_runner("ascend", tmp_path_factory)

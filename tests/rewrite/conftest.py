@@ -8,3 +8,4 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "interp"))
+sys.path.insert(0, str(HERE.parent))  # warm_runner

@@ -9,6 +9,9 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # kernel_requests
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # warm_runner
+
+from warm_runner import warm_runner  # noqa: E402
 
 from tritonlens.ascend_runner.client import LocalRunner  # noqa: E402
 from tritonlens.ascend_runner.environments import EnvironmentUnavailable, find_environment  # noqa: E402
@@ -25,10 +28,4 @@ def cuda_python() -> str:
 @pytest.fixture(scope="module")
 def cuda_runner(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalRunner]:
     """One warm LocalRunner per test module, with its own cache directory."""
-    try:
-        find_environment("cuda")
-    except EnvironmentUnavailable as exc:
-        pytest.skip(str(exc))
-    runner = LocalRunner({"cache_dir": str(tmp_path_factory.mktemp("cache")), "workers": 1, "timeout_s": 120})
-    yield runner
-    runner.close()
+    yield from warm_runner("cuda", tmp_path_factory)
