@@ -13,6 +13,7 @@ import argparse
 import json
 import os
 import platform
+import signal
 import sys
 import threading
 import time
@@ -98,6 +99,18 @@ def write_report(
     return summary
 
 
+class _Terminated(Exception):
+    """SIGTERM arrived while tasks ran."""
+
+
+def _on_stop_signals(cancel: threading.Event) -> dict[int, Any]:
+    def handler(signum: int, frame: Any) -> None:
+        cancel.set()  # before unwinding: leaving the loop waits for the tasks in flight, which must stop first
+        raise _Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+    return {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGINT)}
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         budget = Budget.parse(args.budget)
@@ -166,8 +179,11 @@ def run(args: argparse.Namespace) -> int:
         return call
 
     status = 0
+    # `timeout` and job schedulers stop a run with SIGTERM: like Ctrl-C, tasks in flight are cancelled (and run
+    # again next time) and the report of everything finished is still written
+    previous = _on_stop_signals(cancel) if threading.current_thread() is threading.main_thread() else {}
     try:
-        for path, record in zip(todo, in_order([task_call(p) for p in todo], width), strict=True):
+        for path, record in zip(todo, in_order([task_call(p) for p in todo], width, cancel=cancel), strict=True):
             if record is None:
                 print(f"tritonlens bench: {path}: skipped (time budget); run again to resume", file=sys.stderr)
                 continue
@@ -175,10 +191,14 @@ def run(args: argparse.Namespace) -> int:
             line = f"{record.get('speedup') or 0:.2f}x" if timed else record.get("miss")
             line += f" | Ascend compile: {record['ascend']}" if record.get("ascend") else ""
             print(f"tritonlens bench: {path}: {record.get('status')} {line}", file=sys.stderr)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, _Terminated) as stop:
         cancel.set()
-        status = 130
+        status = 143 if isinstance(stop, _Terminated) else 130
+        print(f"tritonlens bench: stopped ({'SIGTERM' if status == 143 else 'interrupted'}); tasks in flight "
+              "are run again next time", file=sys.stderr)
     finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         runner.close()
     summary = write_report(args, state, out, provenance(runner, runner.runner, args.runner, args.backend))
     print(json.dumps(summary, indent=1))

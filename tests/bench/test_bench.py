@@ -126,3 +126,34 @@ def test_redo_takes_chosen_and_stale_tasks_again_and_keeps_the_others(tmp_path):
     # a redone task keeps its earlier figures; the others are untouched
     bench_state.replace_record(state, str(b), {"status": "done", "speedup": 3.0})
     assert state["tasks"][str(b)]["previous"]["speedup"] == 1.0 and state["tasks"][str(a)]["speedup"] == 2.0
+
+
+def test_a_terminated_bench_cancels_the_task_in_flight_and_still_writes_its_report(tmp_path):
+    if not (ROOT / ".envs" / "cuda" / "bin" / "python").exists() and not os.environ.get("TRITONLENS_CUDA_PYTHON"):
+        pytest.skip("cuda runner env (.envs/cuda) not installed")
+    import signal
+    import time
+
+    report = tmp_path / "report"
+    tasks = [str(ROOT / "bench" / "scan" / name) for name in ("cumsum.py", "cumprod.py")]
+    command = [str(BIN / "tritonlens"), "bench", *tasks, "--backend", "interpret", "--budget",
+               "candidates=4,rounds=2", "--no-config-search", "--report", str(report)]
+    proc = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    seen, finished, deadline = [], None, time.monotonic() + 500
+    while time.monotonic() < deadline:  # the first task finished, the second started: stop it as `timeout` would
+        line = proc.stderr.readline()
+        seen.append(line)
+        if line.startswith("tritonlens bench: ") and ": done" in line:
+            finished = Path(line.split(": ")[1]).name
+        elif finished and line.startswith("  ") and finished not in line:
+            break
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    text = "".join(seen) + err
+    assert proc.returncode == 143, text[-3000:]
+    assert "stopped (SIGTERM)" in text
+    data = json.loads((report / "bench-report.json").read_text())
+    # the finished task only: the one in flight was cancelled, is not recorded, and runs again next time
+    assert [(Path(t["task"]).name, t["status"]) for t in data["tasks"]] == [(finished, "done")], text[-3000:]
+    state = json.loads((report / "bench-state.json").read_text())
+    assert [Path(task).name for task in state["tasks"]] == [finished]
