@@ -141,7 +141,7 @@ def test_true_division_of_a_known_size_is_a_float() -> None:
 
 
 def test_launches_in_helpers_of_forward_see_get_inputs_through_every_level() -> None:
-    # forward -> a wrapper -> the function that launches: each level's parameters come from the level above, and
+    # forward -> outer -> wrapper -> the function that launches: each level's parameters come from the one above;
     # a cast with .to(dtype) keeps the factory's shape (the constexpr is a dimension of the cast tensor)
     source = src("""
 def launch(x, idx):
@@ -155,9 +155,13 @@ def wrapper(a, i):
     return launch(a.contiguous(), i)
 
 
+def outer(a, i):
+    return wrapper(a, i)
+
+
 class ModelNew(nn.Module):
     def forward(self, x, idx):
-        return wrapper(x, idx)
+        return outer(x, idx)
 
 
 N, D = 512, 96
