@@ -124,6 +124,9 @@ def run_task(
         record.update(status="error", miss=f"cannot plan shapes: {exc}")
         return record
     record["baseline"] = base
+    if cancel is not None and cancel.is_set():  # stopped while measuring: not the draft's failure, run it again
+        record.update(status="cancelled", miss="cancelled while measuring the baselines")
+        return record
     if not base["correct"]:
         record.update(status="error", miss=f"the first draft does not pass verification: {base.get('reason')}")
         return record
