@@ -12,6 +12,7 @@ remote and Ray runners all run their jobs through this pool. Thread-safe: any nu
 from __future__ import annotations
 
 import collections
+import dataclasses
 import json
 import logging
 import os
@@ -37,6 +38,9 @@ WORKER_SCRIPT = Path(__file__).resolve().parent / "worker" / "main.py"
 _POLL_S = 0.05  # how often a waiting job looks at its cancel event
 _EOF = object()
 _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+REFERENCE_STORE_ENV = "TRITONLENS_REFERENCE_STORE"  # the pool's folder of kept reference outputs
 
 
 @dataclass
@@ -285,7 +289,10 @@ class WorkerPool:
     """Up to `config.size` workers for one environment; jobs wait for a free worker."""
 
     def __init__(self, config: PoolConfig) -> None:
-        self.config = config
+        # Reference outputs kept across this pool's verify jobs (worker/verify_isolated.py: each job checks the
+        # digest the client holds before reusing them); removed with the pool.
+        self.reference_store = tempfile.mkdtemp(prefix="tritonlens-references-")
+        self.config = dataclasses.replace(config, env={**config.env, REFERENCE_STORE_ENV: self.reference_store})
         self._lock = threading.Condition()
         self._idle: list[Worker] = []
         self._busy: set[Worker] = set()
@@ -406,3 +413,4 @@ class WorkerPool:
             self._lock.notify_all()
         for worker in workers:
             worker.kill()
+        shutil.rmtree(self.reference_store, ignore_errors=True)

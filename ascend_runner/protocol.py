@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +21,8 @@ BACKENDS = ("cuda", "ascend", "npu", "interpret")
 CUDA_TARGETS = {"sm_80": 80, "sm_86": 86, "sm_89": 89, "sm_90": 90, "sm_100": 100}
 ASCEND_TARGETS = ("ascend910b1", "ascend910b2", "ascend910b3", "ascend910b4", "ascend910_9391", "ascend950")
 
+
+_HEX64 = re.compile(r"[0-9a-f]{64}")
 
 class ProtocolError(ValueError):
     """A request that does not follow the schema; the message says which field and why."""
@@ -289,9 +292,17 @@ class VerifyRequest:
     allow_unsandboxed: bool = False
     kernels: list[str] = field(default_factory=list)  # Triton kernels the candidate must launch
     budget_s: float | None = None  # the candidate's process is killed after this many seconds
+    # Reference outputs an earlier job of this client computed: key -> sha256 its result reported. A job whose
+    # reference has one of these keys reuses the runner's kept files only if their bytes have that digest.
+    kept_references: dict[str, str] = field(default_factory=dict)
 
     def validate(self) -> None:
         self.harness.validate()
+        if not isinstance(self.kept_references, dict) or len(self.kept_references) > 16 or not all(
+            isinstance(k, str) and isinstance(v, str) and _HEX64.fullmatch(k) and _HEX64.fullmatch(v)
+            for k, v in self.kept_references.items()
+        ):
+            raise ProtocolError("kept_references must map at most 16 sha256 keys to sha256 digests")
         check_files(self.files)
         check_numbers(self, "payload")
         check_numbers(self.timing, "timing")
@@ -440,6 +451,9 @@ class VerifyResult:
     isolated: bool = False  # reference, candidate and comparison in separate processes (worker/verify_isolated.py)
     sandbox: dict[str, Any] = field(default_factory=dict)  # how the candidate's process was confined, or why not
     device: dict[str, Any] = field(default_factory=dict)  # where the verdict was reached (server/provenance)
+    # the reference outputs: "computed", or kept from an earlier job (digest checked; worker/verify_isolated.py)
+    reference_outputs: str = ""
+    reference_kept: dict[str, Any] = field(default_factory=dict)  # {"key", "digest"}: send back in kept_references
 
 
 def _build(cls: type, raw: Any, what: str) -> Any:

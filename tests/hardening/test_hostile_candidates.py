@@ -377,3 +377,34 @@ def test_a_confined_candidate_cannot_read_another_jobs_expected_outputs(tmp_path
         (other / "expected.pt").unlink()  # a planted file left behind would be found by the glob case above
     assert out.returncode == 0, out
     assert (mine / "written").read_text() == "ok"  # its own folder stays writable
+
+
+def recipe(source: str, title: str) -> Candidate:
+    return Candidate(source=source, origin="recipe", producer=title, kernel="softmax_kernel", title=title,
+                     rationale="")
+
+
+@pytest.mark.cuda_env
+def test_kept_reference_outputs_are_reused_only_with_their_digest(runner, tmp_path):
+    # Candidates of one original, shapes and seeds: the first job computes the reference outputs (in their own
+    # process) and the pool keeps them; the next jobs reuse them after checking the digest the gate got back. A
+    # candidate that zeroes the inputs it was given changes only its copy; a store rewritten behind the gate's
+    # back (as a candidate with no sandbox could) fails the digest and the reference is computed again.
+    gate = gate_for(runner, tmp_path / "kb_softmax_kept.py")  # its own path: a reference no other test kept
+    poison = hostile("import sys as _s, os as _o\n"
+                     "_f = _o.path.join(_s.argv[2], 'inputs.pt')\n"
+                     "_d = torch.load(_f)\n"
+                     "[[a.zero_() for a in r['args']] for c in _d['cases'] for r in c['runs']]\n"
+                     "torch.save(_d, _f)")
+    first = gate.check(ORIGINAL, recipe(poison, "zeroes its inputs")).verdict
+    honest = gate.check(ORIGINAL, recipe(ORIGINAL.replace("class ModelNew", "# same\nclass ModelNew"), "same")).verdict
+    wrong = gate.check(ORIGINAL, recipe(hostile(forward=WRONG_AFTER_KERNEL), "half")).verdict
+    assert first.details["reference_outputs"] == "computed", everything(first)
+    assert honest.accepted and honest.details["reference_outputs"].startswith("kept"), everything(honest)
+    assert not wrong.accepted and "outside atol" in wrong.reason and wrong.details["reference_outputs"].startswith("kept")
+    [store] = [pool.reference_store for pool in runner._pools.values()]
+    [kept] = [p for p in Path(store).iterdir() if p.is_dir() and (p / "expected.pt").exists()
+              and p.name in gate._kept_references()]
+    (kept / "inputs.pt").write_bytes((kept / "inputs.pt").read_bytes()[:-8] + b"\0" * 8)
+    after = gate.check(ORIGINAL, recipe(ORIGINAL.replace("class ModelNew", "# again\nclass ModelNew"), "again")).verdict
+    assert after.accepted and after.details["reference_outputs"] == "computed", everything(after)

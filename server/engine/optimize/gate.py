@@ -73,6 +73,9 @@ class GateResult:
     failing: set[str] = field(default_factory=set)  # kernels with a variant that did not compile
 
 
+MAX_KEPT_REFERENCES = 16  # as many as a verify request may carry (ascend_runner/protocol.py)
+
+
 def compile_facts(analysis: Any) -> dict[str, Any]:
     """Registers, spills and shared memory of the first variant that compiled (what config search prunes on)."""
     primary = analysis.primary
@@ -130,6 +133,7 @@ class Gate:
         # Verdicts carry what a candidate printed or raised: any key or token of this process is taken out.
         self.redactor = redactor if redactor is not None else process_redactor()
         self._original_result: GateResult | None = None  # the original text's compile check, run once
+        self._references: dict[str, str] = {}  # reference outputs the runner kept: key -> digest, oldest first
         self._lock = threading.Lock()
 
     # -- 1. compile --------------------------------------------------------------------------------------
@@ -274,6 +278,7 @@ class Gate:
             return result
         request = self.trusted(plan.request, candidate, budget_s)
         reply = self.send(request, cancel)
+        self._remember_reference(reply)
         verdict = self.judge_reply(candidate, reply, result.compile_summary)
         if result.ascend is not None:
             verdict.details["ascend"] = result.ascend.to_dict()
@@ -291,7 +296,23 @@ class Gate:
             allow_unsandboxed=cfg.allow_unsandboxed,
             kernels=kernels,
             budget_s=min(cfg.timeout_s, budget_s) if budget_s is not None else cfg.timeout_s,
+            kept_references=self._kept_references(),
         )
+
+    def _remember_reference(self, reply: dict[str, Any]) -> None:
+        """The key and digest of the reference outputs a verify job computed: the runner keeps them, and a later
+        job of this gate reuses them only if their bytes still have this digest (verify_isolated.py)."""
+        kept = (reply.get("result") or {}).get("reference_kept") if isinstance(reply.get("result"), dict) else None
+        if isinstance(kept, dict) and isinstance(kept.get("key"), str) and isinstance(kept.get("digest"), str):
+            with self._lock:
+                self._references.pop(kept["key"], None)
+                self._references[kept["key"]] = kept["digest"]
+                while len(self._references) > MAX_KEPT_REFERENCES:
+                    self._references.pop(next(iter(self._references)))
+
+    def _kept_references(self) -> dict[str, str]:
+        with self._lock:
+            return dict(self._references)
 
     def send(self, request: VerifyRequest, cancel: threading.Event | None = None) -> dict[str, Any]:
         """The runner's verify reply to `request` (an envelope: ok, result or error)."""
@@ -327,6 +348,7 @@ class Gate:
             shapes_note=self.shapes.source_note,
             seeds=list(self.config.seeds),
             errors=res.get("errors") or [],
+            reference_outputs=res.get("reference_outputs"),
         )
         errs = [abs(c["max_abs"]) for c in checks if c.get("max_abs") is not None]
         max_error = max(errs) if errs else None
