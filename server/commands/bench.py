@@ -99,6 +99,16 @@ def write_report(
     return summary
 
 
+_SAY = threading.Lock()
+
+
+def _say(line: str) -> None:
+    """One whole line on stderr: the tasks' threads and the main thread print at the same time."""
+    with _SAY:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+
 class _Terminated(Exception):
     """SIGTERM arrived while tasks ran."""
 
@@ -168,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
             if args.time_budget and time.monotonic() - started > args.time_budget:
                 return None  # left for the next run
             record = run_task(path, runner, options, proposers,
-                              progress=lambda m: print(f"  {path}: {m}", file=sys.stderr), cancel=cancel)
+                              progress=lambda m: _say(f"  {path}: {m}"), cancel=cancel)
             record["fingerprint"] = bench_state.fingerprint(path, tool)
             if record.get("status") != "cancelled":
                 with lock:  # saved as soon as it is done: a killed run loses at most the tasks in flight
@@ -185,12 +195,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         for path, record in zip(todo, in_order([task_call(p) for p in todo], width, cancel=cancel), strict=True):
             if record is None:
-                print(f"tritonlens bench: {path}: skipped (time budget); run again to resume", file=sys.stderr)
+                _say(f"tritonlens bench: {path}: skipped (time budget); run again to resume")
                 continue
             timed = record.get("status") == "done" and record.get("timing_meaningful")
             line = f"{record.get('speedup') or 0:.2f}x" if timed else record.get("miss")
             line += f" | Ascend compile: {record['ascend']}" if record.get("ascend") else ""
-            print(f"tritonlens bench: {path}: {record.get('status')} {line}", file=sys.stderr)
+            _say(f"tritonlens bench: {path}: {record.get('status')} {line}")
     except (KeyboardInterrupt, _Terminated) as stop:
         cancel.set()
         status = 143 if isinstance(stop, _Terminated) else 130

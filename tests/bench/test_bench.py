@@ -140,14 +140,17 @@ def test_a_terminated_bench_cancels_the_task_in_flight_and_still_writes_its_repo
                "candidates=4,rounds=2", "--no-config-search", "--report", str(report)]
     proc = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     seen, finished, deadline = [], None, time.monotonic() + 500
-    while time.monotonic() < deadline:  # the first task finished, the second started: stop it as `timeout` would
+    while time.monotonic() < deadline:  # one task at a time: progress of a second task means the first is done
         line = proc.stderr.readline()
         seen.append(line)
-        if line.startswith("tritonlens bench: ") and ": done" in line:
-            finished = Path(line.split(": ")[1]).name
-        elif finished and line.startswith("  ") and finished not in line:
+        if not line.startswith("  "):
+            continue
+        task = Path(line.split(": ")[0].strip()).name
+        if finished is None:
+            finished = task
+        elif task != finished:
             break
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(signal.SIGTERM)  # as `timeout` would
     out, err = proc.communicate(timeout=120)
     text = "".join(seen) + err
     assert proc.returncode == 143, text[-3000:]
