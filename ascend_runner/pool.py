@@ -11,6 +11,7 @@ remote and Ray runners all run their jobs through this pool. Thread-safe: any nu
 
 from __future__ import annotations
 
+import atexit
 import collections
 import dataclasses
 import json
@@ -40,7 +41,18 @@ _EOF = object()
 _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
-REFERENCE_STORE_ENV = "TRITONLENS_REFERENCE_STORE"  # the pool's folder of kept reference outputs
+# the pool's folder of kept reference outputs (worker/verify_isolated.py reads the same name: workers import no
+# tritonlens module)
+REFERENCE_STORE_ENV = "TRITONLENS_REFERENCE_STORE"
+
+
+def references_parent() -> str:
+    """The one folder (mode 0700) holding every pool's kept references: every confined candidate gets it covered,
+    whichever pool it runs in (worker/verify_isolated.py, `references_parent`, the same path)."""
+    folder = os.path.join(tempfile.gettempdir(), f"tritonlens-references-{os.getuid()}")
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    os.chmod(folder, 0o700)
+    return folder
 
 
 @dataclass
@@ -291,7 +303,8 @@ class WorkerPool:
     def __init__(self, config: PoolConfig) -> None:
         # Reference outputs kept across this pool's verify jobs (worker/verify_isolated.py: each job checks the
         # digest the client holds before reusing them); removed with the pool.
-        self.reference_store = tempfile.mkdtemp(prefix="tritonlens-references-")
+        self.reference_store = tempfile.mkdtemp(prefix="pool-", dir=references_parent())
+        atexit.register(shutil.rmtree, self.reference_store, True)  # also when close() is never called
         self.config = dataclasses.replace(config, env={**config.env, REFERENCE_STORE_ENV: self.reference_store})
         self._lock = threading.Condition()
         self._idle: list[Worker] = []

@@ -23,6 +23,7 @@ ASCEND_TARGETS = ("ascend910b1", "ascend910b2", "ascend910b3", "ascend910b4", "a
 
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
+MAX_KEPT_REFERENCES = 16  # kept reference outputs one verify request may name
 
 class ProtocolError(ValueError):
     """A request that does not follow the schema; the message says which field and why."""
@@ -298,11 +299,11 @@ class VerifyRequest:
 
     def validate(self) -> None:
         self.harness.validate()
-        if not isinstance(self.kept_references, dict) or len(self.kept_references) > 16 or not all(
+        if not isinstance(self.kept_references, dict) or len(self.kept_references) > MAX_KEPT_REFERENCES or not all(
             isinstance(k, str) and isinstance(v, str) and _HEX64.fullmatch(k) and _HEX64.fullmatch(v)
             for k, v in self.kept_references.items()
         ):
-            raise ProtocolError("kept_references must map at most 16 sha256 keys to sha256 digests")
+            raise ProtocolError(f"kept_references must map at most {MAX_KEPT_REFERENCES} sha256 keys to sha256 digests")
         check_files(self.files)
         check_numbers(self, "payload")
         check_numbers(self.timing, "timing")

@@ -101,17 +101,6 @@ _FUNCS: dict[str, Callable[..., Any]] = {
     "float": float,
 }
 _LITERAL_TYPES = (int, float, bool, str, type(None))
-
-
-def apply_helper(name: str, args: list[Any]) -> Any:
-    """`next_power_of_2(600)` -> 1024 for one of the allowed helpers over literal ints/floats; UNKNOWN otherwise."""
-    func = _FUNCS.get(name)
-    if func is None or not args or not all(type(a) in (int, float) for a in args):
-        return UNKNOWN
-    try:
-        return _check(func(*args))
-    except (TypeError, ValueError, ZeroDivisionError, OverflowError, _TooBig):
-        return UNKNOWN
 _MAX_INT = 1 << 64  # a final value larger than this is no launch value anyone means
 MAX_BITS = 4096  # largest intermediate integer
 MAX_ITEMS = 10_000  # longest intermediate string or tuple
@@ -128,6 +117,17 @@ def _check(value: Any) -> Any:
     if isinstance(value, (str, tuple, list)) and len(value) > MAX_ITEMS:
         raise _TooBig
     return value
+
+
+def apply_helper(name: str, args: list[Any]) -> Any:
+    """`next_power_of_2(600)` -> 1024 for one of the allowed helpers over literal ints/floats; UNKNOWN otherwise."""
+    func = _FUNCS.get(name)
+    if func is None or not args or not all(type(a) in (int, float) for a in args):
+        return UNKNOWN
+    try:
+        return _check(func(*args))
+    except (TypeError, ValueError, ZeroDivisionError, OverflowError, _TooBig):
+        return UNKNOWN
 
 
 def _refuse_big(op: ast.operator, left: Any, right: Any) -> bool:

@@ -42,8 +42,8 @@ UNKNOWN_FACT = ArgFact("unknown")
 # where `ROWS = min(64, 2048 // next_power_of_2(h * w))` with `h, w` of an input's shape is ~20 steps deep. A
 # literal looked up inside an expression costs 4 (the evaluator's names nest); both bounds keep cycles finite.
 MAX_DEPTH = 24
-MATH_INTS = frozenset({"ceil", "floor", "trunc", "gcd", "lcm", "comb", "perm", "isqrt", "factorial", "prod"})
 MAX_ENV_DEPTH = 16
+MATH_INTS = frozenset({"ceil", "floor", "trunc", "gcd", "lcm", "comb", "perm", "isqrt", "factorial", "prod"})
 
 
 def resolve(expr: ast.expr, scope: Scope, depth: int = 0) -> ArgFact:
@@ -265,11 +265,11 @@ def _dtype_of(expr: ast.expr | None, scope: Scope, depth: int) -> str | None:
         return owner.dtype if owner.kind == "tensor" else None
     if isinstance(expr, ast.Name):
         found = scope.lookup(expr.id)
-        if found is not None and found[0] == "expr":
-            return _dtype_of(found[1], scope, depth + 1)
-        if found is not None and found[0] == "param":
-            fact = _param_fact(found[1], scope, depth + 1)
-            return fact.dtype if fact.kind == "tensor" else None
+        bound = _dtype_of(found[1], scope, depth + 1) if found is not None and found[0] == "expr" else None
+        if bound:  # `dt = x.dtype` then `dtype=dt`
+            return bound
+        fact = resolve(expr, scope, depth + 1)  # a tensor: `.to(y)` takes y's dtype
+        return fact.dtype if fact.kind == "tensor" else None
     return None
 
 

@@ -147,7 +147,7 @@ def _run(be: Backend, payload: dict[str, Any], result: dict[str, Any], root: str
     env["TRITON_CACHE_DIR"] = os.path.join(cand_dir, "triton-cache")
     out = sandbox_exec.run_confined(
         [sys.executable, "-u", PHASES, "candidate", cand_dir, _phase_name(be)], writable=cand_dir, env=env,
-        timeout_s=budget, hidden=[os.path.dirname(root), *_store()], memory_mb=_memory_mb(),
+        timeout_s=budget, hidden=[os.path.dirname(root), *references_parent(), *_store()], memory_mb=_memory_mb(),
         kind=confinement["mechanism"] if confinement["confined"] else "plain",
     )
     expected = torch.load(io.BytesIO(expected_bytes), weights_only=True)["expected"]
@@ -189,6 +189,13 @@ MAX_KEPT_REFERENCES = 8
 def _store() -> list[str]:
     folder = os.environ.get(REFERENCE_STORE_ENV) or ""
     return [folder] if folder and os.path.isdir(folder) else []
+
+
+def references_parent() -> list[str]:
+    """Every pool's kept references live under this folder (ascend_runner/pool.py): a confined candidate gets all of
+    it covered, not only its own pool's, so no kept expected outputs of another runner are readable either."""
+    folder = os.path.join(tempfile.gettempdir(), f"tritonlens-references-{os.getuid()}")
+    return [folder] if os.path.isdir(folder) else []
 
 
 def _digest(expected: bytes, inputs: bytes) -> str:

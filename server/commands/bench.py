@@ -204,8 +204,8 @@ def run(args: argparse.Namespace) -> int:
     except (KeyboardInterrupt, _Terminated) as stop:
         cancel.set()
         status = 143 if isinstance(stop, _Terminated) else 130
-        print(f"tritonlens bench: stopped ({'SIGTERM' if status == 143 else 'interrupted'}); tasks in flight "
-              "are run again next time", file=sys.stderr)
+        _say(f"tritonlens bench: stopped ({'SIGTERM' if status == 143 else 'interrupted'}); tasks in flight are run "
+             "again next time")
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)

@@ -324,3 +324,22 @@ def get_inputs():
     """)
     spec = only(hidden)
     assert "not visible" in spec.provenance["out_ptr"] and "out_ptr" in variant_guesses(spec)  # named, not fp32
+
+
+def test_a_cast_to_another_tensors_dtype_takes_that_dtype() -> None:
+    source = src("""
+class ModelNew(nn.Module):
+    def forward(self, x, idx):
+        like = torch.empty(4, dtype=torch.float16)
+        dt = like.dtype
+        y = x.to(like)
+        out = torch.empty(x.shape[0], dtype=dt)
+        scale_kernel[(1,)](y, idx, out, 8, HEAD_DIM=4, BLOCK=8)
+        return out
+
+
+def get_inputs():
+    return [torch.randn(8, 4), torch.zeros(8, dtype=torch.int32)]
+""")
+    spec = only(source)
+    assert spec.signature["x_ptr"] == "*fp16" and spec.signature["out_ptr"] == "*fp16"

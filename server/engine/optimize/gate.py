@@ -29,7 +29,7 @@ from ....analysis.core.findings import Finding
 from ....analysis.core.targets import DEFAULT_CUDA_TARGET
 from ....analysis.rewrite.model import Candidate, Verdict
 from ....analysis.trust.redaction import Redactor
-from ....ascend_runner.protocol import HarnessSpec, TimingSpec, VerifyRequest
+from ....ascend_runner.protocol import MAX_KEPT_REFERENCES, HarnessSpec, TimingSpec, VerifyRequest
 from ...trust.confined_runner import ConfinedCompiles
 from ...trust.secrets import redactor as process_redactor
 from .ascend_compile import NO_DEVICE, AscendCompile, applies, ascend_compile
@@ -71,9 +71,6 @@ class GateResult:
     compile_summary: dict[str, Any] = field(default_factory=dict)
     ascend: AscendCompile | None = None  # an Ascend target's BiSheng record (ascend_compile.py)
     failing: set[str] = field(default_factory=set)  # kernels with a variant that did not compile
-
-
-MAX_KEPT_REFERENCES = 16  # as many as a verify request may carry (ascend_runner/protocol.py)
 
 
 def compile_facts(analysis: Any) -> dict[str, Any]:
