@@ -343,3 +343,23 @@ def get_inputs():
 """)
     spec = only(source)
     assert spec.signature["x_ptr"] == "*fp16" and spec.signature["out_ptr"] == "*fp16"
+
+
+def test_a_cast_to_a_name_not_in_sight_is_a_named_guess_not_the_factorys_dtype() -> None:
+    source = src("""
+class ModelNew(nn.Module):
+    def __init__(self, dtype=torch.bfloat16):
+        super().__init__()
+        self.table = nn.Parameter(torch.randn(64, 8).to(dtype))
+
+    def forward(self, idx):
+        out = torch.empty(idx.shape[0], dtype=torch.float16)
+        scale_kernel[(1,)](self.table, idx, out, 8, HEAD_DIM=8, BLOCK=8)
+        return out
+
+
+def get_inputs():
+    return [torch.zeros(8, dtype=torch.int32)]
+""")
+    spec = only(source)
+    assert "x_ptr" in variant_guesses(spec) and "not visible" in spec.provenance["x_ptr"]  # never a silent fp32
