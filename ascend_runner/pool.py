@@ -55,6 +55,24 @@ def references_parent() -> str:
     return folder
 
 
+def _new_store() -> str:
+    for _ in range(3):  # another pool may remove the (empty) parent between makedirs and mkdtemp
+        try:
+            return tempfile.mkdtemp(prefix="pool-", dir=references_parent())
+        except FileNotFoundError:
+            continue
+    return tempfile.mkdtemp(prefix="pool-", dir=references_parent())
+
+
+def _remove_store(store: str) -> None:
+    """The pool's kept references, and their parent once no other pool uses it: nothing stays in the temp folder."""
+    shutil.rmtree(store, ignore_errors=True)
+    try:
+        os.rmdir(os.path.dirname(store))
+    except OSError:
+        pass  # another pool's store is still there
+
+
 @dataclass
 class PoolConfig:
     python: str
@@ -303,8 +321,8 @@ class WorkerPool:
     def __init__(self, config: PoolConfig) -> None:
         # Reference outputs kept across this pool's verify jobs (worker/verify_isolated.py: each job checks the
         # digest the client holds before reusing them); removed with the pool.
-        self.reference_store = tempfile.mkdtemp(prefix="pool-", dir=references_parent())
-        atexit.register(shutil.rmtree, self.reference_store, True)  # also when close() is never called
+        self.reference_store = _new_store()
+        atexit.register(_remove_store, self.reference_store)  # also when close() is never called
         self.config = dataclasses.replace(config, env={**config.env, REFERENCE_STORE_ENV: self.reference_store})
         self._lock = threading.Condition()
         self._idle: list[Worker] = []
@@ -426,4 +444,4 @@ class WorkerPool:
             self._lock.notify_all()
         for worker in workers:
             worker.kill()
-        shutil.rmtree(self.reference_store, ignore_errors=True)
+        _remove_store(self.reference_store)

@@ -293,8 +293,8 @@ class VerifyRequest:
     allow_unsandboxed: bool = False
     kernels: list[str] = field(default_factory=list)  # Triton kernels the candidate must launch
     budget_s: float | None = None  # the candidate's process is killed after this many seconds
-    # Reference outputs an earlier job of this client computed: key -> sha256 its result reported. A job whose
-    # reference has one of these keys reuses the runner's kept files only if their bytes have that digest.
+    # Reference outputs an earlier job of this client computed: key -> the secret its result reported. The runner
+    # keeps them sealed with it (worker/sealed.py): a job reuses them only with the secret and an intact tag.
     kept_references: dict[str, str] = field(default_factory=dict)
 
     def validate(self) -> None:
@@ -303,7 +303,7 @@ class VerifyRequest:
             isinstance(k, str) and isinstance(v, str) and _HEX64.fullmatch(k) and _HEX64.fullmatch(v)
             for k, v in self.kept_references.items()
         ):
-            raise ProtocolError(f"kept_references must map at most {MAX_KEPT_REFERENCES} sha256 keys to sha256 digests")
+            raise ProtocolError(f"kept_references must map at most {MAX_KEPT_REFERENCES} sha256 keys to 32-byte hex secrets")
         check_files(self.files)
         check_numbers(self, "payload")
         check_numbers(self.timing, "timing")
@@ -452,9 +452,9 @@ class VerifyResult:
     isolated: bool = False  # reference, candidate and comparison in separate processes (worker/verify_isolated.py)
     sandbox: dict[str, Any] = field(default_factory=dict)  # how the candidate's process was confined, or why not
     device: dict[str, Any] = field(default_factory=dict)  # where the verdict was reached (server/provenance)
-    # the reference outputs: "computed", or kept from an earlier job (digest checked; worker/verify_isolated.py)
+    # the reference outputs: "computed", or kept from an earlier job (sealed; worker/verify_isolated.py)
     reference_outputs: str = ""
-    reference_kept: dict[str, Any] = field(default_factory=dict)  # {"key", "digest"}: send back in kept_references
+    reference_kept: dict[str, Any] = field(default_factory=dict)  # {"key", "secret"}: send back in kept_references
 
 
 def _build(cls: type, raw: Any, what: str) -> Any:

@@ -4,7 +4,7 @@
 
 Runs N candidates of one KernelBench task (the task's own text with a comment changed: correct, nothing to
 optimize) through the real gate on a LocalRunner (the cuda environment's interpreter), one after another, and
-prints each verify job's wall seconds and whether its reference outputs were computed or kept (digest checked):
+prints each verify job's wall seconds and whether its reference outputs were computed or kept (sealed, secret checked):
 first N jobs with reuse off (the gate sends no digest, as before), then N with it on (the first computes them, the
 others reuse them). On a GPU the reference process also
 pays torch's CUDA start and a float64 run per case: this measures only what the CPU shows.

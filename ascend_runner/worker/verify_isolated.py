@@ -27,6 +27,7 @@ import tempfile
 from typing import Any
 
 import sandbox_exec
+import sealed
 from harness_backend import Backend
 from harness_load import HarnessError, tail
 from harness_tolerance import Accumulation, dot_precision
@@ -137,8 +138,8 @@ def _run(be: Backend, payload: dict[str, Any], result: dict[str, Any], root: str
     expected_bytes, kept = _reference_outputs(be, ref_spec, root, cand_dir,
                                               float(payload.get("budget_s") or DEFAULT_BUDGET_S),
                                               dict(payload.get("kept_references") or {}))
-    result["reference_outputs"] = ("kept from an earlier job of the same original texts, shapes and seeds (digest "
-                                   "checked)") if kept.pop("reused") else "computed"
+    result["reference_outputs"] = ("kept (sealed) from an earlier job of the same original texts, shapes and seeds"
+                                   ) if kept.pop("reused") else "computed"
     if kept.get("key"):
         result["reference_kept"] = kept
     _write_spec(cand_dir, spec)
@@ -177,13 +178,14 @@ def _run(be: Backend, payload: dict[str, Any], result: dict[str, Any], root: str
 # Reference outputs kept across the verify jobs of one pool (its folder: REFERENCE_STORE_ENV). Every verify job
 # gets a fresh worker, and the candidates of one task share the original texts, shapes and seeds, so each job
 # would recompute the same outputs in a fresh process (Python, torch, the device, the models, a float64 run per
-# case). A job reuses kept files only when the client sends the digest an earlier job reported for that key and the
-# bytes read have it: a candidate that ran without a sandbox and rewrote the store only costs a recomputation.
-# The key leaves out what only the candidate's phase reads; with no original text the harness text (the
-# candidate's) is part of it.
+# case). Kept outputs stay sealed (sealed.py) with the secret the job reported to its client: a later job reuses
+# them only when the client sends that secret back and the tag checks out, so a store rewritten by a candidate
+# that ran without a sandbox only costs a recomputation. The key leaves out what only the candidate's phase
+# reads; with no original text the harness text (the candidate's) is part of it.
 REFERENCE_STORE_ENV = "TRITONLENS_REFERENCE_STORE"
 _CANDIDATE_ONLY = ("kernels", "budget_s", "allow_unsandboxed", "poison", "candidate", "kept_references")
 MAX_KEPT_REFERENCES = 8
+SEALED = "expected.sealed"
 
 
 def _store() -> list[str]:
@@ -193,13 +195,9 @@ def _store() -> list[str]:
 
 def references_parent() -> list[str]:
     """Every pool's kept references live under this folder (ascend_runner/pool.py): a confined candidate gets all of
-    it covered, not only its own pool's, so no kept expected outputs of another runner are readable either."""
+    it covered, not only its own pool's (they are sealed too: covering them is the first of two walls)."""
     folder = os.path.join(tempfile.gettempdir(), f"tritonlens-references-{os.getuid()}")
     return [folder] if os.path.isdir(folder) else []
-
-
-def _digest(expected: bytes, inputs: bytes) -> str:
-    return hashlib.sha256(hashlib.sha256(expected).digest() + hashlib.sha256(inputs).digest()).hexdigest()
 
 
 def _read(path: str) -> bytes | None:
@@ -212,32 +210,37 @@ def _read(path: str) -> bytes | None:
 
 def _reference_outputs(be: Backend, ref_spec: dict[str, Any], root: str, cand_dir: str, timeout_s: float,
                        known: dict[str, str]) -> tuple[bytes, dict[str, Any]]:
-    """(bytes of the reference's expected.pt, {"key", "digest", "reused"}); the inputs are written into the
-    candidate's folder from the bytes that were checked (the candidate may change its copy, never the kept one)."""
+    """(plain bytes of the reference's expected outputs, {"key", "secret", "reused"}); the inputs are written into
+    the candidate's folder from the bytes that were checked (the candidate may change its copy, never the kept
+    one). The plain bytes never touch the disk."""
     key_text = json.dumps({k: v for k, v in ref_spec.items() if k not in _CANDIDATE_ONLY}, sort_keys=True, default=str)
     key = hashlib.sha256(f"{be.name}\0{be.timing_meaningful}\0{key_text}".encode()).hexdigest()
     store = _store()
     kept_dir = os.path.join(store[0], key) if store else ""
     if kept_dir and known.get(key):
-        expected, inputs = _read(os.path.join(kept_dir, "expected.pt")), _read(os.path.join(kept_dir, "inputs.pt"))
-        if expected is not None and inputs is not None and _digest(expected, inputs) == known[key]:
+        kept, inputs = _read(os.path.join(kept_dir, SEALED)), _read(os.path.join(kept_dir, "inputs.pt"))
+        expected = sealed.unseal(known[key], kept, inputs) if kept is not None and inputs is not None else None
+        if expected is not None and inputs is not None:
             _write_bytes(os.path.join(cand_dir, "inputs.pt"), inputs)
-            return expected, {"key": key, "digest": known[key], "reused": True}
+            return expected, {"key": key, "secret": known[key], "reused": True}
+    secret = sealed.new_secret()
     _write_spec(root, ref_spec)
     ref = subprocess.run([sys.executable, "-u", PHASES, "reference", root, _phase_name(be)], capture_output=True,
-                         env={**_phase_env(be.name), **_timing_flag(be)}, timeout=timeout_s)
+                         env={**_phase_env(be.name), **_timing_flag(be)}, timeout=timeout_s,
+                         input=f"{secret}\n".encode())
     if ref.returncode != 0:
         raise HarnessError(_error_of(ref.stdout, ref.stderr, ref.returncode))
-    expected, inputs = _read(os.path.join(root, "expected.pt")), _read(os.path.join(cand_dir, "inputs.pt"))
-    if expected is None or inputs is None:
+    kept, inputs = _read(os.path.join(root, SEALED)), _read(os.path.join(cand_dir, "inputs.pt"))
+    expected = sealed.unseal(secret, kept, inputs) if kept is not None and inputs is not None else None
+    if expected is None or kept is None or inputs is None:
         raise HarnessError("the reference process wrote no outputs")
     if not kept_dir:
         return expected, {"reused": False}
     os.makedirs(kept_dir, mode=0o700, exist_ok=True)
-    _write_bytes(os.path.join(kept_dir, "expected.pt"), expected)
+    _write_bytes(os.path.join(kept_dir, SEALED), kept)
     _write_bytes(os.path.join(kept_dir, "inputs.pt"), inputs)
     _forget_oldest(store[0])
-    return expected, {"key": key, "digest": _digest(expected, inputs), "reused": False}
+    return expected, {"key": key, "secret": secret, "reused": False}
 
 
 def _write_bytes(path: str, data: bytes) -> None:

@@ -1,8 +1,8 @@
 """The two processes of an isolated `verify` job (verify_isolated.py starts them; each is a fresh interpreter).
 
     python -u verify_phases.py reference DIR BACKEND   never imports the candidate: the reference Model of the
-        original text at every shape and seed; writes the inputs to DIR/inputs.pt (for the candidate) and the
-        expected outputs to DIR/expected.pt (which the candidate's process cannot see).
+        original text at every shape and seed; writes the inputs to DIR/candidate/inputs.pt and the expected
+        outputs to DIR/expected.sealed, sealed with the secret read from stdin (sealed.py: no candidate can use them).
     python -u verify_phases.py candidate DIR BACKEND   the candidate alone (confined by sandbox_exec): the same
         inputs through ModelNew, recorded and with poisoned allocations; writes DIR/outputs.pt and DIR/record.json
         (launches, errors, timing).
@@ -13,6 +13,7 @@ Stdlib + torch + triton only (no tritonlens).
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
@@ -20,6 +21,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import sealed  # noqa: E402
 from harness_backend import Backend, interpret_mode, make_backend  # noqa: E402
 from harness_load import HarnessError, captured_output, job_imports, load_module, tail  # noqa: E402
 from harness_models import apply_overrides, clone, describe_exception, inputs, kernelbench, make_model  # noqa: E402
@@ -83,7 +85,7 @@ def _original_modules(payload: dict[str, Any]) -> tuple[Any, Any]:
     return ref_mod, base_mod
 
 
-def reference_phase(be: Backend, payload: dict[str, Any], folder: str) -> None:
+def reference_phase(be: Backend, payload: dict[str, Any], folder: str, secret: str) -> None:
     torch = be.torch
     ref_name = payload.get("reference", "Model")
     cases = cases_of(payload, bool(payload.get("time", True)) and be.timing_meaningful)
@@ -120,8 +122,13 @@ def reference_phase(be: Backend, payload: dict[str, Any], folder: str) -> None:
                              "kind": out.kind})
         if stop:
             break
-    torch.save({"cases": given}, os.path.join(folder, "candidate", "inputs.pt"))
-    torch.save({"expected": expected}, os.path.join(folder, "expected.pt"))
+    given_bytes, expected_bytes = io.BytesIO(), io.BytesIO()
+    torch.save({"cases": given}, given_bytes)
+    torch.save({"expected": expected}, expected_bytes)
+    with open(os.path.join(folder, "candidate", "inputs.pt"), "wb") as fh:
+        fh.write(given_bytes.getvalue())
+    with open(os.path.join(folder, "expected.sealed"), "wb") as fh:
+        fh.write(sealed.seal(secret, expected_bytes.getvalue(), given_bytes.getvalue()))
 
 
 def candidate_phase(be: Backend, payload: dict[str, Any], folder: str) -> None:
@@ -211,6 +218,7 @@ def _time(be: Backend, payload: dict[str, Any], cases: list[dict[str, Any]], siz
 
 def main(argv: list[str]) -> int:
     phase, folder, backend = argv
+    secret = sys.stdin.readline().strip() if phase == "reference" else ""
     with open(os.path.join(folder, "spec.json"), encoding="utf-8") as fh:
         payload = json.load(fh)
     harness = payload.get("harness") or {}
@@ -219,7 +227,10 @@ def main(argv: list[str]) -> int:
             be = make_backend(backend)
             if os.environ.get("TRITONLENS_PHASE_TIMED") == "1":
                 be.timing_meaningful = True  # the worker's backend is timed (set by verify_isolated, never by a payload)
-            (reference_phase if phase == "reference" else candidate_phase)(be, payload, folder)
+            if phase == "reference":
+                reference_phase(be, payload, folder, secret)
+            else:
+                candidate_phase(be, payload, folder)
     except HarnessError as exc:
         print(json.dumps({"error": str(exc)}))
         return 3

@@ -269,12 +269,19 @@ def fooling() -> dict[str, tuple[str, str]]:
                                    "launched no Triton kernel"),
         "fallback through the reference": (hostile(forward="        return Model()(x)\n"), "launched no Triton kernel"),
         "reads the expected outputs": (hostile(forward=(
-            "        import glob as _g\n"
-            "        hits = _g.glob('/tmp/**/expected.pt', recursive=True)\n"
+            # Every file a job may leave, anywhere under the temp folders (its own job's, another worker's, a
+            # kept one): the first that loads as expected outputs of this shape is returned.
+            "        import glob as _g, tempfile as _t\n"
             "        out = torch.empty_like(x)\n"
             "        softmax_kernel[(x.shape[0],)](x, out, x.shape[1], BLOCK=triton.next_power_of_2(x.shape[1]))\n"
-            "        if hits:\n"
-            "            return torch.load(hits[0])['expected'][0]['native'] * 1.0\n"
+            "        for base in {'/tmp', '/var/tmp', '/dev/shm', _t.gettempdir()}:\n"
+            "            for hit in _g.glob(base + '/**/expected*', recursive=True):\n"
+            "                try:\n"
+            "                    got = torch.load(hit)['expected'][0]['native']\n"
+            "                except Exception:\n"
+            "                    continue\n"
+            "                if tuple(got.shape) == tuple(x.shape):\n"
+            "                    return got.to(x.device) * 1.0\n"
             "        return out * 0.5\n")), "outside atol"),
         "a tensor subclass that compares equal": (hostile(
             "class _Liar(torch.Tensor):\n    def __sub__(self, other):\n        return torch.zeros_like(other)\n"
@@ -379,17 +386,35 @@ def test_a_confined_candidate_cannot_read_another_jobs_expected_outputs(tmp_path
     assert (mine / "written").read_text() == "ok"  # its own folder stays writable
 
 
+def test_sealed_outputs_open_only_with_their_secret_and_inputs():
+    """Expected outputs are on disk only sealed: covering job folders does not reach another worker's scratch
+    folder, so a candidate that finds one must still get nothing from it."""
+    seal = _worker_module("sealed")
+    secret = seal.new_secret()
+    data = bytes(range(256)) * 12_345  # several keystream blocks, a pattern that would show through
+    box = seal.seal(secret, data, b"the inputs")
+    assert bytes(range(256)) not in box and len(box) > len(data)
+    assert seal.unseal(secret, box, b"the inputs") == data
+    assert seal.unseal(seal.new_secret(), box, b"the inputs") is None  # another secret
+    assert seal.unseal(secret, box, b"other inputs") is None  # kept inputs changed behind the client's back
+    flipped = bytearray(box)
+    flipped[-1] ^= 1
+    assert seal.unseal(secret, bytes(flipped), b"the inputs") is None  # sealed bytes rewritten
+    assert seal.unseal("not hex", box, b"the inputs") is None
+    assert seal.seal(secret, data, b"the inputs") != box  # a fresh nonce every time
+
+
 def recipe(source: str, title: str) -> Candidate:
     return Candidate(source=source, origin="recipe", producer=title, kernel="softmax_kernel", title=title,
                      rationale="")
 
 
 @pytest.mark.cuda_env
-def test_kept_reference_outputs_are_reused_only_with_their_digest(runner, tmp_path):
+def test_kept_reference_outputs_are_reused_only_with_their_secret(runner, tmp_path):
     # Candidates of one original, shapes and seeds: the first job computes the reference outputs (in their own
-    # process) and the pool keeps them; the next jobs reuse them after checking the digest the gate got back. A
+    # process) and the pool keeps them sealed; the next jobs reuse them with the secret the gate got back. A
     # candidate that zeroes the inputs it was given changes only its copy; a store rewritten behind the gate's
-    # back (as a candidate with no sandbox could) fails the digest and the reference is computed again.
+    # back (as a candidate with no sandbox could) fails the tag and the reference is computed again.
     gate = gate_for(runner, tmp_path / "kb_softmax_kept.py")  # its own path: a reference no other test kept
     poison = hostile("import sys as _s, os as _o\n"
                      "_f = _o.path.join(_s.argv[2], 'inputs.pt')\n"
@@ -403,8 +428,13 @@ def test_kept_reference_outputs_are_reused_only_with_their_digest(runner, tmp_pa
     assert honest.accepted and honest.details["reference_outputs"].startswith("kept"), everything(honest)
     assert not wrong.accepted and "outside atol" in wrong.reason and wrong.details["reference_outputs"].startswith("kept")
     [store] = [pool.reference_store for pool in runner._pools.values()]
-    [kept] = [p for p in Path(store).iterdir() if p.is_dir() and (p / "expected.pt").exists()
+    [kept] = [p for p in Path(store).iterdir() if p.is_dir() and (p / "expected.sealed").exists()
               and p.name in gate._kept_references()]
+    sealed, inputs = (kept / "expected.sealed").read_bytes(), (kept / "inputs.pt").read_bytes()
+    seal = _worker_module("sealed")
+    assert b"PK\x03\x04" not in sealed[:4096]  # not a torch (zip) file: of no use without the secret
+    assert seal.unseal(seal.new_secret(), sealed, inputs) is None
+    assert seal.unseal(gate._kept_references()[kept.name], sealed, inputs)[:4] == b"PK\x03\x04"
     (kept / "inputs.pt").write_bytes((kept / "inputs.pt").read_bytes()[:-8] + b"\0" * 8)
     after = gate.check(ORIGINAL, recipe(ORIGINAL.replace("class ModelNew", "# again\nclass ModelNew"), "again")).verdict
     assert after.accepted and after.details["reference_outputs"] == "computed", everything(after)

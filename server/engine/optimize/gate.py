@@ -297,13 +297,13 @@ class Gate:
         )
 
     def _remember_reference(self, reply: dict[str, Any]) -> None:
-        """The key and digest of the reference outputs a verify job computed: the runner keeps them, and a later
-        job of this gate reuses them only if their bytes still have this digest (verify_isolated.py)."""
+        """The key and secret of the reference outputs a verify job computed: the runner keeps them sealed with the
+        secret, and only a later job of this gate, which sends it back, can reuse them (worker/sealed.py)."""
         kept = (reply.get("result") or {}).get("reference_kept") if isinstance(reply.get("result"), dict) else None
-        if isinstance(kept, dict) and isinstance(kept.get("key"), str) and isinstance(kept.get("digest"), str):
+        if isinstance(kept, dict) and isinstance(kept.get("key"), str) and isinstance(kept.get("secret"), str):
             with self._lock:
                 self._references.pop(kept["key"], None)
-                self._references[kept["key"]] = kept["digest"]
+                self._references[kept["key"]] = kept["secret"]
                 while len(self._references) > MAX_KEPT_REFERENCES:
                     self._references.pop(next(iter(self._references)))
 
