@@ -18,6 +18,7 @@ from .torch_spellings import (
     INT_METHODS,
     LIKE_FACTORIES,
     NEW_METHODS,
+    PERMUTE_METHODS,
     SAME_DTYPE_METHODS,
     SAME_LAYOUT_METHODS,
     SHAPED_FACTORIES,
@@ -34,7 +35,11 @@ class ArgFact:
     value: Any = None
     dtype: str | None = None  # tensors: Triton element type, None when not visible
     reason: str = ""
-    shape: tuple[Any, ...] | None = None  # tensors: dims (int or None) when the rank is known; contiguous
+    shape: tuple[Any, ...] | None = None  # tensors: dims (int or None) when the rank is known
+    # tensors: element strides where they are not the contiguous ones of `shape` (a transposed view), else None;
+    # `contiguous` False: a view whose strides are not visible (no stride of it is assumed)
+    strides: tuple[Any, ...] | None = None
+    contiguous: bool = True
 
 
 UNKNOWN_FACT = ArgFact("unknown")
@@ -80,8 +85,16 @@ def resolve(expr: ast.expr, scope: Scope, depth: int = 0) -> ArgFact:
         if base.kind == "tensor":
             return ArgFact("tensor", dtype=base.dtype, reason=base.reason)  # a view: layout no longer known
         return UNKNOWN_FACT
-    if isinstance(expr, ast.Attribute) and expr.attr == "T":
-        return resolve(expr.value, scope, depth + 1)
+    if isinstance(expr, ast.Attribute) and expr.attr in ("T", "mT"):
+        base = resolve(expr.value, scope, depth + 1)
+        if base.kind != "tensor":
+            return base
+        rank = len(base.shape) if base.shape is not None else None
+        if expr.attr == "mT":
+            order = None if rank is None or rank < 2 else (*range(rank - 2), rank - 1, rank - 2)
+        else:
+            order = None if rank is None else tuple(reversed(range(rank)))
+        return _permuted(base, order, f".{expr.attr} at line {line}")
     if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
         found = scope.lookup(f"self.{expr.attr}")
         return resolve(found[1], scope, depth + 1) if found and found[0] == "expr" else UNKNOWN_FACT
@@ -232,6 +245,18 @@ def _call_fact(call: ast.Call, scope: Scope, depth: int) -> ArgFact:
             if base.kind in ("tensor", "unknown"):
                 reason = f".{name}() at line {line}" + (f" ({base.reason})" if base.reason else "")
                 return ArgFact("tensor", dtype=base.dtype, reason=reason, shape=shape)
+        if name in PERMUTE_METHODS:
+            base = resolve(owner, scope, depth + 1)
+            if base.kind == "tensor":
+                return _permuted(base, _permutation(name, call, base), f".{name}() at line {line}")
+        if name == "contiguous":
+            base = resolve(owner, scope, depth + 1)
+            if base.kind == "tensor":
+                return replace(base, strides=None, contiguous=True)
+        if name == "expand":
+            base = resolve(owner, scope, depth + 1)
+            if base.kind == "tensor":  # broadcast dims have stride 0
+                return ArgFact("tensor", dtype=base.dtype, reason=f".expand() at line {line}", contiguous=False)
         if name in SAME_LAYOUT_METHODS or name == "to":
             base = resolve(owner, scope, depth + 1)
             if base.kind == "tensor":
@@ -319,6 +344,49 @@ def _factory_shape(name: str, call: ast.Call, scope: Scope, depth: int) -> tuple
     return None
 
 
+def _permutation(name: str, call: ast.Call, base: ArgFact) -> tuple[int, ...] | None:
+    """The dim order of `x.t()`, `x.transpose(i, j)` or `x.permute(...)` over a base of known rank."""
+    rank = len(base.shape) if base.shape is not None else None
+    if rank is None or call.keywords:
+        return None
+    dims = [evaluate(a, {}) for a in call.args]
+    if name == "permute" and len(dims) == 1 and isinstance(dims[0], tuple):
+        dims = list(dims[0])
+    if not all(isinstance(d, int) and -rank <= d < rank for d in dims):
+        return None
+    dims = [d % rank for d in dims]
+    if name == "t":
+        return (1, 0) if rank == 2 and not dims else (0,) if rank == 1 and not dims else None
+    if name == "permute":
+        return tuple(dims) if sorted(dims) == list(range(rank)) else None
+    if len(dims) != 2:
+        return None
+    order = list(range(rank))
+    order[dims[0]], order[dims[1]] = order[dims[1]], order[dims[0]]
+    return tuple(order)
+
+
+def _permuted(base: ArgFact, order: tuple[int, ...] | None, how: str) -> ArgFact:
+    """A view with its dims in `order`: shape and strides permuted; order unknown: no stride of it is known."""
+    if order is None or base.shape is None or not base.contiguous:
+        return ArgFact("tensor", dtype=base.dtype, reason=f"{how}: a view, strides not visible", contiguous=False)
+    strides = _strides(base)
+    new_strides = tuple(strides[i] for i in order)
+    plain = all(s is not None for s in new_strides) and new_strides == tuple(_contiguous(tuple(base.shape[i] for i in order)))
+    return replace(base, shape=tuple(base.shape[i] for i in order), strides=None if plain else new_strides,
+                   reason=f"{base.reason}; {how}")
+
+
+def _contiguous(shape: tuple[Any, ...]) -> list[Any]:
+    return [product(shape[i + 1:]) for i in range(len(shape))]
+
+
+def _strides(fact: ArgFact) -> tuple[Any, ...]:
+    """Element strides of a tensor of known shape (None where a dim they depend on is not known)."""
+    assert fact.shape is not None
+    return fact.strides if fact.strides is not None else tuple(_contiguous(fact.shape))
+
+
 def _rank(owner: ast.expr, fact: ArgFact, scope: Scope) -> int | None:
     if fact.shape is not None:
         return len(fact.shape)
@@ -339,6 +407,13 @@ def _int_method(name: str, owner: ast.expr, call: ast.Call, scope: Scope, depth:
     innermost stride is 1, which the JIT specializes to a constant."""
     fact = resolve(owner, scope, depth + 1)
     index = evaluate(call.args[0], {}) if call.args else None
+    if fact.kind == "tensor" and name == "stride" and fact.strides is not None and isinstance(index, int):
+        value = _dim(replace(fact, shape=fact.strides), index)
+        if value is not None:
+            return ArgFact("value", value=value, reason=f"stride of a {fact.shape} view at line {line} ({fact.reason})")
+        return ArgFact("int", reason=f".stride() of a view at line {line}")
+    if fact.kind == "tensor" and name == "stride" and not fact.contiguous:
+        return ArgFact("int", reason=f".stride() at line {line} ({fact.reason})")
     if fact.kind in ("tensor", "unknown") and name == "stride" and isinstance(index, int):
         rank = _rank(owner, fact, scope)
         if rank is not None and index in (rank - 1, -1):

@@ -414,6 +414,34 @@ def test_transposed_views_are_not_assumed_contiguous() -> None:
     assert spec.constants == {"B": 16}
 
 
+def test_a_transpose_of_a_known_shape_has_the_transposed_strides() -> None:
+    # `a.T` of a contiguous (64, 32) tensor has strides (1, 64); read as `a` itself it claimed (32, 1): the kernel
+    # compiled with a unit stride on the axis that really strides by 64.
+    launch = """
+        def run():
+            a = torch.empty(64, 32, device="cuda")
+            b = {view}
+            k[(1,)](b, b.stride(0), b.stride(1), B=16)
+        """
+    kernel = """
+        @triton.jit
+        def k(a_ptr, s0, s1, B: tl.constexpr):
+            offs = tl.arange(0, B)
+            tl.store(a_ptr + offs * s0 + offs * s1, 1.0)
+        """
+    for view in ("a.T", "a.mT", "a.t()", "a.transpose(0, 1)", "a.permute(1, 0)", "a.swapaxes(-1, -2)"):
+        spec = only(specializations(src(kernel, launch.format(view=view)), "k"))
+        assert spec.constants == {"s0": 1, "B": 16}, (view, spec.constants)
+        assert "s1" in spec.divisibility and "view" in spec.provenance["s1"], (view, spec.provenance)
+    spec = only(specializations(src(kernel, launch.format(view="a.T.contiguous()")), "k"))
+    assert spec.constants == {"s1": 1, "B": 16} and "(32, 64)" in spec.provenance["s0"]
+    spec = only(specializations(src(kernel, launch.format(view="torch.empty(n, m).T")), "k"))
+    assert spec.constants == {"s0": 1, "B": 16}  # dims unknown, yet the transpose's stride(0) is 1
+    for view in ("a.permute(*dims)", "a.expand(2, 64, 32)[0]", "a.view(64, 32).T"):  # not visible: not assumed
+        spec = only(specializations(src(kernel, launch.format(view=view)), "k"))
+        assert spec.constants == {"B": 16}, (view, spec.constants)
+
+
 def test_a_parameter_named_like_an_option_takes_the_pragma_value() -> None:
     # The fused-softmax tutorial's kernel has `num_stages: tl.constexpr`; TL002 tells the user to add
     # "# tritonlens: num_stages=<int>", which used to be swallowed as the compile option instead.
