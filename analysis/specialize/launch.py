@@ -17,6 +17,7 @@ from .torch_spellings import (
     CAST_METHODS,
     INT_METHODS,
     LIKE_FACTORIES,
+    MATMUL_FUNCTIONS,
     NEW_METHODS,
     PERMUTE_METHODS,
     SAME_DTYPE_METHODS,
@@ -101,6 +102,8 @@ def resolve(expr: ast.expr, scope: Scope, depth: int = 0) -> ArgFact:
     if isinstance(expr, ast.BinOp):
         left, right = resolve(expr.left, scope, depth + 1), resolve(expr.right, scope, depth + 1)
         kinds = {left.kind, right.kind}
+        if kinds == {"tensor"}:  # `x @ w`, `x + bias`: a new contiguous tensor
+            return _tensor_op(expr.op, left, right, line)
         scaled = left if left.kind == "tensor" else right
         if kinds in ({"tensor", "value"}, {"tensor", "int"}, {"tensor", "float"}) and (scaled.dtype or "")[:2] in (
             "fp", "bf"
@@ -205,6 +208,12 @@ def _call_fact(call: ast.Call, scope: Scope, depth: int) -> ArgFact:
         kind = "int" if name in MATH_INTS else "float"
         return ArgFact(kind, reason=f"math.{name}() at line {line}")
     is_method = isinstance(call.func, ast.Attribute) and module not in ("torch", "th")
+    if name in MATMUL_FUNCTIONS and module in ("torch", "th", "F") and len(call.args) >= 2:
+        a, b = resolve(call.args[0], scope, depth + 1), resolve(call.args[1], scope, depth + 1)
+        if a.kind == b.kind == "tensor":
+            if name == "linear":  # x @ w.T (+ b)
+                b = replace(b, shape=b.shape[::-1] if b.shape is not None and len(b.shape) == 2 else None)
+            return replace(_tensor_op(ast.MatMult(), a, b, line), reason=f"torch.{name} at line {line}")
     if not is_method and name in TENSOR_FACTORIES:
         dtype = None if hidden else explicit or TENSOR_FACTORIES[name]
         how = "dtype" if explicit else f"dtype={ast.unparse(dtype_kw)}, not visible" if hidden else \
@@ -280,6 +289,51 @@ def _call_fact(call: ast.Call, scope: Scope, depth: int) -> ArgFact:
     if name == "float":
         return ArgFact("float", reason=f"float() at line {line}")
     return UNKNOWN_FACT
+
+
+def _tensor_op(op: ast.operator, left: ArgFact, right: ArgFact, line: int) -> ArgFact:
+    """The result of an operator over two tensors: matmul or broadcast shape (None where not visible), the dtype
+    both share (mixed dtypes promote: not modelled, so not visible)."""
+    dtype = left.dtype if left.dtype == right.dtype else None
+    if isinstance(op, ast.MatMult):
+        shape = _matmul_shape(left.shape, right.shape)
+        how = "@"
+    else:
+        shape = _broadcast_shape(left.shape, right.shape)
+        how = "an elementwise operator"
+    return ArgFact("tensor", dtype=dtype, reason=f"{how} of two tensors at line {line}", shape=shape)
+
+
+def _matmul_shape(a: tuple[Any, ...] | None, b: tuple[Any, ...] | None) -> tuple[Any, ...] | None:
+    """torch.matmul's result shape: vector cases dropped, batch dims broadcast."""
+    if a is None or b is None or not a or not b:
+        return None
+    if len(a) == 1 and len(b) == 1:
+        return ()
+    if len(b) == 1:
+        return a[:-1]
+    if len(a) == 1:
+        return (*b[:-2], b[-1])
+    batch = _broadcast_shape(a[:-2], b[:-2])
+    return None if batch is None else (*batch, a[-2], b[-1])
+
+
+def _broadcast_shape(a: tuple[Any, ...] | None, b: tuple[Any, ...] | None) -> tuple[Any, ...] | None:
+    if a is None or b is None:
+        return None
+    out: list[Any] = []
+    for i in range(1, max(len(a), len(b)) + 1):
+        x = a[-i] if i <= len(a) else 1
+        y = b[-i] if i <= len(b) else 1
+        if x == 1 or y == 1:
+            out.append(y if x == 1 else x)
+        elif x is None or y is None:
+            out.append(x if y is None else y)  # the known one: broadcasting needs them equal unless one is 1
+        elif x == y:
+            out.append(x)
+        else:
+            return None  # not broadcastable as read: the shapes are not what they seem
+    return tuple(reversed(out))
 
 
 def _dtype_of(expr: ast.expr | None, scope: Scope, depth: int) -> str | None:

@@ -84,6 +84,7 @@ SAME_DTYPE_METHODS = (
 )
 
 
+MATMUL_FUNCTIONS = ("matmul", "mm", "bmm", "linear")  # torch.<name>(a, b), F.linear(x, w): matmul result shapes
 PERMUTE_METHODS = ("t", "transpose", "swapaxes", "swapdims", "permute")  # views: dims (and strides) reordered
 NEW_METHODS = ("new_empty", "new_zeros", "new_ones", "new_full", "new_tensor")  # owner's dtype unless dtype=
 INT_METHODS = ("numel", "stride", "size", "item", "dim", "element_size")

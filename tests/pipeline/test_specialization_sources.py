@@ -442,6 +442,39 @@ def test_a_transpose_of_a_known_shape_has_the_transposed_strides() -> None:
         assert spec.constants == {"B": 16}, (view, spec.constants)
 
 
+def test_results_of_matmuls_and_broadcasts_have_their_shapes() -> None:
+    # A wrapper that computes part of the work in torch (`h = x @ w + b`) and launches on the result: the shape
+    # follows torch's matmul and broadcasting rules, the dtype the one both operands share.
+    kernel = """
+        import torch.nn.functional as F
+
+        @triton.jit
+        def k(a_ptr, n, s0, B: tl.constexpr):
+            offs = tl.arange(0, B)
+            tl.store(a_ptr + offs * s0, 1.0, mask=offs < n)
+        """
+    launch = """
+        def run():
+            x = torch.randn(64, 128, dtype=torch.float16)
+            w = torch.randn(128, 48, dtype=torch.float16)
+            b = torch.randn(48, dtype=torch.float16)
+            h = {expr}
+            k[(1,)](h, h.numel(), h.stride(0), B=16)
+        """
+    for expr, shape in (("x @ w + b", "(64, 48)"), ("F.linear(x, w.T, b)", "(64, 48)"),
+                        ("torch.matmul(torch.randn(5, 1, 64, 128, dtype=torch.float16), w)", "(5, 1, 64, 48)"),
+                        ("b[None, :] * (x @ w)", None), ("(x @ w) * b", "(64, 48)"),
+                        ("torch.bmm(x.expand(3, 64, 128), w.expand(3, 128, 48))", None)):
+        spec = only(specializations(src(kernel, launch.format(expr=expr)), "k"))
+        assert spec.signature["a_ptr"] == "*fp16", (expr, spec.signature)
+        if shape is None:  # an operand of unknown shape: neither numel nor strides are claimed
+            assert "numel of a" not in spec.provenance["n"] and "s0" not in spec.constants, (expr, spec.provenance)
+        else:
+            assert f"numel of a {shape} tensor" in spec.provenance["n"], (expr, spec.provenance["n"])
+    mixed = only(specializations(src(kernel, launch.format(expr="x @ w.float()")), "k"))
+    assert "assumed" in mixed.provenance["a_ptr"], mixed.provenance  # mixed dtypes promote: a named guess
+
+
 def test_a_parameter_named_like_an_option_takes_the_pragma_value() -> None:
     # The fused-softmax tutorial's kernel has `num_stages: tl.constexpr`; TL002 tells the user to add
     # "# tritonlens: num_stages=<int>", which used to be swallowed as the compile option instead.
