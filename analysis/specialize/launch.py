@@ -24,6 +24,7 @@ from .torch_spellings import (
     SAME_LAYOUT_METHODS,
     SHAPED_FACTORIES,
     TENSOR_FACTORIES,
+    TORCH_MODULES,
     is_shape_of,
     product,
     torch_dtype,
@@ -202,18 +203,22 @@ def _call_fact(call: ast.Call, scope: Scope, depth: int) -> ArgFact:
     # `dtype=x.dtype` of an x not visible: not torch's default (only `dtype=None` is)
     hidden = explicit is None and dtype_kw is not None and not (isinstance(dtype_kw, ast.Constant) and
                                                                 dtype_kw.value is None)
-    module = call.func.value.id if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) \
-        else None
+    module = _dotted(call.func.value) if isinstance(call.func, ast.Attribute) else None
     if module == "math":  # `math.sqrt(d)`: a Python scalar (a tensor scaled by it keeps its dtype)
         kind = "int" if name in MATH_INTS else "float"
         return ArgFact(kind, reason=f"math.{name}() at line {line}")
-    is_method = isinstance(call.func, ast.Attribute) and module not in ("torch", "th")
-    if name in MATMUL_FUNCTIONS and module in ("torch", "th", "F") and len(call.args) >= 2:
-        a, b = resolve(call.args[0], scope, depth + 1), resolve(call.args[1], scope, depth + 1)
+    is_method = isinstance(call.func, ast.Attribute) and module not in TORCH_MODULES
+    if module in TORCH_MODULES:
+        operands = call.args[:2]
+    else:  # `a.matmul(b)`, `a.mm(b)`
+        operands = [call.func.value, call.args[0]] if is_method and name != "linear" and len(call.args) == 1 else []
+    if name in MATMUL_FUNCTIONS and len(operands) == 2:
+        a, b = resolve(operands[0], scope, depth + 1), resolve(operands[1], scope, depth + 1)
         if a.kind == b.kind == "tensor":
             if name == "linear":  # x @ w.T (+ b)
                 b = replace(b, shape=b.shape[::-1] if b.shape is not None and len(b.shape) == 2 else None)
-            return replace(_tensor_op(ast.MatMult(), a, b, line), reason=f"torch.{name} at line {line}")
+            how = f".{name}()" if is_method else f"{module}.{name}"
+            return replace(_tensor_op(ast.MatMult(), a, b, line), reason=f"{how} at line {line}")
     if not is_method and name in TENSOR_FACTORIES:
         dtype = None if hidden else explicit or TENSOR_FACTORIES[name]
         how = "dtype" if explicit else f"dtype={ast.unparse(dtype_kw)}, not visible" if hidden else \
@@ -289,6 +294,15 @@ def _call_fact(call: ast.Call, scope: Scope, depth: int) -> ArgFact:
     if name == "float":
         return ArgFact("float", reason=f"float() at line {line}")
     return UNKNOWN_FACT
+
+
+def _dotted(node: ast.expr) -> str | None:
+    """`torch.nn.functional` -> "torch.nn.functional"; None for anything but a chain of names."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else None
 
 
 def _tensor_op(op: ast.operator, left: ArgFact, right: ArgFact, line: int) -> ArgFact:

@@ -84,7 +84,9 @@ SAME_DTYPE_METHODS = (
 )
 
 
-MATMUL_FUNCTIONS = ("matmul", "mm", "bmm", "linear")  # torch.<name>(a, b), F.linear(x, w): matmul result shapes
+MATMUL_FUNCTIONS = ("matmul", "mm", "bmm", "linear")  # torch.<name>(a, b), F.linear(x, w), a.matmul(b): result shapes
+# how torch and its functional module are spelled at a call (`th` is a common alias)
+TORCH_MODULES = ("torch", "th", "F", "nn.functional", "torch.nn.functional")
 PERMUTE_METHODS = ("t", "transpose", "swapaxes", "swapdims", "permute")  # views: dims (and strides) reordered
 NEW_METHODS = ("new_empty", "new_zeros", "new_ones", "new_full", "new_tensor")  # owner's dtype unless dtype=
 INT_METHODS = ("numel", "stride", "size", "item", "dim", "element_size")

@@ -462,6 +462,8 @@ def test_results_of_matmuls_and_broadcasts_have_their_shapes() -> None:
             k[(1,)](h, h.numel(), h.stride(0), B=16)
         """
     for expr, shape in (("x @ w + b", "(64, 48)"), ("F.linear(x, w.T, b)", "(64, 48)"),
+                        ("torch.nn.functional.linear(x, w.T)", "(64, 48)"), ("x.matmul(w)", "(64, 48)"),
+                        ("x.mm(w) + b", "(64, 48)"), ("x.T.matmul(x)", "(128, 128)"),
                         ("torch.matmul(torch.randn(5, 1, 64, 128, dtype=torch.float16), w)", "(5, 1, 64, 48)"),
                         ("b[None, :] * (x @ w)", None), ("(x @ w) * b", "(64, 48)"),
                         ("torch.bmm(x.expand(3, 64, 128), w.expand(3, 128, 48))", None)):
