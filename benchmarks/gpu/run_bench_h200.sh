@@ -4,6 +4,7 @@
 # seconds, and returns the updated state and report in $OUT. Wheels of pygls/lsprotocol/cattrs/attrs in .whl/.
 #   TASKS="bench/" BUDGET=candidates=8,rounds=2,seconds=40 TIME_BUDGET=480 JOBS=4 bash benchmarks/gpu/run_bench_h200.sh
 # JOBS tasks run at once (compiles and correctness side by side, every timing alone under the device lock).
+# GRACE seconds (default 90) after TIME_BUDGET the tasks still in flight are cancelled (not recorded).
 set -u
 OUT=${OUT:-/tmp/tl-out}
 WORK=/tmp/tl-bench
@@ -19,10 +20,10 @@ export TRITONLENS_CUDA_PYTHON=$(command -v python3) TRITONLENS_CACHE_DIR=$WORK/c
 {
   date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
   python3 -c 'import torch, triton, numpy, sys; print("python", sys.version.split()[0], "torch", torch.__version__, "triton", triton.__version__, "numpy", numpy.__version__)'
-  echo "tasks: ${TASKS:-bench/}  budget: ${BUDGET:-candidates=8,rounds=2,seconds=40}  time budget: ${TIME_BUDGET:-480} s  jobs: ${JOBS:-1}  extra: ${EXTRA:-}"
+  echo "tasks: ${TASKS:-bench/}  budget: ${BUDGET:-candidates=8,rounds=2,seconds=40}  time budget: ${TIME_BUDGET:-480} s  jobs: ${JOBS:-1}  grace: ${GRACE:-90} s  extra: ${EXTRA:-}"
 } >> "$WORK/env.txt" 2>&1
 tail -3 "$WORK/env.txt"
-timeout $(( ${TIME_BUDGET:-480} + 90 )) python3 -m tritonlens.server.cli bench ${TASKS:-bench/} --backend cuda --target sm_90 \
+timeout $(( ${TIME_BUDGET:-480} + ${GRACE:-90} )) python3 -m tritonlens.server.cli bench ${TASKS:-bench/} --backend cuda --target sm_90 \
   --runner "local:$(command -v python3)" --budget "${BUDGET:-candidates=8,rounds=2,seconds=40}" --rep-ms 50 \
   --time-budget "${TIME_BUDGET:-480}" --jobs "${JOBS:-1}" --report "$WORK/report" --state "$WORK/bench-state.json" ${EXTRA:-} \
   > "$WORK/bench.out" 2> "$WORK/bench.err"
