@@ -150,6 +150,16 @@ def _refuse_big(op: ast.operator, left: Any, right: Any) -> bool:
     return False
 
 
+def dotted_name(node: ast.expr) -> str | None:
+    """`torch.nn.functional` -> "torch.nn.functional"; None for anything but a chain of names."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        owner = dotted_name(node.value)
+        return f"{owner}.{node.attr}" if owner else None
+    return None
+
+
 def call_name(func: ast.expr) -> str:
     """`triton.next_power_of_2` -> "next_power_of_2"; `min` -> "min"."""
     if isinstance(func, ast.Name):

@@ -11,7 +11,7 @@ import ast
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..source.safe_eval import NOT_NONE, UNKNOWN, apply_helper, call_name, evaluate
+from ..source.safe_eval import NOT_NONE, UNKNOWN, apply_helper, call_name, dotted_name, evaluate
 from .scope import Scope
 from .torch_spellings import (
     CAST_METHODS,
@@ -203,7 +203,7 @@ def _call_fact(call: ast.Call, scope: Scope, depth: int) -> ArgFact:
     # `dtype=x.dtype` of an x not visible: not torch's default (only `dtype=None` is)
     hidden = explicit is None and dtype_kw is not None and not (isinstance(dtype_kw, ast.Constant) and
                                                                 dtype_kw.value is None)
-    module = _dotted(call.func.value) if isinstance(call.func, ast.Attribute) else None
+    module = dotted_name(call.func.value) if isinstance(call.func, ast.Attribute) else None
     if module == "math":  # `math.sqrt(d)`: a Python scalar (a tensor scaled by it keeps its dtype)
         kind = "int" if name in MATH_INTS else "float"
         return ArgFact(kind, reason=f"math.{name}() at line {line}")
@@ -294,15 +294,6 @@ def _call_fact(call: ast.Call, scope: Scope, depth: int) -> ArgFact:
     if name == "float":
         return ArgFact("float", reason=f"float() at line {line}")
     return UNKNOWN_FACT
-
-
-def _dotted(node: ast.expr) -> str | None:
-    """`torch.nn.functional` -> "torch.nn.functional"; None for anything but a chain of names."""
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else None
 
 
 def _tensor_op(op: ast.operator, left: ArgFact, right: ArgFact, line: int) -> ArgFact:

@@ -17,6 +17,7 @@ import ast
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
+from ..source.safe_eval import dotted_name
 from .scope import Launch, find_launches, index_calls
 
 MAX_LAUNCHING_FILES = 8  # files whose launches are read, nearest to the kernel's file first
@@ -144,15 +145,6 @@ class _Resolver:
         return any(self.is_kernel(star, name, depth + 1) for star in bound.stars)
 
 
-def _dotted(expr: ast.expr) -> str | None:
-    if isinstance(expr, ast.Name):
-        return expr.id
-    if isinstance(expr, ast.Attribute):
-        owner = _dotted(expr.value)
-        return f"{owner}.{expr.attr}" if owner else None
-    return None
-
-
 def _launched(call: ast.Call) -> ast.expr | None:
     """The launched object of `k[grid](...)` or `k.warmup(...)`."""
     func = call.func
@@ -255,7 +247,7 @@ def _is_kernel_ref(target: ast.expr, path: str, bound: _Bindings, resolver: _Res
             return resolver.is_kernel(source, attr)
         return any(resolver.is_kernel(star, target.id) for star in bound.stars)
     if isinstance(target, ast.Attribute):
-        owner = _dotted(target.value)
+        owner = dotted_name(target.value)
         module = bound.modules.get(owner) if owner else None
         return module is not None and resolver.is_kernel(module, target.attr)
     return False
