@@ -63,6 +63,13 @@ def resolve(expr: ast.expr, scope: Scope, depth: int = 0) -> ArgFact:
         test = evaluate(expr.test, _constant_env(scope, depth))
         taken = fallback if test is UNKNOWN else (expr.body if test else expr.orelse)
         return resolve(taken, scope, depth + 1)
+    if isinstance(expr, ast.IfExp):  # `a if x.dtype == torch.float32 else b`: the branch the known facts take
+        decided = _condition(expr.test, scope, depth + 1)
+        if decided is not None:
+            return resolve(expr.body if decided else expr.orelse, scope, depth + 1)
+        body, orelse = resolve(expr.body, scope, depth + 1), resolve(expr.orelse, scope, depth + 1)
+        same = (body.kind, body.dtype, body.shape, body.value) == (orelse.kind, orelse.dtype, orelse.shape, orelse.value)
+        return body if same and body.kind != "unknown" else UNKNOWN_FACT
     value = UNKNOWN if isinstance(expr, ast.Name) else evaluate(expr, _constant_env(scope, depth))
     if value is not UNKNOWN and not _holds_tensor(value):
         return ArgFact("value", value=value, reason=f"value at line {line}")
@@ -339,6 +346,24 @@ def _broadcast_shape(a: tuple[Any, ...] | None, b: tuple[Any, ...] | None) -> tu
         else:
             return None  # not broadcastable as read: the shapes are not what they seem
     return tuple(reversed(out))
+
+
+def _condition(test: ast.expr, scope: Scope, depth: int) -> bool | None:
+    """A test decided by what is known: constants, or a dtype compared with a dtype (`x.dtype == torch.float32`,
+    `x.dtype is not y.dtype`); None when it is not decided (nothing is assumed)."""
+    value = evaluate(test, _constant_env(scope, depth))
+    if value is not UNKNOWN and not _holds_tensor(value):
+        return bool(value)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _condition(test.operand, scope, depth + 1)
+        return None if inner is None else not inner
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1
+            and isinstance(test.ops[0], (ast.Eq, ast.NotEq, ast.Is, ast.IsNot))):
+        return None
+    left, right = _dtype_of(test.left, scope, depth + 1), _dtype_of(test.comparators[0], scope, depth + 1)
+    if not left or not right:
+        return None
+    return (left == right) != isinstance(test.ops[0], (ast.NotEq, ast.IsNot))
 
 
 def _dtype_of(expr: ast.expr | None, scope: Scope, depth: int) -> str | None:

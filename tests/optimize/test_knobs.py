@@ -114,3 +114,56 @@ def test_ascend_moves_flip_multibuffer_and_ub_overflow_prunes():
     undecided = {"kernels": {"a_kernel": {"errors": [], "ub": {"feasible": None, "reason": "no hivm stage"}}}}
     assert search._prune_reason(over, base, move) == "ascend910b3: ub overflow: requires 3 bits"
     assert search._prune_reason(undecided, base, move) is None  # kept; the rationale names the undecided verdict
+
+
+GROUPED = textwrap.dedent(
+    """
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def mm_kernel(a, b, c, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                  GROUP: tl.constexpr):
+        pid = tl.program_id(0)
+        n_m = tl.cdiv(M, BLOCK_M)
+        n_n = tl.cdiv(N, BLOCK_N)
+        first = (pid // (GROUP * n_n)) * GROUP
+        size = min(n_m - first, GROUP)
+        pid_m = first + (pid % (GROUP * n_n)) % size
+        pid_n = (pid % (GROUP * n_n)) // size
+        rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+        rk = tl.arange(0, BLOCK_K)
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k in range(0, K, BLOCK_K):
+            x = tl.load(a + rm[:, None] * K + (k + rk)[None, :])
+            y = tl.load(b + (k + rk)[:, None] * N + rn[None, :])
+            acc = tl.dot(x, y, acc)
+        tl.store(c + rm[:, None] * N + rn[None, :], acc)
+
+    def mm(a, b, c, M, N, K):
+        BLOCK_M, BLOCK_N, BLOCK_K = 128, 128, 32
+        grid = (triton.cdiv(M, BLOCK_M) * triton.cdiv(N, BLOCK_N),)
+        mm_kernel[grid](a, b, c, M, N, K, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, GROUP=8, num_warps=8)
+    """
+)
+
+
+def test_tuple_assigned_blocks_of_a_grouped_program_order_are_tiles():
+    module = parse_module(GROUPED)
+    params = {k.name: [(p.name, p.is_constexpr) for p in k.params] for k in module.kernels}
+    found = find_knobs(GROUPED, params)
+    blocks = {k.label: (k.value, k.grid_axis, k.lane) for k in found if k.kind == "block"}
+    # `BLOCK_M, BLOCK_N, BLOCK_K = 128, 128, 32` element by element; pid_m / pid_n come from the program id
+    # through index arithmetic; GROUP sizes no arange: a count, not a tile
+    assert blocks == {"mm_kernel.BLOCK_M": (128, 0, True), "mm_kernel.BLOCK_N": (128, 0, True),
+                      "mm_kernel.BLOCK_K": (32, None, True), "mm_kernel.GROUP": (8, None, False)}
+    labels = [m.label for m in moves(found)]
+    assert labels[0] == "mm_kernel.BLOCK_K: 32 -> 64"  # the first tile jump: 128x128x64, 8 warps, 3 stages
+    assert "mm_kernel.BLOCK_N: 128 -> 256, mm_kernel.BLOCK_K: 32 -> 64" in labels  # 128x256 for two tile blocks
+    group = [i for i, label in enumerate(labels) if label.startswith("mm_kernel.GROUP")]
+    assert [labels[i] for i in group] == ["mm_kernel.GROUP: 8 -> 16", "mm_kernel.GROUP: 8 -> 4"]
+    assert group[0] == len(labels) - 2  # counts move last
+    moved = apply_edits(GROUPED, [e for k, v in moves(found)[1].changes for e in k.edits(v, GROUPED)])
+    assert "BLOCK_M, BLOCK_N, BLOCK_K = 128, 256, 64" in moved
+    ast.parse(moved)

@@ -477,6 +477,35 @@ def test_results_of_matmuls_and_broadcasts_have_their_shapes() -> None:
     assert "assumed" in mixed.provenance["a_ptr"], mixed.provenance  # mixed dtypes promote: a named guess
 
 
+def test_conditional_expressions_take_the_branch_the_known_dtypes_decide() -> None:
+    # `buf = out if out.dtype == torch.float32 else torch.empty_like(out, dtype=torch.float32)`: the dtype of out
+    # is known, so is the branch; an undecided test gives a fact only where both branches agree
+    kernel = """
+        @triton.jit
+        def k(a_ptr, n, B: tl.constexpr):
+            offs = tl.arange(0, B)
+            tl.store(a_ptr + offs, 1.0, mask=offs < n)
+        """
+    launch = """
+        def run(flag):
+            out = torch.empty(300, dtype=torch.{dtype})
+            buf = {expr}
+            k[(1,)](buf, buf.numel(), B=16)
+        """
+    fp32 = "out if out.dtype == torch.float32 else torch.empty_like(out, dtype=torch.float32)"
+    for dtype, expr, want in (
+        ("float16", fp32, "*fp32"), ("float32", fp32, "*fp32"),
+        ("bfloat16", "out if out.dtype != torch.bfloat16 else out.float()", "*fp32"),
+        ("float16", "out if not out.dtype == torch.float16 else out.float()", "*fp32"),
+        ("float16", "out if flag else out.clone()", "*fp16"),  # undecided, both branches fp16
+    ):
+        spec = only(specializations(src(kernel, launch.format(dtype=dtype, expr=expr)), "k"))
+        assert spec.signature["a_ptr"] == want, (dtype, expr, spec.signature)
+        assert "assumed" not in spec.provenance["a_ptr"], (expr, spec.provenance)
+    undecided = only(specializations(src(kernel, launch.format(dtype="float16", expr="out if flag else out.float()")), "k"))
+    assert "assumed" in undecided.provenance["a_ptr"], undecided.provenance  # branches disagree: a named guess
+
+
 def test_a_parameter_named_like_an_option_takes_the_pragma_value() -> None:
     # The fused-softmax tutorial's kernel has `num_stages: tl.constexpr`; TL002 tells the user to add
     # "# tritonlens: num_stages=<int>", which used to be swallowed as the compile option instead.

@@ -90,6 +90,9 @@ COLUMN_SCALAR = task('''
         return [torch.randn(M, N)]
 ''')
 
+# the same kernel on fp16 columns: Triton has no fp16 atomic min, so the slices combine in an fp32 buffer
+COLUMN_SCALAR_FP16 = COLUMN_SCALAR.replace("return [torch.randn(M, N)]", "return [torch.randn(M, N).half()]")
+
 COLUMN_BLOCKPTR = task('''
     TEST_SHAPES = [{"M": 77, "N": 45}, {"M": 300, "N": 20}]
     M, N = 77, 45
@@ -206,6 +209,7 @@ def rewrites() -> dict[str, str]:
         ("scan_raw", SCAN_RAW, "running_max", "schedule-blocked-scan"),
         ("scan_helper", SCAN_HELPER, "prefix", "schedule-blocked-scan"),
         ("column_scalar", COLUMN_SCALAR, "colmin", "schedule-column-split"),
+        ("column_scalar_fp16", COLUMN_SCALAR_FP16, "colmin", "schedule-column-split"),
         ("column_blockptr", COLUMN_BLOCKPTR, "colscaled", "schedule-column-split"),
         ("rows_raw", ROWS_RAW, "rms", "schedule-row-on-chip"),
         ("rows_helper", ROWS_BLOCKPTR_HELPER, "smax", "schedule-row-on-chip"),
@@ -223,8 +227,10 @@ def test_rewrite_shape(rewrites: dict[str, str]) -> None:
     assert "running_max[(x.shape[0],)](x, y, x.shape[1], x.stride(0), SCAN_BLOCK=256)" in scan
     assert "total_scan = total + tl.cumsum(total_step, axis=0)" in rewrites["scan_helper_1"]
     col = rewrites["column_scalar_0"]
-    assert "tl.atomic_min(out_ptr + c, lo)" in col and 'out.fill_(float("inf"))' in col
-    assert "colmin[(x.shape[1], row_splits)]" in col
+    assert "tl.atomic_min(out_ptr + c, lo)" in col and 'combined.fill_(float("inf"))' in col
+    assert "combined = out if out.dtype == torch.float32 else torch.empty_like(out, dtype=torch.float32)" in col
+    assert "colmin[(x.shape[1], row_splits)](x, combined, x.shape[0], x.stride(0))" in col
+    assert "if combined is not out:\n            out.copy_(combined)" in col
     assert "tl.atomic_add(y_ptr + cols, acc * 0.5 / M, mask=cols < N)" in rewrites["column_blockptr_0"]
     rows = rewrites["rows_raw_0"]
     assert rows.count("v = x_tile") == 2 and "for s in range" not in rows.split("def rms_multipass")[0]

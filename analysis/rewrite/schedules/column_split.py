@@ -6,8 +6,9 @@ every row serially. Here the loop over the reduced axis is cut into contiguous s
 axis 1 (`tl.num_programs(1)` of them, each slice a whole number of the loop's steps so the user's masks stay
 right); each program reduces its slice exactly as before and combines its result into the output with
 `tl.atomic_add` (sum) or `tl.atomic_max` / `tl.atomic_min`. The wrapper initialises the output to the combine's
-identity before the launch and chooses the number of slices at run time so that the grid fills the device
-(only for fp32 outputs: other dtypes keep one slice, so no rounding is added).
+identity before the launch and chooses the number of slices at run time so that the grid fills the device. The
+slices combine in an fp32 buffer where the output is fp16/bf16 (Triton has no fp16 atomic max/min; a max or min
+taken in fp32 is exact, a sum is rounded to the output's dtype once, after the launch, as before).
 
 Chosen from the model: the kernel is a column reduction (classify), one loop-carried sum/max/min over the reduced
 loop, one store after the loop whose value is linear in the sum (a mean, a scale) or the reduced max/min itself.
@@ -154,7 +155,7 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
     ]
     torch = imported_as(ks, "torch")
     fill = choices(ks.ctx.target).programs_to_fill
-    splits = ks.fresh("row_splits")
+    splits, partial = ks.fresh("row_splits"), ks.fresh("combined")
     for call, _ in launch_grids(ks):
         grid0 = one_axis_grid(ks, call)
         out = launch_argument(ks, call, stores[0].tensor)
@@ -162,17 +163,24 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
             raise Decline(f"line {call.lineno}: the output is passed as `{ks.segment(out)}`, not a tensor name")
         statement = ks.enclosing_statement(call)
         ind = ks.text.indent(statement)
+        # the slices combine in fp32 whatever the output's dtype: Triton has fp32 atomics for add, max and min
+        # (not fp16/bf16 max and min), and a max/min of fp16 values taken in fp32 is exactly one of them
         edits.append(ks.text.insert_before(statement, (
-            f"{ind}{out.id}{_FILL[acc.op]}  # the slices of the reduced axis combine into it ({_ATOMIC[acc.op]})\n"
-            f"{ind}{splits} = max(1, min({MAX_SPLIT}, {fill} // max(1, {grid0}))) "
-            f"if {out.id}.dtype == {torch}.float32 else 1\n")))
+            f"{ind}{partial} = {out.id} if {out.id}.dtype == {torch}.float32 else "
+            f"{torch}.empty_like({out.id}, dtype={torch}.float32)\n"
+            f"{ind}{partial}{_FILL[acc.op]}  # the slices of the reduced axis combine into it ({_ATOMIC[acc.op]})\n"
+            f"{ind}{splits} = max(1, min({MAX_SPLIT}, {fill} // max(1, {grid0})))\n")))
         edits.append(ks.text.replace(call.func.slice, f"({grid0}, {splits})"))
+        edits.append(ks.text.replace(out, partial))
+        edits.append(ks.text.insert_after(statement, (
+            f"{ind}if {partial} is not {out.id}:\n{ind}    {out.id}.copy_({partial})  # one rounding to its dtype\n")))
     rationale = (
         f"The kernel reduces `{stores[0].tensor}`'s input over a strided axis (the model classifies it as a column "
         f"reduction) with one program per block of columns, each walking the whole loop on line {loop.lineno}. "
         f"The loop is now split into slices over grid axis 1, chosen at launch so the grid reaches about {fill} "
         f"programs; each slice's {acc.op} is combined into the output with `tl.{_ATOMIC[acc.op]}` (the output is "
-        "set to the identity first; outputs that are not fp32 keep one slice, so the result is rounded as before)."
+        "set to the identity first; an output that is not fp32 gets an fp32 buffer for the combine, copied into it "
+        "once after the launch)."
     )
     return [finish(recipe, ks.ctx, [e for e in edits if isinstance(e, Edit)],
                    "Split the reduced axis over a second grid axis (atomic combine)", rationale,

@@ -78,11 +78,15 @@ def maxnreg_moves(knobs: Sequence[Knob], base: dict[str, Any]) -> list[Move]:
 
 
 # Tile shapes for a kernel whose main loop feeds tl.dot (CUDA): (tile blocks, other blocks, num_warps, num_stages).
-# Tile blocks size the grid (one program per output tile); the others step through the loop (K, or keys). These
-# are the shapes tensor-core GEMM / attention kernels settle on (a warp group's 64-row wgmma tile and up, 2-4
-# stages of cp.async/TMA pipelining); each is compiled first, so a shape that spills or overflows shared memory
-# is pruned before timing.
-TILE_JUMPS = ((128, 64, 8, 3), (128, 32, 8, 4), (64, 64, 4, 4), (128, 64, 4, 3))
+# Tile blocks size the grid (one program per output tile): one value for every tile block, or (first, second) for
+# a kernel with two (in parameter order: BLOCK_M, BLOCK_N); the others step through the loop (K, or keys). These
+# are the shapes tensor-core GEMM / attention kernels settle on (a warp group's 64-row wgmma tile and up, 128x256
+# with 8 warps for large GEMMs, 2-4 stages of cp.async/TMA pipelining); each is compiled first, so a shape that
+# spills or overflows shared memory is pruned before timing.
+TILE_JUMPS: tuple[tuple[int | tuple[int, int], int, int, int], ...] = (
+    (128, 64, 8, 3), ((128, 256), 64, 8, 3), (128, 32, 8, 4), (64, 64, 4, 4), (128, 64, 4, 3),
+)
+GROUP_RANGE = (2, 64)  # a constexpr that sizes no block (a program-group width): moved last, in this range
 
 
 def tile_jumps(knobs: Sequence[Knob]) -> list[Move]:
@@ -94,14 +98,17 @@ def tile_jumps(knobs: Sequence[Knob]) -> list[Move]:
         if k.dot_loop and len(k.kernels) == 1:
             by_kernel.setdefault(next(iter(k.kernels)), []).append(k)
     for group in by_kernel.values():
-        tiles = [k for k in group if k.kind == "block" and k.grid_axis is not None]
-        others = [k for k in group if k.kind == "block" and k.grid_axis is None]
+        tiles = [k for k in group if k.kind == "block" and k.grid_axis is not None and k.lane]
+        others = [k for k in group if k.kind == "block" and k.grid_axis is None and k.lane]
         warps = next((k for k in group if k.kind == "num_warps"), None)
         stages = next((k for k in group if k.kind == "num_stages"), None)
         if not tiles or len(tiles) > 2:
             continue
         for tile, other, n_warps, n_stages in TILE_JUMPS:
-            changes = [(k, tile) for k in tiles] + [(k, other) for k in others]
+            if isinstance(tile, tuple) and len(tiles) != 2:
+                continue
+            sizes = tile if isinstance(tile, tuple) else (tile,) * len(tiles)
+            changes = [(k, v) for k, v in zip(tiles, sizes, strict=True)] + [(k, other) for k in others]
             changes += [(warps, n_warps)] if warps is not None else []
             changes += [(stages, n_stages)] if stages is not None else []
             changes = [(k, v) for k, v in changes if k.value != v]
@@ -118,8 +125,10 @@ def _unique(found: list[Move]) -> list[Move]:
 def moves(knobs: Sequence[Knob], platform: str = "cuda") -> list[Move]:
     """Moves in the order they are timed when the round's budget is short: whole tile shapes for dot loops
     (CUDA), larger blocks (first drafts tend to use small ones), block x2 with warps x2 together (a bigger tile
-    usually wants more warps), warps up and down, smaller blocks, then pipeline stages (kernels with a loop)."""
-    blocks = [k for k in knobs if k.kind == "block"]
+    usually wants more warps), warps up and down, smaller blocks, pipeline stages (kernels with a loop), then
+    constexpr counts that size no block (a grouped program order's group width)."""
+    blocks = [k for k in knobs if k.kind == "block" and k.lane]
+    counts = [k for k in knobs if k.kind == "block" and not k.lane]
 
     def block_moves(factors: tuple[float, ...]) -> list[Move]:
         out = []
@@ -145,6 +154,8 @@ def moves(knobs: Sequence[Knob], platform: str = "cuda") -> list[Move]:
     out += block_moves((0.5, 0.25))
     out += [m for k in knobs if k.kind == "num_stages" and k.has_loop for m in neighbours(k, STAGES)]
     out += [Move(((k, not k.value),)) for k in knobs if k.kind == "multibuffer"]
+    out += [Move(((k, v),)) for k in counts for v in (k.value * 2, k.value // 2)
+            if GROUP_RANGE[0] <= v <= GROUP_RANGE[1]]
     return out
 
 

@@ -16,7 +16,7 @@ import ast
 
 from ....analysis.kernels.config_lists import decorator
 from .autotune_search import TuneMove
-from .knobs import _program_axes, _Text, apply_edits
+from .knobs import _program_axes, _Text, apply_edits, is_block
 
 _FLOOR = 16
 _COMPUTED = ("next_power_of_2", "min", "max", "cdiv")
@@ -32,12 +32,6 @@ def steps_through(fn: ast.FunctionDef, name: str) -> bool:
             if any(isinstance(a, ast.Name) and a.id == name for a in args):
                 return True
     return False
-
-
-def is_block(fn: ast.FunctionDef, name: str) -> bool:
-    """`name` sizes a block: `tl.arange(0, name)` (directly) in the kernel."""
-    return any(isinstance(n, ast.Call) and ast.unparse(n.func).split(".")[-1] == "arange" and len(n.args) == 2
-               and isinstance(n.args[1], ast.Name) and n.args[1].id == name for n in ast.walk(fn))
 
 
 def _rewrites(expr: ast.expr, text: str, free: bool) -> list[tuple[str, str]]:

@@ -33,6 +33,7 @@ class Knob:
     kernels: set[str] = field(default_factory=set)
     has_loop: bool = False  # the kernel loops (num_stages matters)
     grid_axis: int | None = None  # blocks: the grid axis whose program id it multiplies (a tile dimension)
+    lane: bool = True  # blocks: sizes a `tl.arange` (False: a group width or other count the kernel steps by)
     dot_loop: bool = False  # the kernel feeds tl.dot inside a loop (a GEMM-like main loop)
 
     def edits(self, value: Any, source: str) -> list[tuple[int, int, str]]:
@@ -68,6 +69,12 @@ def _assignments(scope: ast.AST) -> dict[str, list[ast.AST]]:
             for target in node.targets:
                 if isinstance(target, ast.Name):
                     out.setdefault(target.id, []).append(node.value)
+                elif isinstance(target, (ast.Tuple, ast.List)):  # `BLOCK_M, BLOCK_N = 128, 64`: element by element
+                    values = node.value.elts if isinstance(node.value, (ast.Tuple, ast.List)) else None
+                    for i, element in enumerate(target.elts):
+                        if isinstance(element, ast.Name):
+                            paired = values is not None and len(values) == len(target.elts)
+                            out.setdefault(element.id, []).append(values[i] if paired else node)  # type: ignore[index]
         elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Name):
             out.setdefault(node.target.id, []).append(node.value or node)
     return out
@@ -79,8 +86,25 @@ def _resolve(node: ast.AST, assigned: dict[str, list[ast.AST]]) -> ast.AST:
     return node
 
 
+_INDEX_CALLS = ("program_id", "to", "min", "max", "minimum", "maximum", "cdiv", "multiple_of")
+
+
+def _scalar_index(node: ast.AST) -> bool:
+    """Integer index arithmetic only (names, constants, + - * // %, min/max/cdiv, `.to`): the expressions that
+    carry a program id into a tile index (grouped program order), not loads or tensors built from it."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Call):
+            if getattr(n.func, "attr", getattr(n.func, "id", "")) not in _INDEX_CALLS:
+                return False
+        elif not isinstance(n, (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.Attribute, ast.operator,
+                                ast.unaryop, ast.Load, ast.keyword)):
+            return False
+    return True
+
+
 def _program_axes(kernel: ast.FunctionDef) -> dict[str, int]:
-    """constexpr name -> grid axis, from `pid = tl.program_id(k)` ... `pid * NAME` in the kernel body."""
+    """constexpr name -> grid axis, from `pid = tl.program_id(k)` ... `pid * NAME` in the kernel body, where the
+    multiplied index may come from the program id through scalar index arithmetic (`pid_m = first_m + pid % g`)."""
 
     def axis_of(node: ast.AST) -> int | None:
         while isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "to":  # tl.program_id(0).to(...)
@@ -90,12 +114,24 @@ def _program_axes(kernel: ast.FunctionDef) -> dict[str, int]:
             return arg.value if _int_const(arg) else None  # type: ignore[union-attr]
         return None
 
+    assigns = [n for n in ast.walk(kernel) if isinstance(n, ast.Assign) and len(n.targets) == 1
+               and isinstance(n.targets[0], ast.Name)]
     pids: dict[str, int] = {}
-    for node in ast.walk(kernel):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            axis = axis_of(node.value)
+    for node in assigns:
+        axis = axis_of(node.value)
+        if axis is not None:
+            pids[node.targets[0].id] = axis  # type: ignore[attr-defined]
+    changed = True
+    while changed:  # names computed from a program id by index arithmetic carry its axis (the first one seen)
+        changed = False
+        for node in assigns:
+            name = node.targets[0].id  # type: ignore[attr-defined]
+            if name in pids or not _scalar_index(node.value):
+                continue
+            axis = next((pids[n.id] for n in ast.walk(node.value) if isinstance(n, ast.Name) and n.id in pids), None)
             if axis is not None:
-                pids[node.targets[0].id] = axis
+                pids[name] = axis
+                changed = True
     out: dict[str, int] = {}
     for node in ast.walk(kernel):
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
@@ -104,6 +140,13 @@ def _program_axes(kernel: ast.FunctionDef) -> dict[str, int]:
                 if axis is not None and isinstance(b, ast.Name):
                     out.setdefault(b.id, axis)
     return out
+
+
+def is_block(fn: ast.FunctionDef, name: str) -> bool:
+    """`name` sizes a block: `tl.arange(0, name)` (directly) in the kernel. A constexpr that sizes no block (a
+    program-group width, a flag) is not a tile dimension."""
+    return any(isinstance(n, ast.Call) and ast.unparse(n.func).split(".")[-1] == "arange" and len(n.args) == 2
+               and isinstance(n.args[1], ast.Name) and n.args[1].id == name for n in ast.walk(fn))
 
 
 def _grid_literals(grid: ast.AST, axis: int, value: int, assigned: dict[str, list[ast.AST]]) -> list[ast.AST]:
@@ -188,7 +231,7 @@ def _launch_knobs(
         if lit is node and pname in axes:  # a literal at the launch: the grid may repeat it
             locs += [text.loc(g) for g in _grid_literals(call.func.slice, axes[pname], value, assigned)]  # type: ignore[attr-defined]
         out.append(Knob(f"{kernel}.{pname}", "block", value, locs, kernels={kernel}, has_loop=has_loop,
-                        grid_axis=axes.get(pname), dot_loop=dot_loop))
+                        grid_axis=axes.get(pname), lane=is_block(kdef, pname), dot_loop=dot_loop))
     names = ("multibuffer",) if platform == "ascend" else ("num_warps", "num_stages", "maxnreg")
     defaults = {"num_warps": 4, "num_stages": 3, "multibuffer": True, "maxnreg": None}
     last = [*call.args, *(kw.value for kw in call.keywords)]
