@@ -30,6 +30,7 @@ from ..core.rules import DependsOn
 from ..specialize.cases import cases_note
 from ..specialize.guess import ASSUMED_TYPICAL
 from ..specialize.infer import DESCRIPTOR_GUESS
+from ..specialize.launch import BRANCH_GUESS
 from ..specialize.retry import RETRIED
 from ..specialize.strides import ASSUMED_UNIT_STRIDE
 from ..specialize.variant import ASSUMED_DIVISIBLE, Specialization
@@ -205,6 +206,7 @@ _GUESSES = (
     ("element type assumed", "is taken as fp32 (no launch shows its dtype)"),
     ("assumed i32", "is taken as i32 (nothing shows its type)"),
     ("assumed contiguous", "is taken as 1 (tensor assumed contiguous)"),
+    (BRANCH_GUESS, "is taken from one branch of an `if` whose test nothing shows"),
 )
 
 
@@ -226,6 +228,9 @@ def variant_guesses(spec: Specialization) -> dict[str, str]:
                 out[arg] += f" ({inferred.group(1)})"
         elif DESCRIPTOR_GUESS in why:
             out[arg] = f"{arg} as {spec.signature.get(arg)}"
+        elif BRANCH_GUESS in why:  # a value from one branch of an undecided `if`
+            shown = spec.constants[arg] if arg in spec.constants else spec.signature.get(arg)
+            out[arg] = f"{arg} as {shown!r} (one branch of an `if` nothing decides)"
     return out
 
 

@@ -12,7 +12,7 @@ from ..source.safe_eval import NOT_NONE, UNKNOWN, evaluate
 from .cases import selectors
 from .guess import ASSUMED_TYPICAL, typical_values
 from .kernels import SpecKernel, literal_value
-from .launch import ArgFact, resolve
+from .launch import OUTER_STRIDE, ArgFact, resolve
 from .optional import reconcile
 from .pragmas import TritonType, parse_value
 from .relations import fit_guesses
@@ -199,7 +199,8 @@ def build_variant(
                 divisibility.append(
                     name
                 )  # the JIT sees aligned tensors (torch allocations are 16-byte aligned)
-            elif name in unit_strides and signature[name] in INT_TYPES and name not in kernel.do_not_specialize:
+            elif (name in unit_strides and signature[name] in INT_TYPES and name not in kernel.do_not_specialize
+                  and OUTER_STRIDE not in fact.source):  # the launch shows an outer dimension: no unit stride
                 # the innermost stride of a contiguous tensor, as real launches pass it: the JIT's constant 1
                 signature[name] = "constexpr"
                 constants[name] = 1

@@ -45,6 +45,9 @@ class ArgFact:
 
 
 UNKNOWN_FACT = ArgFact("unknown")
+# the branch of an `if` whose test nothing decides, taken for every name bound under it (variants.py names it)
+BRANCH_GUESS = "assumed: the branch bound last of an `if` whose test is not known"
+OUTER_STRIDE = "an outer dimension's stride"  # a visible `.stride(d)` that is not the innermost one
 # How far a name is followed: through assignments, up MAX_CALL_LEVELS callers (scope.py) and into get_inputs(),
 # where `ROWS = min(64, 2048 // next_power_of_2(h * w))` with `h, w` of an input's shape is ~20 steps deep. A
 # literal looked up inside an expression costs 4 (the evaluator's names nest); both bounds keep cycles finite.
@@ -60,16 +63,21 @@ def resolve(expr: ast.expr, scope: Scope, depth: int = 0) -> ArgFact:
     line = getattr(expr, "lineno", 0)
     fallback = getattr(expr, "branch_fallback", None)
     if isinstance(expr, ast.IfExp) and fallback is not None:  # a name bound in both branches of an `if`
-        test = evaluate(expr.test, _constant_env(scope, depth))
-        taken = fallback if test is UNKNOWN else (expr.body if test else expr.orelse)
-        return resolve(taken, scope, depth + 1)
+        decided = _condition(expr.test, scope, depth + 1)
+        if decided is not None:
+            return resolve(expr.body if decided else expr.orelse, scope, depth + 1)
+        body, orelse = resolve(expr.body, scope, depth + 1), resolve(expr.orelse, scope, depth + 1)
+        if _same(body, orelse):
+            return body
+        # every name bound under this `if` resolves on the same branch; which one runs is a guess, named as one
+        taken = orelse if fallback is expr.orelse else body
+        return replace(taken, reason=f"{BRANCH_GUESS} at line {line}; {taken.reason}".rstrip("; "))
     if isinstance(expr, ast.IfExp):  # `a if x.dtype == torch.float32 else b`: the branch the known facts take
         decided = _condition(expr.test, scope, depth + 1)
         if decided is not None:
             return resolve(expr.body if decided else expr.orelse, scope, depth + 1)
         body, orelse = resolve(expr.body, scope, depth + 1), resolve(expr.orelse, scope, depth + 1)
-        same = (body.kind, body.dtype, body.shape, body.value) == (orelse.kind, orelse.dtype, orelse.shape, orelse.value)
-        return body if same and body.kind != "unknown" else UNKNOWN_FACT
+        return body if _same(body, orelse) else UNKNOWN_FACT
     value = UNKNOWN if isinstance(expr, ast.Name) else evaluate(expr, _constant_env(scope, depth))
     if value is not UNKNOWN and not _holds_tensor(value):
         return ArgFact("value", value=value, reason=f"value at line {line}")
@@ -348,6 +356,11 @@ def _broadcast_shape(a: tuple[Any, ...] | None, b: tuple[Any, ...] | None) -> tu
     return tuple(reversed(out))
 
 
+def _same(a: ArgFact, b: ArgFact) -> bool:
+    """Two branches that give the same known fact (the test need not be decided)."""
+    return a.kind != "unknown" and (a.kind, a.dtype, a.shape, a.value) == (b.kind, b.dtype, b.shape, b.value)
+
+
 def _condition(test: ast.expr, scope: Scope, depth: int) -> bool | None:
     """A test decided by what is known: constants, or a dtype compared with a dtype (`x.dtype == torch.float32`,
     `x.dtype is not y.dtype`); None when it is not decided (nothing is assumed)."""
@@ -510,6 +523,8 @@ def _int_method(name: str, owner: ast.expr, call: ast.Call, scope: Scope, depth:
                 return ArgFact(
                     "value", value=value, reason=f"stride of a contiguous {fact.shape} tensor at line {line}"
                 )
+        if rank is not None and 0 <= index < rank - 1:  # never taken for the innermost one by the name it is given
+            return ArgFact("int", reason=f".stride({index}) at line {line}: {OUTER_STRIDE} of a rank-{rank} tensor")
     if fact.kind == "tensor" and name == "size" and isinstance(index, int):
         dim = _dim(fact, index)
         if dim is not None:

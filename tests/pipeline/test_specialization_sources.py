@@ -395,6 +395,29 @@ def test_layout_of_visible_tensors_and_callers() -> None:
     assert "assumed contiguous" in spec.provenance["stride_ak"]
 
 
+def test_an_outer_stride_passed_visibly_is_not_taken_for_the_innermost() -> None:
+    # The kernel indexes the last dimension implicitly and gets the three outer strides of a rank-4 tensor; by
+    # its name `stride_xn` is the last of x's strides, but the launch shows it is `x.stride(2)`, not 1.
+    source = src(
+        """
+        @triton.jit
+        def k(x_ptr, stride_xz, stride_xh, stride_xn, n, B: tl.constexpr):
+            offs = tl.arange(0, B)
+            base = x_ptr + tl.program_id(0) * stride_xz + tl.program_id(1) * stride_xh
+            tl.store(base + offs[:, None] * stride_xn + offs[None, :], 1.0, mask=offs[:, None] < n)
+
+        def run(x):
+            b, h, n, d = x.shape
+            k[(b, h)](x, x.stride(0), x.stride(1), x.stride(2), n, B=64)
+        """
+    )
+    spec = only(specializations(source, "k"))
+    assert spec.signature["stride_xn"] == "i32" and "stride_xn" not in spec.constants, spec.provenance
+    assert "an outer dimension's stride of a rank-4 tensor" in spec.provenance["stride_xn"]
+    hidden = source.replace("x.stride(0), x.stride(1), x.stride(2)", "*x.stride()[:3]")
+    assert only(specializations(hidden, "k")).constants.get("stride_xn") == 1  # nothing visible: by its name
+
+
 def test_transposed_views_are_not_assumed_contiguous() -> None:
     source = src(
         """
@@ -504,6 +527,19 @@ def test_conditional_expressions_take_the_branch_the_known_dtypes_decide() -> No
         assert "assumed" not in spec.provenance["a_ptr"], (expr, spec.provenance)
     undecided = only(specializations(src(kernel, launch.format(dtype="float16", expr="out if flag else out.float()")), "k"))
     assert "assumed" in undecided.provenance["a_ptr"], undecided.provenance  # branches disagree: a named guess
+    branches = """
+        def run(flag):
+            out = torch.empty(300, dtype=torch.float16)
+            if flag:
+                buf = out
+            else:
+                buf = out.float()
+            k[(1,)](buf, buf.numel(), B=16)
+        """
+    spec = only(specializations(src(kernel, branches), "k"))
+    assert "assumed: the branch bound last" in spec.provenance["a_ptr"], spec.provenance  # named, not a fact
+    from tritonlens.analysis.compiler.variants import variant_guesses
+    assert "a_ptr" in variant_guesses(spec)
 
 
 def test_a_parameter_named_like_an_option_takes_the_pragma_value() -> None:
