@@ -62,22 +62,18 @@ def resolve(expr: ast.expr, scope: Scope, depth: int = 0) -> ArgFact:
         return UNKNOWN_FACT
     line = getattr(expr, "lineno", 0)
     fallback = getattr(expr, "branch_fallback", None)
-    if isinstance(expr, ast.IfExp) and fallback is not None:  # a name bound in both branches of an `if`
+    if isinstance(expr, ast.IfExp):  # `a if x.dtype == torch.float32 else b`, or a name bound in both branches
         decided = _condition(expr.test, scope, depth + 1)
         if decided is not None:
             return resolve(expr.body if decided else expr.orelse, scope, depth + 1)
         body, orelse = resolve(expr.body, scope, depth + 1), resolve(expr.orelse, scope, depth + 1)
         if _same(body, orelse):
             return body
+        if fallback is None:
+            return UNKNOWN_FACT
         # every name bound under this `if` resolves on the same branch; which one runs is a guess, named as one
         taken = orelse if fallback is expr.orelse else body
         return replace(taken, reason=f"{BRANCH_GUESS} at line {line}; {taken.reason}".rstrip("; "))
-    if isinstance(expr, ast.IfExp):  # `a if x.dtype == torch.float32 else b`: the branch the known facts take
-        decided = _condition(expr.test, scope, depth + 1)
-        if decided is not None:
-            return resolve(expr.body if decided else expr.orelse, scope, depth + 1)
-        body, orelse = resolve(expr.body, scope, depth + 1), resolve(expr.orelse, scope, depth + 1)
-        return body if _same(body, orelse) else UNKNOWN_FACT
     value = UNKNOWN if isinstance(expr, ast.Name) else evaluate(expr, _constant_env(scope, depth))
     if value is not UNKNOWN and not _holds_tensor(value):
         return ArgFact("value", value=value, reason=f"value at line {line}")
