@@ -74,7 +74,8 @@ class Verdict:
     candidate_id: str
     accepted: bool
     reason: str  # why it was rejected, or a one-line summary of what was measured
-    stage: str = ""  # where it stopped: "compile" | "correctness" | "unseen-shape" | "timing" | "" (accepted)
+    stage: str = ""  # where it stopped: "compile" | "correctness" | "unseen-shape" | "timing" | "budget" (cut by the
+    # optimize time budget, no verdict on the candidate) | "" (accepted)
     speedup: float | None = None  # median time of the baseline / median time of the candidate
     spread: float | None = None  # relative spread of the speedup across interleaved repeats
     max_error: float | None = None

@@ -154,6 +154,7 @@ def _run(be: Backend, payload: dict[str, Any], result: dict[str, Any], root: str
     expected = torch.load(io.BytesIO(expected_bytes), weights_only=True)["expected"]
     cases = cases_of(spec, timed)
     if out.timed_out:
+        result["timed_out_s"] = budget  # structured: the gate tells the optimize budget's cut from a hang
         return _fail(result, f"the candidate ran past its budget of {budget:g} s and was killed (with every process "
                              "it started)")
     if out.returncode != 0:
@@ -376,7 +377,7 @@ def replay_confined(be: Backend, payload: dict[str, Any]) -> dict[str, Any] | No
     finally:
         shutil.rmtree(root, ignore_errors=True)
     if out.timed_out:
-        return _fail(base, f"the candidate ran past its budget of {budget:g} s and was killed")
+        return _fail({**base, "timed_out_s": budget}, f"the candidate ran past its budget of {budget:g} s and was killed")
     try:
         result = json.loads(out.stdout.decode("utf-8", "replace").strip().splitlines()[-1])
     except (ValueError, IndexError):

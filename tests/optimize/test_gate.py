@@ -116,3 +116,20 @@ def test_later_rounds_still_compare_with_the_original_reference(runner):
     cand = candidate(moved.replace("BLOCK = 64", "BLOCK = 128"))
     verdict = g.check(moved, cand).verdict  # baseline: the (hypothetically applied) moved text
     assert not verdict.accepted and verdict.stage == "correctness" and "outside atol" in verdict.reason
+
+
+def _killed_reply(budget_s: float) -> dict:
+    reason = f"the candidate ran past its budget of {budget_s:g} s and was killed (with every process it started)"
+    checks = [{"seed": -1, "shape": "all shapes", "held_out": False, "passed": False, "reason": reason}]
+    return {"ok": True, "result": {"ok": True, "passed": False, "checks": checks, "timed_out_s": budget_s}}
+
+
+def test_a_candidate_cut_by_the_optimize_budget_is_not_rejected_as_wrong():
+    """Killed at the seconds the optimize budget had left: no verdict on it (stage budget); killed at the gate's own
+    timeout: the candidate hung, a correctness failure."""
+    g = Gate(None, GateConfig(backend="cuda"), plan_shapes(SOURCE), PATH)
+    c = candidate(SOURCE.replace("BLOCK = 64", "BLOCK = 128"))
+    cut = g.judge_reply(c, _killed_reply(5.0), {}, budget_cut_s=5.0)
+    assert not cut.accepted and cut.stage == "budget" and "no verdict on the candidate" in cut.reason
+    hung = g.judge_reply(c, _killed_reply(600.0), {})
+    assert not hung.accepted and hung.stage == "correctness" and "ran past its budget of 600 s" in hung.reason

@@ -276,7 +276,8 @@ class Gate:
         request = self.trusted(plan.request, candidate, budget_s)
         reply = self.send(request, cancel)
         self._remember_reference(reply)
-        verdict = self.judge_reply(candidate, reply, result.compile_summary)
+        cut = request.budget_s if budget_s is not None and budget_s < self.config.timeout_s else None
+        verdict = self.judge_reply(candidate, reply, result.compile_summary, budget_cut_s=cut)
         if result.ascend is not None:
             verdict.details["ascend"] = result.ascend.to_dict()
         result.verdict = self.redacted(verdict)
@@ -322,8 +323,12 @@ class Gate:
         return dataclasses.replace(verdict, reason=self.redactor.text(verdict.reason),
                                    details=self.redactor.data(verdict.details))
 
-    def judge_reply(self, candidate: Candidate, reply: dict[str, Any], compiled: dict[str, Any]) -> Verdict:
-        """Turn the runner's verify reply into a Verdict (pure: unit-testable on recorded replies)."""
+    def judge_reply(
+        self, candidate: Candidate, reply: dict[str, Any], compiled: dict[str, Any], budget_cut_s: float | None = None
+    ) -> Verdict:
+        """Turn the runner's verify reply into a Verdict (pure: unit-testable on recorded replies). `budget_cut_s`:
+        the seconds the optimize budget had left when it was shorter than the gate's own timeout; a candidate killed
+        then was cut by the budget, which says nothing about the candidate (stage "budget", never "correctness")."""
         details: dict[str, Any] = {"compile": compiled, "backend": self.config.backend}
         res0 = reply.get("result") if isinstance(reply.get("result"), dict) else {}
         if res0.get("sandbox"):
@@ -354,6 +359,10 @@ class Gate:
             if device_fault(why):
                 return _fault(candidate, device_fault(why) or "", f"could not run: {why}", details)
             return Verdict(candidate.id, False, f"could not run: {why}", stage="compile", details=details)
+        if budget_cut_s is not None and res.get("timed_out_s") is not None:
+            return Verdict(candidate.id, False, f"not verified: the optimize time budget had {budget_cut_s:.0f} s left "
+                           "when it started, and its verification ran past them (the budget's cut, no verdict on "
+                           "the candidate)", stage="budget", details=details)
         failed = [c for c in checks if not c.get("passed")]
         if failed:
             first = next((c for c in failed if not c.get("held_out")), failed[0])

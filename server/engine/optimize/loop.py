@@ -11,6 +11,7 @@ faster), none is applied, and the loop stops after one round.
 from __future__ import annotations
 
 import ast
+import statistics
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -165,6 +166,7 @@ def optimize_source(
     seen: set[str] = set()
     tried: set[tuple[str, str]] = set()  # (kernel, producer) pairs the gate has judged, on any text
     spent = 0
+    costs: list[float] = []  # seconds each verification took (compile check, correctness, timing)
     replay_declined: list[Declined] = []  # candidates replay cannot verify: declined before they take a slot
     ev_for: tuple[str, Evidence] | None = None
     budget = options.budget
@@ -193,11 +195,14 @@ def optimize_source(
             break
         accepted: list[Step] = []
         for i, (source_name, cand, plan) in enumerate(planned):
-            if spent >= budget.candidates or _stop(cancel, out, started, budget):
+            if spent >= budget.candidates or _stop(cancel, out, started, budget, costs):
                 break
             spent += 1
             say(f"round {round_no}: verifying {cand.title} ({i + 1}/{len(planned)})", spent / budget.candidates)
+            began = time.monotonic()
             verdict = gate.check(current, cand, cancel, plan=plan, budget_s=_left(started, budget)).verdict
+            if verdict.stage != "budget":
+                costs.append(time.monotonic() - began)
             tried.add((cand.kernel, cand.producer))
             step = Step(cand, verdict, round_no)
             feedback.setdefault((source_name, cand.kernel), []).append(verdict)
@@ -250,6 +255,9 @@ def _verifiable(
     return kept
 
 
+MIN_SHARE_OF_TYPICAL = 0.6  # start a candidate only with at least this share of a typical verification's seconds left
+
+
 def _left(started: float, budget: Budget) -> float:
     """Seconds the budget has left (at least a few: a candidate taken in the last second still gets a verdict)."""
     return max(5.0, budget.seconds - (time.monotonic() - started))
@@ -260,13 +268,21 @@ def _llm_text(out: OptimizeResult) -> bool:
     return any(s.candidate.origin == "llm" for s in out.applied)
 
 
-def _stop(cancel: threading.Event | None, out: OptimizeResult, started: float, budget: Budget) -> bool:
+def _stop(cancel: threading.Event | None, out: OptimizeResult, started: float, budget: Budget,
+          costs: Sequence[float] = ()) -> bool:
+    """Whether to stop: cancelled, the budget spent, or (with `costs`, the seconds earlier verifications took) less
+    left than a verification here takes: one started then is killed by the budget, which only wastes the device."""
     if cancel is not None and cancel.is_set():
         out.cancelled = True
         return True
-    if time.monotonic() - started > budget.seconds:
-        if "time budget spent" not in out.notes:
-            out.notes.append("time budget spent")
+    left = budget.seconds - (time.monotonic() - started)
+    need = MIN_SHARE_OF_TYPICAL * statistics.median(costs) if costs else 0.0
+    if left <= need:
+        note = "time budget spent" if left <= 0 else (
+            f"time budget spent: {left:.0f} s left, less than a verification here takes (about "
+            f"{statistics.median(costs):.0f} s); no further candidate started")
+        if not any(n.startswith("time budget spent") for n in out.notes):
+            out.notes.append(note)
         return True
     return False
 
