@@ -56,10 +56,10 @@ def test_flash_kernel_spills_no_more_than_the_draft(task: str, runner: LocalRunn
     assert int(flash["spill_stores"] or 0) <= int(draft["spill_stores"] or 0), (draft, flash)
 
 
-def test_column_split_of_fp16_min_compiles(runner: LocalRunner, tmp_path: Path) -> None:
+def test_reduction_split_of_fp16_min_compiles(runner: LocalRunner, tmp_path: Path) -> None:
     # Triton has no fp16 atomic min: the split's slices combine in an fp32 buffer (the H200 run of blind set 3
     # saw this schedule's candidate fail to compile on an fp16 output)
     path = tmp_path / "colmin_fp16.py"
     path.write_text(COLUMN_SCALAR_FP16, encoding="utf-8")
-    candidate = rewrite("schedule-column-split", COLUMN_SCALAR_FP16, "colmin")[0].source
+    candidate = rewrite("schedule-reduction-split", COLUMN_SCALAR_FP16, "colmin")[0].source
     _compiled(candidate, str(path), "colmin", runner)

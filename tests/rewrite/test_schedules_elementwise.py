@@ -194,10 +194,67 @@ ROWS_HELPER_BIAS = task('''
 ''')
 
 
+# row gathers: a row index read at the program's row, then that row of a table (two styles)
+GATHER_ROWS = task('''
+    TEST_SHAPES = [{"V": 50, "D": 37, "K": 13}, {"V": 9, "D": 100, "K": 70}]
+    V, D, K = 50, 37, 13
+
+    @triton.jit
+    def take_rows(table_ptr, idx_ptr, out_ptr, d, stride_t, stride_o, BD: tl.constexpr):
+        i = tl.program_id(0)
+        src = tl.load(idx_ptr + i)
+        c = tl.arange(0, BD)
+        v = tl.load(table_ptr + src * stride_t + c, mask=c < d, other=0.0)
+        tl.store(out_ptr + i.to(tl.int64) * stride_o + c, v, mask=c < d)
+
+    class Model(nn.Module):
+        def forward(self, table, idx):
+            return table[idx]
+
+    class ModelNew(nn.Module):
+        def forward(self, table, idx):
+            out = torch.empty(idx.shape[0], table.shape[1], dtype=table.dtype)
+            take_rows[(idx.shape[0],)](table, idx, out, table.shape[1], table.stride(0), out.stride(0),
+                                       BD=triton.next_power_of_2(table.shape[1]))
+            return out
+
+    def get_inputs():
+        return [torch.randn(V, D), torch.randint(0, V, (K,))]
+''')
+
+GATHER_SCALED = task('''
+    TEST_SHAPES = [{"V": 31, "D": 64, "K": 5}, {"V": 7, "D": 33, "K": 129}]
+    V, D, K = 31, 64, 5
+
+    @triton.jit
+    def embed_scaled(w_ptr, tok_ptr, scale_ptr, y_ptr, D, BLOCK: tl.constexpr):
+        t = tl.program_id(0)
+        offs = tl.arange(0, BLOCK)
+        keep = offs < D
+        row = tl.load(w_ptr + tl.load(tok_ptr + t) * D + offs, mask=keep, other=0.0)
+        s = tl.load(scale_ptr + t)
+        tl.store(y_ptr + t * D + offs, row * s, mask=keep)
+
+    class Model(nn.Module):
+        def forward(self, w, tok, scale):
+            return w[tok] * scale[:, None]
+
+    class ModelNew(nn.Module):
+        def forward(self, w, tok, scale):
+            y = torch.empty(tok.shape[0], w.shape[1])
+            embed_scaled[(tok.shape[0],)](w, tok, scale, y, w.shape[1], BLOCK=triton.next_power_of_2(w.shape[1]))
+            return y
+
+    def get_inputs():
+        return [torch.randn(V, D), torch.randint(0, V, (K,)), torch.rand(K)]
+''')
+
+
 @pytest.fixture(scope="module")
 def row_rewrites() -> dict[str, str]:
     out = {}
-    for name, src, kernel in (("softmax", ROWS_SOFTMAX, "softmax_rows"), ("bias", ROWS_HELPER_BIAS, "norm_bias")):
+    for name, src, kernel in (("softmax", ROWS_SOFTMAX, "softmax_rows"), ("bias", ROWS_HELPER_BIAS, "norm_bias"),
+                              ("gather", GATHER_ROWS, "take_rows"), ("embed", GATHER_SCALED, "embed_scaled")):
         for i, cand in enumerate(rewrite("schedule-row-tiles", src, kernel)):
             out[f"rows_{name}_{i}"] = cand.source
     return out
@@ -213,6 +270,9 @@ def test_row_tiles_rewrite_shape(row_rewrites: dict[str, str]) -> None:
     assert "b = tl.load(b_ptr + offs, mask=m, other=0.0)  # the same bias for every row" in bias  # loaded once
     assert "mean = tl.sum(x, axis=1, keep_dims=True) / N" in bias
     assert "tl.store(sums_ptr + r, mean, mask=row_ok)" in bias
+    gather = row_rewrites["rows_gather_0"]  # the row index is read as a (ROWS, 1) column, masked by the row count
+    assert "i = row_ids[:, None]" in gather and "src = tl.load(idx_ptr + i, mask=row_ok)" in gather
+    assert "v = tl.load(table_ptr + src * stride_t + c, mask=(c < d) & row_ok, other=0.0)" in gather
 
 
 def test_row_tiles_stay_correct(row_rewrites: dict[str, str], tmp_path) -> None:
@@ -321,8 +381,8 @@ def test_column_tiles_declines() -> None:
     assert "branches" in declined("schedule-column-tiles", branch, "col_mean")
 
 
-def test_column_tiles_then_column_split_on_the_next_round(col_rewrites: dict[str, str], tmp_path) -> None:
-    # the coalesced column tiles are the form column_split takes: few column blocks are split over grid axis 1
-    split = rewrite("schedule-column-split", col_rewrites["cols_mean_0"], "col_mean")[0].source
+def test_column_tiles_then_reduction_split_on_the_next_round(col_rewrites: dict[str, str], tmp_path) -> None:
+    # the coalesced column tiles are the form reduction_split takes: few column blocks are split over grid axis 1
+    split = rewrite("schedule-reduction-split", col_rewrites["cols_mean_0"], "col_mean")[0].source
     assert "tl.atomic_add(out_ptr + col, acc / M, mask=col_ok)" in split
     check_correct({"cols_then_split": split}, tmp_path)

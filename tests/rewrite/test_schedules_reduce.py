@@ -160,6 +160,61 @@ ROWS_RAW = task('''
         return [torch.randn(M, N)]
 ''')
 
+# few long rows: a mean per row in fp16 out of a block accumulator, and a max per row by a scalar loop
+ROW_MEAN_FP16 = task('''
+    TEST_SHAPES = [{"B": 2, "N": 3001}, {"B": 3, "N": 777}]
+    B, N = 2, 3001
+
+    @triton.jit
+    def row_mean(x_ptr, out_ptr, n, stride, BLOCK: tl.constexpr):
+        r = tl.program_id(0)
+        acc = tl.zeros((BLOCK,), dtype=tl.float32)
+        for start in range(0, n, BLOCK):
+            cols = start + tl.arange(0, BLOCK)
+            acc += tl.load(x_ptr + r * stride + cols, mask=cols < n, other=0.0).to(tl.float32)
+        total = tl.sum(acc, axis=0)
+        tl.store(out_ptr + r, (total / n).to(tl.float16))
+
+    class Model(nn.Module):
+        def forward(self, x):
+            return x.float().mean(dim=1).half()
+
+    class ModelNew(nn.Module):
+        def forward(self, x):
+            out = torch.empty(x.shape[0], dtype=x.dtype, device=x.device)
+            row_mean[(x.shape[0],)](x, out, x.shape[1], x.stride(0), BLOCK=128)
+            return out
+
+    def get_inputs():
+        return [torch.randn(B, N).half()]
+''')
+
+ROW_MAX_SCALAR = task('''
+    TEST_SHAPES = [{"B": 2, "N": 1500}, {"B": 5, "N": 301}]
+    B, N = 2, 1500
+
+    @triton.jit
+    def row_max(x_ptr, out_ptr, n, stride):
+        r = tl.program_id(0)
+        best = float("-inf")
+        for j in range(n):
+            best = tl.maximum(best, tl.load(x_ptr + r * stride + j))
+        tl.store(out_ptr + r, best)
+
+    class Model(nn.Module):
+        def forward(self, x):
+            return x.amax(dim=1)
+
+    class ModelNew(nn.Module):
+        def forward(self, x):
+            out = torch.empty(x.shape[0], dtype=x.dtype, device=x.device)
+            row_max[(x.shape[0],)](x, out, x.shape[1], x.stride(0))
+            return out
+
+    def get_inputs():
+        return [torch.randn(B, N)]
+''')
+
 ROWS_BLOCKPTR_HELPER = task('''
     TEST_SHAPES = [{"M": 6, "N": 129}, {"M": 3, "N": 1000}]
     M, N = 6, 129
@@ -208,9 +263,11 @@ def rewrites() -> dict[str, str]:
     for name, src, kernel, schedule in (
         ("scan_raw", SCAN_RAW, "running_max", "schedule-blocked-scan"),
         ("scan_helper", SCAN_HELPER, "prefix", "schedule-blocked-scan"),
-        ("column_scalar", COLUMN_SCALAR, "colmin", "schedule-column-split"),
-        ("column_scalar_fp16", COLUMN_SCALAR_FP16, "colmin", "schedule-column-split"),
-        ("column_blockptr", COLUMN_BLOCKPTR, "colscaled", "schedule-column-split"),
+        ("column_scalar", COLUMN_SCALAR, "colmin", "schedule-reduction-split"),
+        ("column_scalar_fp16", COLUMN_SCALAR_FP16, "colmin", "schedule-reduction-split"),
+        ("column_blockptr", COLUMN_BLOCKPTR, "colscaled", "schedule-reduction-split"),
+        ("row_mean_fp16", ROW_MEAN_FP16, "row_mean", "schedule-reduction-split"),
+        ("row_max_scalar", ROW_MAX_SCALAR, "row_max", "schedule-reduction-split"),
         ("rows_raw", ROWS_RAW, "rms", "schedule-row-on-chip"),
         ("rows_helper", ROWS_BLOCKPTR_HELPER, "smax", "schedule-row-on-chip"),
     ):
@@ -232,6 +289,10 @@ def test_rewrite_shape(rewrites: dict[str, str]) -> None:
     assert "colmin[(x.shape[1], row_splits)](x, combined, x.shape[0], x.stride(0))" in col
     assert "if combined is not out:\n            out.copy_(combined)" in col
     assert "tl.atomic_add(y_ptr + cols, acc * 0.5 / M, mask=cols < N)" in rewrites["column_blockptr_0"]
+    row = rewrites["row_mean_fp16_0"]  # a row reduction over few long rows: the same split of its loop
+    assert "tl.atomic_add(out_ptr + r, (total / n).to(tl.float16))" in row
+    assert "row_mean[(x.shape[0], row_splits)](x, combined, x.shape[1], x.stride(0), BLOCK=128)" in row
+    assert "tl.atomic_max(out_ptr + r, best)" in rewrites["row_max_scalar_0"]
     rows = rewrites["rows_raw_0"]
     assert rows.count("v = x_tile") == 2 and "for s in range" not in rows.split("def rms_multipass")[0]
     assert "B=triton.next_power_of_2(x.shape[1]), num_warps=8)" in rows
@@ -252,16 +313,17 @@ def test_declines() -> None:
     assert "read before its update" in declined("schedule-blocked-scan", exclusive, "prefix")
     assert "not a scan" in declined("schedule-blocked-scan", ROWS_RAW, "rms")
     sqrt = COLUMN_BLOCKPTR.replace("acc * 0.5 / M", "tl.sqrt(acc)")
-    assert "does not combine" in declined("schedule-column-split", sqrt, "colscaled")
+    assert "does not combine" in declined("schedule-reduction-split", sqrt, "colscaled")
     not_identity = COLUMN_BLOCKPTR.replace("acc = tl.zeros((BN,), dtype=tl.float32)", "acc = tl.full((BN,), 1.0, tl.float32)")
-    assert "identity" in declined("schedule-column-split", not_identity, "colscaled")
+    assert "identity" in declined("schedule-reduction-split", not_identity, "colscaled")
     advanced = COLUMN_BLOCKPTR.replace(new_blk, "").replace(
         "    for i in range(0, M, BM):\n",
         "    blk = tl.make_block_ptr(x_ptr, (M, N), (stride_m, 1), (0, pid * BN), (BM, BN), (1, 0))\n"
         "    for i in range(0, M, BM):\n").replace(
         "axis=0)\n    cols", "axis=0)\n        blk = tl.advance(blk, (BM, 0))\n    cols")
-    assert "advances blk" in declined("schedule-column-split", advanced, "colscaled")
-    assert "not a column reduction" in declined("schedule-column-split", ROWS_RAW, "rms")
+    assert "advances blk" in declined("schedule-reduction-split", advanced, "colscaled")
+    assert "does not combine" in declined("schedule-reduction-split", ROWS_RAW, "rms")  # 1/sqrt of the sum
+    assert "not a column reduction or row reduction" in declined("schedule-reduction-split", SCAN_RAW, "running_max")
     steps = ROWS_RAW.replace("for s in range(0, n, B):\n        idx = s + tl.arange(0, B)\n        ok",
                              "for s in range(0, n, 2 * B):\n        idx = s + tl.arange(0, B)\n        ok")
     assert "different ranges" in declined("schedule-row-on-chip", steps, "rms")

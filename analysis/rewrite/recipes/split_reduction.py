@@ -18,7 +18,6 @@ and grids that are not tuples or already have three axes.
 from __future__ import annotations
 
 import ast
-import math
 
 from ...core.devices import DEVICES
 from ...core.targets import cuda_capability
@@ -35,6 +34,7 @@ from ..kernel_patterns import (
 from ..model import RecipeContext
 from ..recipe_edits import imported_as, paren
 from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
+from ..schedules.targets import measured_grid
 from ..source_edit import Edit
 
 PROGRAMS_PER_SM = 4  # enough resident programs per SM to hide memory latency on a streaming reduction
@@ -47,11 +47,9 @@ _FP32 = ("float32", "float")
 def _measured(ctx: RecipeContext) -> tuple[int | None, int | None]:
     """(the largest grid the profile measured for this kernel, the profiled device's SM count), when profiled."""
     profile = ctx.profile or {}
-    grids = [math.prod(int(g) for g in rec.get("grid") or [1]) for rec in profile.get("launches") or []
-             if isinstance(rec, dict) and rec.get("kernel") == ctx.kernel]
     device = profile.get("device") if isinstance(profile.get("device"), dict) else {}
     sms = device.get("sm_count")
-    return (max(grids) if grids else None), (int(sms) if isinstance(sms, int) and sms > 0 else None)
+    return measured_grid(ctx), (int(sms) if isinstance(sms, int) and sms > 0 else None)
 
 
 def _sm_count(ctx: RecipeContext) -> tuple[int, str]:

@@ -15,9 +15,9 @@ BLOCK_C) rows, 1-D accumulators gain the column axis, and reductions over the ro
 (`axis=0, keep_dims=True`) so the per-column results store at the (1, BLOCK_C) column addresses. BLOCK_C is chosen
 at the launch from a tile budget over the block down the column (a literal config search moves).
 
-Where the column blocks are too few to fill the device (a wide reduction over few columns), column_split.py
+Where the column blocks are too few to fill the device (a wide reduction over few columns), reduction_split.py
 splits the row loop over a second grid axis on the next round: this schedule's output is a column reduction with
-coalesced rows, the form column_split takes. Chosen from the model: a column reduction (classify) whose main
+coalesced rows, the form reduction_split takes. Chosen from the model: a column reduction (classify) whose main
 input has the program id as its stride-1 axis. Declines when a block of lanes is already the contiguous axis
 (already coalesced), for second grid axes, branches, tl.dot, block pointers and atomics.
 """

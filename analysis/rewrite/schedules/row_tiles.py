@@ -15,8 +15,9 @@ a scalar) keep their shape: they are loaded once per program for all its rows. R
 tile budget over the row's block (`TILE // next_power_of_2(BLOCK)`, at most 64 rows), so long rows get one row
 per program; the budget is a launch literal config search moves.
 
-Chosen from the model: an elementwise kernel or a row reduction (classify) on grid axis 0 with no loop, every
-access affine and 1-D. Unlike recipes/row_tiles_2d.py (a local edit that declines every reduction), this handles
+Chosen from the model: an elementwise kernel, a row reduction or a row gather (classify) on grid axis 0 with no
+loop, every access affine and 1-D except gathered ones (an address from a loaded row index: `table[idx[row]]`),
+which take the same broadcast and the row mask. Unlike recipes/row_tiles_2d.py (a local edit that declines every reduction), this handles
 row reductions and leaves broadcast loads unmasked by row. Declines for loops (long rows: row_on_chip), flat
 elementwise maps (elementwise_blocks), tiles already 2-D, branches, tl.dot, block pointers and atomics.
 """
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 import ast
 
-from ...computation.classify import ELEMENTWISE, ROW_REDUCTION, Kind
+from ...computation.classify import ELEMENTWISE, GATHER, ROW_REDUCTION, Kind
 from ...computation.model import LANE, LOOP, PROGRAM, Computation
 from ...computation.symbolic import Poly
 from ..kernel_patterns import REDUCTIONS
@@ -67,12 +68,15 @@ def _reduce_text(ks: KernelSource, call: ast.Call) -> str:
 
 
 def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Kind) -> list:
-    require_class(kind, ELEMENTWISE, ROW_REDUCTION)
+    require_class(kind, ELEMENTWISE, ROW_REDUCTION, GATHER)
     if any(v.kind == LOOP for v in comp.index_vars):
         raise Decline("the kernel loops over the row (rows longer than a block: row_on_chip's case)")
     if any(v.kind == PROGRAM and v.name[3:].isdigit() and v.name != "pid0" for v in comp.index_vars):
         raise Decline("the kernel uses a second grid axis")
-    require_affine(comp.accesses)
+    # a gathered access (its address computed from loaded values, e.g. a row index read at the program's row)
+    # takes the same broadcast: its index is loaded as a (ROWS, 1) column; it is masked by the row count
+    gathered = [a for a in comp.accesses if a.data_dependent]
+    require_affine([a for a in comp.accesses if not a.data_dependent])
     calls = [n for n in ast.walk(ks.fn) if isinstance(n, ast.Call)]
     blocking = next((n for n in calls if ks.is_tl(n, *_BLOCKING)), None)
     if blocking is not None:
@@ -90,7 +94,7 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
         raise Decline(f"the row is covered by blocks of different sizes ({', '.join(sorted(extents))})")
     (block,) = extents
     per_row = []
-    for a in comp.accesses:
+    for a in (a for a in comp.accesses if not a.data_dependent):
         if len([v for v in a.offset.variables if v.startswith("lane")]) > 1 or len(a.dims) > 1:
             raise Decline(f"line {a.line}: the {a.kind} of {a.tensor} is already a 2-D tile")
         step = a.strided_by("pid0")
@@ -104,7 +108,7 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
         per_row.append(a)
     if not per_row:
         raise Decline("no access moves with the program id")
-    row_lines = {a.line for a in per_row}
+    row_lines = {a.line for a in [*per_row, *gathered]}
     aranges = [n for n in calls if ks.is_tl(n, "arange")]
     if any(isinstance(ks.parent(n), ast.Subscript) for n in aranges):
         raise Decline("the kernel already indexes its blocks as 2-D tiles")

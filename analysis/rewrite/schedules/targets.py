@@ -12,9 +12,11 @@ value. Ascend: the cube unit wants M/N/K tiles in multiples of 16 (fp16), the op
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ...core.targets import is_ascend_target
+from ..model import RecipeContext
 
 VECTOR_BYTES_CUDA = 16  # one 128-bit load or store per thread
 ALIGN_BYTES_ASCEND = 32  # the unified buffer's access granule
@@ -45,6 +47,13 @@ class TargetChoices:
         while power * 2 <= limit:
             power *= 2
         return power
+
+
+def measured_grid(ctx: RecipeContext) -> int | None:
+    """The most programs a profiled launch of the context's kernel had (a measured fact), or None unprofiled."""
+    grids = [math.prod(int(g) for g in rec.get("grid") or [1]) for rec in (ctx.profile or {}).get("launches") or []
+             if isinstance(rec, dict) and rec.get("kernel") == ctx.kernel]
+    return max(grids) if grids else None
 
 
 def choices(target: str) -> TargetChoices:

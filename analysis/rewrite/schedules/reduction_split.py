@@ -1,26 +1,29 @@
-"""Column reduction -> the reduced (strided) axis split over a second grid axis, partials combined with atomics.
+"""Row or column reduction -> the reduced loop split over a second grid axis, partials combined with atomics.
 
-A column reduction (`x.sum(0)`, `x.max(0)`, a mean over the rows) launched with one program per block of columns
-has few programs when there are few columns (N=4096 in blocks of 64: 64 programs on a 132-SM device), each walking
-every row serially. Here the loop over the reduced axis is cut into contiguous slices, one per program on grid
-axis 1 (`tl.num_programs(1)` of them, each slice a whole number of the loop's steps so the user's masks stay
-right); each program reduces its slice exactly as before and combines its result into the output with
+A reduction whose programs each walk a long loop over the reduced axis has few programs when there are few outputs:
+a column reduction (`x.sum(0)`, `x.max(0)`, a mean over the rows) with N=4096 columns in blocks of 64 gets 64
+programs on a 132-SM device; a row reduction over a few long rows (`x.sum(dim=(1, 2))` of a (4, 512, 512) tensor:
+4 programs) leaves almost every SM idle. Here the loop over the reduced axis is cut into contiguous slices, one per
+program on grid axis 1 (`tl.num_programs(1)` of them, each slice a whole number of the loop's steps so the user's
+masks stay right); each program reduces its slice exactly as before and combines its result into the output with
 `tl.atomic_add` (sum) or `tl.atomic_max` / `tl.atomic_min`. The wrapper initialises the output to the combine's
-identity before the launch and chooses the number of slices at run time so that the grid fills the device. The
-slices combine in an fp32 buffer where the output is fp16/bf16 (Triton has no fp16 atomic max/min; a max or min
-taken in fp32 is exact, a sum is rounded to the output's dtype once, after the launch, as before).
+identity before the launch and chooses the number of slices at run time so that the grid fills the device (the
+programs that fill it are a guess from the target's device table, named in the rationale). The slices combine in
+an fp32 buffer where the output is fp16/bf16 (Triton has no fp16 atomic max/min; a max or min taken in fp32 is
+exact, a sum is rounded to the output's dtype once, after the launch, as before).
 
-Chosen from the model: the kernel is a column reduction (classify), one loop-carried sum/max/min over the reduced
-loop, one store after the loop whose value is linear in the sum (a mean, a scale) or the reduced max/min itself.
-Declines for other epilogues (sqrt, division by the sum: atomics cannot combine them), grids with a second axis,
-stores in the loop, and outputs that are not a plain tensor name at the launch.
+Chosen from the model: the kernel is a row or column reduction (classify), one loop-carried sum/max/min over the
+reduced loop, one store after the loop whose value is linear in the sum (a mean, a scale, `tl.sum` of a block
+accumulator) or the reduced max/min itself. Declines for other epilogues (sqrt, division by the sum: atomics cannot
+combine them), grids with a second axis, stores in the loop, outputs that are not a plain tensor name at the
+launch, and kernels whose profiled grid already fills the device.
 """
 
 from __future__ import annotations
 
 import ast
 
-from ...computation.classify import COLUMN_REDUCTION, Kind
+from ...computation.classify import COLUMN_REDUCTION, ROW_REDUCTION, Kind
 from ...computation.model import Computation
 from ..kernel_patterns import literal_init, simple_range
 from ..recipe_edits import imported_as, launch_grids
@@ -36,7 +39,7 @@ from .emit import (
     one_axis_grid,
     require_class,
 )
-from .targets import choices
+from .targets import SMS_GUESS, choices, measured_grid
 
 MAX_SPLIT = 64  # more slices add atomics without adding bandwidth
 _ATOMIC = {"sum": "atomic_add", "max": "atomic_max", "min": "atomic_min"}
@@ -81,7 +84,12 @@ def _combines(ks: KernelSource, node: ast.expr, tainted: set[str], op: str) -> b
 
 
 def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Kind) -> list:
-    require_class(kind, COLUMN_REDUCTION)
+    require_class(kind, COLUMN_REDUCTION, ROW_REDUCTION)
+    fill = choices(ks.ctx.target).programs_to_fill
+    measured = measured_grid(ks.ctx)
+    if measured is not None and measured >= fill:
+        raise Decline(f"the profiled grid already has {measured:,} programs (about {fill} fill the device): "
+                      "splitting the loop adds atomics without filling it more")
     if any(v.name.startswith("pid") and v.name != "pid0" for v in comp.index_vars):
         raise Decline("the kernel already uses a second grid axis")
     if any(isinstance(n, ast.Call) and ks.is_tl(n, "num_programs") for n in ast.walk(ks.fn)):
@@ -154,7 +162,6 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
         ks.text.replace(store.func, tl(_ATOMIC[acc.op])),
     ]
     torch = imported_as(ks, "torch")
-    fill = choices(ks.ctx.target).programs_to_fill
     splits, partial = ks.fresh("row_splits"), ks.fresh("combined")
     for call, _ in launch_grids(ks):
         grid0 = one_axis_grid(ks, call)
@@ -174,13 +181,15 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
         edits.append(ks.text.replace(out, partial))
         edits.append(ks.text.insert_after(statement, (
             f"{ind}if {partial} is not {out.id}:\n{ind}    {out.id}.copy_({partial})  # one rounding to its dtype\n")))
+    walked = "a strided axis" if kind.name == COLUMN_REDUCTION else "its contiguous axis"
+    target = "the ascend target's AI cores" if choices(ks.ctx.target).ascend else f"{SMS_GUESS} SMs of the sm_9x entry"
     rationale = (
-        f"The kernel reduces `{stores[0].tensor}`'s input over a strided axis (the model classifies it as a column "
-        f"reduction) with one program per block of columns, each walking the whole loop on line {loop.lineno}. "
-        f"The loop is now split into slices over grid axis 1, chosen at launch so the grid reaches about {fill} "
-        f"programs; each slice's {acc.op} is combined into the output with `tl.{_ATOMIC[acc.op]}` (the output is "
-        "set to the identity first; an output that is not fp32 gets an fp32 buffer for the combine, copied into it "
-        "once after the launch)."
+        f"The kernel reduces `{stores[0].tensor}`'s input over {walked} (the model classifies it as a {kind.name}) "
+        f"with one program per output block, each walking the whole loop on line {loop.lineno}: few outputs leave "
+        f"the device idle. The loop is now split into slices over grid axis 1, chosen at launch so the grid reaches "
+        f"about {fill} programs (**guess:** {target} of the device table, unless profiled); each slice's {acc.op} is "
+        f"combined into the output with `tl.{_ATOMIC[acc.op]}` (the output is set to the identity first; an output "
+        "that is not fp32 gets an fp32 buffer for the combine, copied into it once after the launch)."
     )
     return [finish(recipe, ks.ctx, [e for e in edits if isinstance(e, Edit)],
                    "Split the reduced axis over a second grid axis (atomic combine)", rationale,
@@ -188,7 +197,7 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
 
 
 RECIPE = ScheduleRecipe(
-    name="schedule-column-split",
-    title="Column reduction split over a second grid axis",
+    name="schedule-reduction-split",
+    title="Reduction loop split over a second grid axis",
     build=_build,
 )
