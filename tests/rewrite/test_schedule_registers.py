@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from recipe_helpers import rewrite
-from test_schedules_reduce import COLUMN_SCALAR_FP16
+from test_schedules_reduce import COLUMN_SCALAR_FP16, ROW_MEAN_FP16
 from warm_runner import warm_runner
 
 from tritonlens.analysis.compiler.variants import variant_guesses
@@ -56,10 +56,13 @@ def test_flash_kernel_spills_no_more_than_the_draft(task: str, runner: LocalRunn
     assert int(flash["spill_stores"] or 0) <= int(draft["spill_stores"] or 0), (draft, flash)
 
 
-def test_reduction_split_of_fp16_min_compiles(runner: LocalRunner, tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", ["column_min_fp16", "row_mean_fp16"])
+def test_reduction_split_of_fp16_outputs_compiles(name: str, runner: LocalRunner, tmp_path: Path) -> None:
     # Triton has no fp16 atomic min: the split's slices combine in an fp32 buffer (the H200 run of blind set 3
-    # saw this schedule's candidate fail to compile on an fp16 output)
-    path = tmp_path / "colmin_fp16.py"
-    path.write_text(COLUMN_SCALAR_FP16, encoding="utf-8")
-    candidate = rewrite("schedule-reduction-split", COLUMN_SCALAR_FP16, "colmin")[0].source
-    _compiled(candidate, str(path), "colmin", runner)
+    # saw this schedule's candidate fail to compile on an fp16 output); a row mean cast to fp16 in the kernel adds
+    # into that fp32 buffer
+    source, kernel = {"column_min_fp16": (COLUMN_SCALAR_FP16, "colmin"), "row_mean_fp16": (ROW_MEAN_FP16, "row_mean")}[name]
+    path = tmp_path / f"{name}.py"
+    path.write_text(source, encoding="utf-8")
+    candidate = rewrite("schedule-reduction-split", source, kernel)[0].source
+    _compiled(candidate, str(path), kernel, runner)
