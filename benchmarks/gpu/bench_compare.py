@@ -41,7 +41,11 @@ def table(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]], r
             "| --- | --- | --- | --- | --- | --- | --- |"]
     for name in sorted(before):
         b, a = before[name], after.get(name, before[name])
-        won = ", ".join(c.get("producer", "?") for c in (a.get("optimize") or {}).get("applied") or [])
+        won = ", ".join(a.get("producers") or [])  # what the final check kept, as the bench counts it
+        opt = a.get("optimize") or {}
+        undone = ", ".join(c.get("producer", "?") for c in opt.get("applied") or [])
+        if undone and not won:  # applied step by step, then not confirmed by the check of the final text
+            won = f"none ({undone} undone: the final text's check read {(opt.get('overall') or {}).get('reason', '?')[:40]})"
         speed = a.get("speedup") if a.get("status") == "done" else None
         missed = "" if (speed or 0) >= 1.5 else why_missed(a)
         rows.append(f"| {name.removeprefix(root)} | {_x(b.get('speedup'))} | {_x(speed)} | "
