@@ -13,6 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 MIN_GAIN = 0.03  # below 3 % a "speedup" is not worth an edit, however quiet the machine
+# Below this median time a KernelBench call's do_bench figure is its Python launch path's more than its kernels'
+# (H200: a 21 us kernel read 25 us idle and 76-92 us with every core busy; bench/results/h200-launch-probe/).
+LAUNCH_PATH_MS = 0.05
+LAUNCH_PATH_NOTE = ("both medians are under 50 us: at this size the Python launch path, not only the kernels, sets "
+                    "the time (the figure may understate or hide a kernel's gain)")
 
 
 def timing_meaningful(backend: str, target: str) -> bool:
@@ -34,6 +39,7 @@ class TimingJudgement:
     baseline_ms: float | None
     candidate_ms: float | None
     reason: str
+    launch_bound: bool = False  # both medians under LAUNCH_PATH_MS (the reason says so)
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -58,6 +64,9 @@ def judge(baseline_ms: list[float], candidate_ms: list[float], min_gain: float =
     base, cand = statistics.median(b for b, _ in pairs), statistics.median(c for _, c in pairs)
     threshold = max(min_gain, 2 * noise)
     summary = f"{speedup:.2f}x ({low:.2f}-{high:.2f} over {len(ratios)} interleaved repeats, noise ±{noise:.1%})"
+    short = max(base, cand) < LAUNCH_PATH_MS
+    if short:
+        summary += f"; {LAUNCH_PATH_NOTE}"
     if speedup < 1 - threshold:
         reason = f"slower: {summary}"
     elif speedup <= 1 + threshold:
@@ -65,5 +74,5 @@ def judge(baseline_ms: list[float], candidate_ms: list[float], min_gain: float =
     elif low <= 1.0:
         reason = f"not consistently faster: {summary}; at least one repeat was not faster"
     else:
-        return TimingJudgement(True, speedup, spread, low, high, noise, base, cand, f"faster: {summary}")
-    return TimingJudgement(False, speedup, spread, low, high, noise, base, cand, reason)
+        return TimingJudgement(True, speedup, spread, low, high, noise, base, cand, f"faster: {summary}", short)
+    return TimingJudgement(False, speedup, spread, low, high, noise, base, cand, reason, short)
