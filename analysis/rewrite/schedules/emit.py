@@ -175,6 +175,23 @@ def names_in(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
+def reorderable_loop(ks: KernelSource, var: IndexVar, acc: str, what: str) -> tuple[ast.For, ast.expr, ast.expr,
+                                                                                    ast.expr | None]:
+    """The `for` of loop `var` and its range (start, stop, step or None) for a schedule that changes which of its
+    iterations run where: a plain range() carrying no induction besides the accumulator `acc`."""
+    from ..kernel_patterns import simple_range
+
+    loop = loop_node(ks, var)
+    moved = carried_inductions(ks, loop, {acc})
+    if moved:
+        raise Decline(f"line {loop.lineno}: the loop advances {', '.join(moved)} each iteration (an induction the "
+                      "new iteration order would not move)")
+    parts = simple_range(loop)
+    if parts is None:
+        raise Decline(f"line {loop.lineno}: the {what} loop is not a plain range()")
+    return (loop, *parts)
+
+
 def carried_inductions(ks: KernelSource, loop: ast.For, keep: set[str]) -> list[str]:
     """Names other than `keep` that the loop body reassigns after they were set before the loop (a pointer
     advanced per iteration, `blk = tl.advance(blk, ...)`): they move with the iteration count, not the loop

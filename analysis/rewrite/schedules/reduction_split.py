@@ -25,18 +25,17 @@ import ast
 
 from ...computation.classify import COLUMN_REDUCTION, ROW_REDUCTION, Kind
 from ...computation.model import Computation
-from ..kernel_patterns import literal_init, simple_range
+from ..kernel_patterns import literal_init
 from ..recipe_edits import imported_as, launch_grids
 from ..recipe_kit import Decline, KernelSource, finish
 from ..source_edit import Edit
 from .emit import (
     ScheduleRecipe,
     access_call,
-    carried_inductions,
     launch_argument,
-    loop_node,
     names_in,
     one_axis_grid,
+    reorderable_loop,
     require_class,
 )
 from .targets import SMS_GUESS, choices, measured_grid
@@ -85,7 +84,8 @@ def _combines(ks: KernelSource, node: ast.expr, tainted: set[str], op: str) -> b
 
 def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Kind) -> list:
     require_class(kind, COLUMN_REDUCTION, ROW_REDUCTION)
-    fill = choices(ks.ctx.target).programs_to_fill
+    target = choices(ks.ctx.target)
+    fill = target.programs_to_fill
     measured = measured_grid(ks.ctx)
     if measured is not None and measured >= fill:
         raise Decline(f"the profiled grid already has {measured:,} programs (about {fill} fill the device): "
@@ -102,17 +102,9 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
     others = [a for a in comp.accumulations if a.loop == acc.loop and a.var != acc.var]
     if others:
         raise Decline(f"the loop also carries {', '.join(a.var for a in others)}")
-    loop = loop_node(ks, comp.var(acc.loop))
+    loop, start, stop, step = reorderable_loop(ks, comp.var(acc.loop), acc.var, "reduction")
     if not any(loop is s for s in ks.fn.body):
         raise Decline(f"line {loop.lineno}: the reduction loop is nested (not at the top of the kernel)")
-    moved = carried_inductions(ks, loop, {acc.var})
-    if moved:
-        raise Decline(f"line {loop.lineno}: the loop advances {', '.join(moved)} each iteration (an induction the "
-                      "new iteration order would not move)")
-    parts = simple_range(loop)
-    if parts is None:
-        raise Decline(f"line {loop.lineno}: the reduction loop is not a plain range()")
-    start, stop, step = parts
     stores = comp.stores
     if len(stores) != 1 or stores[0].kind != "store" or acc.loop in stores[0].in_loops:
         raise Decline("the kernel does not store its result once, after the reduction loop")
@@ -182,12 +174,12 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
         edits.append(ks.text.insert_after(statement, (
             f"{ind}if {partial} is not {out.id}:\n{ind}    {out.id}.copy_({partial})  # one rounding to its dtype\n")))
     walked = "a strided axis" if kind.name == COLUMN_REDUCTION else "its contiguous axis"
-    target = "the ascend target's AI cores" if choices(ks.ctx.target).ascend else f"{SMS_GUESS} SMs of the sm_9x entry"
+    units = f"the Ascend target's {fill} AI cores" if target.ascend else f"{SMS_GUESS} SMs of the sm_9x entry"
     rationale = (
         f"The kernel reduces `{stores[0].tensor}`'s input over {walked} (the model classifies it as a {kind.name}) "
         f"with one program per output block, each walking the whole loop on line {loop.lineno}: few outputs leave "
         f"the device idle. The loop is now split into slices over grid axis 1, chosen at launch so the grid reaches "
-        f"about {fill} programs (**guess:** {target} of the device table, unless profiled); each slice's {acc.op} is "
+        f"about {fill} programs (**guess:** {units} of the device table, unless profiled); each slice's {acc.op} is "
         f"combined into the output with `tl.{_ATOMIC[acc.op]}` (the output is set to the identity first; an output "
         "that is not fp32 gets an fp32 buffer for the combine, copied into it once after the launch)."
     )

@@ -17,8 +17,8 @@ per program; the budget is a launch literal config search moves.
 
 Chosen from the model: an elementwise kernel, a row reduction or a row gather (classify) on grid axis 0 with no
 loop, every access affine and 1-D except gathered ones (an address from a loaded row index: `table[idx[row]]`),
-which take the same broadcast and the row mask. Unlike recipes/row_tiles_2d.py (a local edit that declines every reduction), this handles
-row reductions and leaves broadcast loads unmasked by row. Declines for loops (long rows: row_on_chip), flat
+which take the same broadcast and the row mask. Unlike recipes/row_tiles_2d.py (a local edit that declines every
+reduction), this handles row reductions and leaves broadcast loads unmasked by row. Declines for loops (long rows: row_on_chip), flat
 elementwise maps (elementwise_blocks), tiles already 2-D, branches, tl.dot, block pointers and atomics.
 """
 
@@ -76,7 +76,8 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
     # a gathered access (its address computed from loaded values, e.g. a row index read at the program's row)
     # takes the same broadcast: its index is loaded as a (ROWS, 1) column; it is masked by the row count
     gathered = [a for a in comp.accesses if a.data_dependent]
-    require_affine([a for a in comp.accesses if not a.data_dependent])
+    affine = [a for a in comp.accesses if not a.data_dependent]
+    require_affine(affine)
     calls = [n for n in ast.walk(ks.fn) if isinstance(n, ast.Call)]
     blocking = next((n for n in calls if ks.is_tl(n, *_BLOCKING)), None)
     if blocking is not None:
@@ -94,7 +95,7 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
         raise Decline(f"the row is covered by blocks of different sizes ({', '.join(sorted(extents))})")
     (block,) = extents
     per_row = []
-    for a in (a for a in comp.accesses if not a.data_dependent):
+    for a in affine:
         if len([v for v in a.offset.variables if v.startswith("lane")]) > 1 or len(a.dims) > 1:
             raise Decline(f"line {a.line}: the {a.kind} of {a.tensor} is already a 2-D tile")
         step = a.strided_by("pid0")

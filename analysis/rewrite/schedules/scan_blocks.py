@@ -19,18 +19,16 @@ import ast
 
 from ...computation.classify import SCAN, Kind
 from ...computation.model import Computation
-from ..kernel_patterns import simple_range
 from ..recipe_edits import and_mask, append_argument, launch_grids
 from ..recipe_kit import Decline, KernelSource, finish
 from .emit import (
     ScheduleRecipe,
     accesses_in,
     append_constexprs,
-    carried_inductions,
-    loop_node,
     names_in,
     node_text,
     region_text,
+    reorderable_loop,
     require_affine,
     require_class,
 )
@@ -79,15 +77,7 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
         raise Decline(f"more than one running value is stored in the loop ({', '.join(a.var for a in running)})")
     acc = running[0]
     var = comp.var(acc.loop)
-    loop = loop_node(ks, var)
-    moved = carried_inductions(ks, loop, {acc.var})
-    if moved:
-        raise Decline(f"line {loop.lineno}: the loop advances {', '.join(moved)} each iteration (an induction the "
-                      "new iteration order would not move)")
-    parts = simple_range(loop)
-    if parts is None:
-        raise Decline(f"line {loop.lineno}: the scan loop is not a plain range()")
-    start, stop, step = parts
+    loop, start, stop, step = reorderable_loop(ks, var, acc.var, "scan")
     if step is not None and not (isinstance(step, ast.Constant) and step.value == 1):
         raise Decline(f"line {loop.lineno}: the loop steps by {ks.segment(step)}: already blocked")
     carried = [a for a in comp.accumulations if a.loop == acc.loop and a.var != acc.var]

@@ -276,11 +276,11 @@ def _stop(cancel: threading.Event | None, out: OptimizeResult, started: float, b
         out.cancelled = True
         return True
     left = budget.seconds - (time.monotonic() - started)
-    need = MIN_SHARE_OF_TYPICAL * statistics.median(costs) if costs else 0.0
-    if left <= need:
+    typical = statistics.median(costs) if costs else 0.0
+    if left <= MIN_SHARE_OF_TYPICAL * typical:
         note = "time budget spent" if left <= 0 else (
-            f"time budget spent: {left:.0f} s left, less than a verification here takes (about "
-            f"{statistics.median(costs):.0f} s); no further candidate started")
+            f"time budget spent: {left:.0f} s left, less than a verification here takes (about {typical:.0f} s); "
+            "no further candidate started")
         if not any(n.startswith("time budget spent") for n in out.notes):
             out.notes.append(note)
         return True

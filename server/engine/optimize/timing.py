@@ -39,7 +39,6 @@ class TimingJudgement:
     baseline_ms: float | None
     candidate_ms: float | None
     reason: str
-    launch_bound: bool = False  # both medians under LAUNCH_PATH_MS (the reason says so)
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -64,8 +63,7 @@ def judge(baseline_ms: list[float], candidate_ms: list[float], min_gain: float =
     base, cand = statistics.median(b for b, _ in pairs), statistics.median(c for _, c in pairs)
     threshold = max(min_gain, 2 * noise)
     summary = f"{speedup:.2f}x ({low:.2f}-{high:.2f} over {len(ratios)} interleaved repeats, noise ±{noise:.1%})"
-    short = max(base, cand) < LAUNCH_PATH_MS
-    if short:
+    if max(base, cand) < LAUNCH_PATH_MS:
         summary += f"; {LAUNCH_PATH_NOTE}"
     if speedup < 1 - threshold:
         reason = f"slower: {summary}"
@@ -74,5 +72,5 @@ def judge(baseline_ms: list[float], candidate_ms: list[float], min_gain: float =
     elif low <= 1.0:
         reason = f"not consistently faster: {summary}; at least one repeat was not faster"
     else:
-        return TimingJudgement(True, speedup, spread, low, high, noise, base, cand, f"faster: {summary}", short)
-    return TimingJudgement(False, speedup, spread, low, high, noise, base, cand, reason, short)
+        return TimingJudgement(True, speedup, spread, low, high, noise, base, cand, f"faster: {summary}")
+    return TimingJudgement(False, speedup, spread, low, high, noise, base, cand, reason)
