@@ -85,7 +85,7 @@ def _reduction(comp: Computation, over: tuple[str, ...], gathers: list[Access]) 
     reduced_contig = any(_walks_contiguously(comp, main, v) for v in over)
     if reduced_contig:
         return Kind(ROW_REDUCTION, (f"the reduced index walks `{main.tensor}` contiguously",), over, contiguous)
-    if contiguous is not None:
+    if contiguous is not None and over:  # a reduced axis that is not the contiguous one (unknown: not claimed)
         return Kind(COLUMN_REDUCTION, (f"`{main.tensor}` is reduced over a strided axis; its contiguous axis "
                                        "is kept",), over, contiguous)
     strides = ", ".join(f"{v}: {main.strided_by(v)}" for v in over)

@@ -636,10 +636,13 @@ class Lifter:
     def reduce(self, name: str, e: ast.Call, env: dict[str, Value], kw: dict[str, ast.expr]) -> Value:
         v = self.expr(e.args[0], env) if e.args else Opaque("reduce")
         axis = _int(e.args[1] if len(e.args) > 1 else kw.get("axis"))
-        self.add_op(Op("reduce", name, e.lineno, _axis_var(v, axis)))
-        if isinstance(v, Data):
-            return Data(**{**v.then(name).__dict__, "dims": _drop(v.dims, axis)})
-        return Data(ops=(name,))
+        # `tl.reduce((vals, idxs), axis, combine_fn)` reduces a tuple of same-shaped blocks along one axis
+        parts = v.items if isinstance(v, Tuple) and v.items else (v,)
+        shaped = next((p for p in parts if isinstance(p, (Data, Index)) and p.dims), parts[0])
+        self.add_op(Op("reduce", name, e.lineno, _axis_var(shaped, axis)))
+        out = tuple(Data(**{**p.then(name).__dict__, "dims": _drop(p.dims, axis)}) if isinstance(p, Data)
+                    else Data(ops=(name,)) for p in parts)
+        return Tuple(out) if isinstance(v, Tuple) and v.items else out[0]
 
 
 def _broadcast(a: Dims, b: Dims) -> Dims:

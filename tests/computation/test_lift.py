@@ -196,6 +196,28 @@ def test_column_reductions_are_told_from_row_reductions_by_the_stride_of_the_red
     assert kind.name == COLUMN_REDUCTION, describe(comp)
 
 
+def test_a_tuple_reduce_is_reduced_along_its_lanes_not_called_a_column_reduction():
+    # `tl.reduce((vals, idxs), 0, combine)` (an argmax): the reduced axis is the block's lane, read contiguously
+    comp, kind = lifted("""
+@triton.jit
+def _pick(v1, i1, v2, i2):
+    gt = v1 > v2
+    return tl.where(gt, v1, v2), tl.where(gt, i1, i2)
+
+@triton.jit
+def block_argmax(x_ptr, best_ptr, where_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    vals = tl.load(x_ptr + offs, mask=offs < n, other=float("-inf"))
+    best, at = tl.reduce((vals, offs), axis=0, combine_fn=_pick)
+    tl.store(best_ptr + pid, best)
+    tl.store(where_ptr + pid, at)
+""", "block_argmax")
+    reduce = next(o for o in comp.ops if o.kind == "reduce")
+    assert reduce.axis_var is not None and comp.var(reduce.axis_var).kind == "lane", describe(comp)
+    assert kind.name == ROW_REDUCTION, describe(comp)
+
+
 def test_gathers_and_scatters_have_data_dependent_addresses():
     comp, kind = lifted("""
 @triton.jit
