@@ -199,18 +199,23 @@ def _interleaved(
                       _copy(values), _copy(values)))
     base_ms: list[float] = []
     cand_ms: list[float] = []
+    samples: dict[str, list[dict[str, Any]]] = {"b": [], "c": []}
     for i in range(repeats):
         for tag in ("b", "c") if i % 2 == 0 else ("c", "b"):
-            total = 0.0
+            total, methods = 0.0, set()
             for launch, base, cand, vb, vc in plans:
                 kernel, values = (base, vb) if tag == "b" else (cand, vc)
                 side = _side(launch, "baseline" if tag == "b" else "candidate")
                 t = be.time_ms(lambda k=kernel, v=values, la=side: _launch(be, k, la, v), warmup_ms, rep_ms)
                 total += t["median"] * int(launch.get("count") or 1)
+                methods.add(t.get("method"))
             (base_ms if tag == "b" else cand_ms).append(total)
+            # a sum is a graph replay's only when each of its launches was
+            samples[tag].append({"median": total, "method": methods.pop() if len(methods) == 1 else "mixed"})
     result["timing"] = {
         "shape": f"{len(launches)} recorded launch(es)", "repeats": repeats, "baseline_ms": base_ms,
-        "candidate_ms": cand_ms, "device": be.describe(),
+        "candidate_ms": cand_ms, "baseline_quantiles": samples["b"], "candidate_quantiles": samples["c"],
+        "device": be.describe(),
         "method": "original and candidate kernels alternated over the recorded launches; each sample sums the "
                   "launches' medians weighted by how often the program made them",
     }

@@ -50,7 +50,8 @@ def _time_compiled(be: Backend, reference: Any, args: list[Any], warmup_ms: floa
         compiled(*args)  # compiles here
         be.synchronize()
         compile_s = time.perf_counter() - started
-        return {"compiled_reference_ms": be.time_ms(lambda: compiled(*args), warmup_ms, rep_ms)["median"],
+        t = be.time_ms(lambda: compiled(*args), warmup_ms, rep_ms)
+        return {"compiled_reference_ms": t["median"], "compiled_reference_method": t.get("method"),
                 "compiled_reference_compile_s": round(compile_s, 2)}
     except Exception as exc:  # inductor missing a compiler, an op it cannot lower...
         return {"compiled_reference_error": describe_exception(exc)[:500]}
@@ -86,8 +87,10 @@ def interleaved_timing(
         "baseline_quantiles": base_ms,
         "candidate_quantiles": cand_ms,
         "reference_ms": ref_t["median"],
+        "reference_method": ref_t.get("method"),
         "device": be.describe(),
-        "method": "baseline and candidate alternated; each sample is the backend's median over rep_ms",
+        "method": "baseline and candidate alternated; each sample is the backend's median over rep_ms (of a CUDA "
+                  "graph replay of the call where one could be captured: the sample's \"method\")",
     }
     med_c = sorted(t["median"] for t in cand_ms)[len(cand_ms) // 2]
     med_b = sorted(t["median"] for t in base_ms)[len(base_ms) // 2]

@@ -35,7 +35,7 @@ from ...trust.secrets import redactor as process_redactor
 from .ascend_compile import NO_DEVICE, AscendCompile, applies, ascend_compile
 from .faults import device_fault
 from .shapes import ShapePlan
-from .timing import MIN_GAIN, judge, timing_meaningful
+from .timing import MIN_GAIN, judge, timed_by_graph, timing_meaningful
 from .verify_plan import VerificationPlan, replay_launches_for
 
 if TYPE_CHECKING:  # the runner client is imported where a runner is made, not by the engine
@@ -398,7 +398,7 @@ class Gate:
             return Verdict(candidate.id, True, reason, stage="", max_error=max_error, details=details)
         timing = dict(res.get("timing") or {})
         verdict_t = judge(list(timing.get("baseline_ms") or []), list(timing.get("candidate_ms") or []),
-                          self.config.min_gain)
+                          self.config.min_gain, by_graph=timed_by_graph(timing))
         details.update(timing=timing, judgement=verdict_t.to_dict(), timing_meaningful=True,
                        faster=verdict_t.faster, device=(timing.get("device") or {}).get("name"))
         if not verdict_t.faster:
