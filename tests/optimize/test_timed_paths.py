@@ -172,3 +172,36 @@ def test_config_search_waits_while_an_untried_recipe_has_candidates(monkeypatch)
     assert [(s.candidate.title, s.round) for s in result.applied] == [("BLOCK 256", 2), ("BLOCK 1024", 3)]
     assert any("no recipe was faster; doubler (" in n for n in result.notes)
     assert len(collected) == 3  # rounds 1 and 3 and the final text: round 2 (same text as round 1) reused it
+
+
+class StoppedAtTheFinalCheck(ScriptedRunner):
+    """The run is stopped (SIGTERM, the editor's cancel) while the final text is measured: that job fails."""
+
+    def __init__(self, cancel: Any) -> None:
+        super().__init__()
+        self.cancel = cancel
+        self.calls = 0
+
+    def verify(self, backend: str, payload: VerifyRequest, **kw: Any) -> dict[str, Any]:
+        self.calls += 1
+        original = FIXTURE.read_text()
+        if payload.baseline_source == original and payload.harness.source == original.replace("BLOCK = 64", "BLOCK = 1024"):
+            self.cancel.set()
+            return {"ok": False, "error": "the job was cancelled"}
+        return super().verify(backend, payload, **kw)
+
+
+def test_a_run_stopped_during_the_final_check_is_cancelled_not_a_result(monkeypatch):
+    import threading
+
+    from tritonlens.server.engine.optimize import loop
+
+    assert "BLOCK = 64" in FIXTURE.read_text()
+    monkeypatch.setattr(loop, "collect", lambda *a, **k: loop.Evidence())
+    cancel = threading.Event()
+    runner = StoppedAtTheFinalCheck(cancel)
+    options = OptimizeOptions(backend="cuda", budget=Budget(candidates=10, rounds=2),
+                              gate=GateConfig(backend="cuda", compile_check=False), profile=False)
+    result = optimize_source(FIXTURE.read_text(), str(FIXTURE), runner, options, [Doubler()], cancel=cancel)
+    assert result.applied and result.overall is not None and not result.overall.accepted
+    assert result.cancelled  # the bench runs the task again instead of recording the draft's time as its result

@@ -229,6 +229,8 @@ def optimize_source(
             rationale="the final text against the original", level=max(s.candidate.level for s in out.applied),
         )
         out.overall = gate.check(source, whole, cancel, budget_s=max(60.0, _left(started, budget))).verdict
+        if cancel is not None and cancel.is_set():  # stopped while measuring the final text: no result, not a miss
+            out.cancelled = True
         out.evidence_after = collect(current, path, options.target, runner, backend=options.backend,
                                      cancel=cancel, profile=options.profile and not launches, untrusted=_llm_text(out))
     original = gate.original_ascend(cancel) if not out.cancelled else None
