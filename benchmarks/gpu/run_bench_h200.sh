@@ -16,18 +16,17 @@ mkdir -p /tmp/tlpkg/tritonlens
 for d in analysis server ascend_runner; do ln -sfn "$PWD/$d" /tmp/tlpkg/tritonlens/$d; done
 export PYTHONPATH=/tmp/tlpkg:/tmp/site PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 export TRITONLENS_CUDA_PYTHON=$(command -v python3) TRITONLENS_CACHE_DIR=$WORK/cache
-[ -f "$RESULTS/bench-state.json" ] && cp "$RESULTS/bench-state.json" "$WORK/"
+# the state lives in $OUT from the start: a call cut by the device's own limit still returns every finished task
+[ -f "$RESULTS/bench-state.json" ] && cp "$RESULTS/bench-state.json" "$OUT/"
 {
   date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
   python3 -c 'import torch, triton, numpy, sys; print("python", sys.version.split()[0], "torch", torch.__version__, "triton", triton.__version__, "numpy", numpy.__version__)'
   echo "tasks: ${TASKS:-bench/}  budget: ${BUDGET:-candidates=8,rounds=2,seconds=40}  time budget: ${TIME_BUDGET:-480} s  jobs: ${JOBS:-1}  grace: ${GRACE:-90} s  extra: ${EXTRA:-}"
-} >> "$WORK/env.txt" 2>&1
-tail -3 "$WORK/env.txt"
+} >> "$OUT/env.txt" 2>&1
+tail -3 "$OUT/env.txt"
 timeout $(( ${TIME_BUDGET:-480} + ${GRACE:-90} )) python3 -m tritonlens.server.cli bench ${TASKS:-bench/} --backend cuda --target sm_90 \
   --runner "local:$(command -v python3)" --budget "${BUDGET:-candidates=8,rounds=2,seconds=40}" --rep-ms 50 \
-  --time-budget "${TIME_BUDGET:-480}" --jobs "${JOBS:-1}" --report "$WORK/report" --state "$WORK/bench-state.json" ${EXTRA:-} \
-  > "$WORK/bench.out" 2> "$WORK/bench.err"
-echo "bench exit $?"; grep "tritonlens bench:" "$WORK/bench.err" | tail -50; tail -30 "$WORK/bench.out"
-cp "$WORK/bench-state.json" "$OUT/" 2>/dev/null
-cp "$WORK/env.txt" "$OUT/"
-tar -czf "$OUT/report.tar.gz" -C "$WORK" report bench.err
+  --time-budget "${TIME_BUDGET:-480}" --jobs "${JOBS:-1}" --report "$WORK/report" --state "$OUT/bench-state.json" ${EXTRA:-} \
+  > "$WORK/bench.out" 2> "$OUT/bench.err"
+echo "bench exit $?"; grep "tritonlens bench:" "$OUT/bench.err" | tail -50; tail -30 "$WORK/bench.out"
+tar -czf "$OUT/report.tar.gz" -C "$WORK" report

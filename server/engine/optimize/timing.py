@@ -16,7 +16,7 @@ MIN_GAIN = 0.03  # below 3 % a "speedup" is not worth an edit, however quiet the
 # Below this median time a KernelBench call's do_bench figure is its Python launch path's more than its kernels'
 # (H200: a 21 us kernel read 25 us idle and 76-92 us with every core busy; bench/results/h200-launch-probe/).
 LAUNCH_PATH_MS = 0.05
-LAUNCH_PATH_NOTE = ("both medians are under 50 us and were timed launch by launch (no CUDA graph could be captured): "
+LAUNCH_PATH_NOTE = ("both medians are under 50 us and were timed launch by launch (not replayed from a CUDA graph): "
                     "at this size the Python launch path, not only the kernels, sets the time (the figure may "
                     "understate or hide a kernel's gain)")
 # The worker's time_ms "method" for a call replayed from a CUDA graph (ascend_runner/worker/harness_backend.py):
