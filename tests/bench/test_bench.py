@@ -135,9 +135,14 @@ def test_a_terminated_bench_cancels_the_task_in_flight_and_still_writes_its_repo
     import time
 
     report = tmp_path / "report"
-    # a quick task, then a slow one (attention's candidates take tens of seconds on the interpreter): the second is
-    # still in flight when the signal comes, however late a loaded machine lets this test read its progress
-    tasks = [str(ROOT / "bench" / "activation" / "relu.py"), str(ROOT / "bench" / "attention" / "causal_attention.py")]
+    # a quick task, then one whose ModelNew sleeps in every call: the second is still in flight when the signal
+    # comes, however late a loaded machine lets this test read its progress (a merely slow task once finished first)
+    quick = (ROOT / "bench" / "activation" / "relu.py").read_text(encoding="utf-8")
+    hangs = quick.replace("        out = torch.empty_like(x)\n", "        time.sleep(3600)\n        out = torch.empty_like(x)\n")
+    assert hangs != quick
+    (tmp_path / "a_relu.py").write_text(quick, encoding="utf-8")
+    (tmp_path / "b_hangs.py").write_text("import time\n" + hangs, encoding="utf-8")
+    tasks = [str(tmp_path / "a_relu.py"), str(tmp_path / "b_hangs.py")]
     command = [str(BIN / "tritonlens"), "bench", *tasks, "--backend", "interpret", "--budget",
                "candidates=4,rounds=2", "--no-config-search", "--report", str(report)]
     proc = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)

@@ -27,11 +27,14 @@ def recipe(name: str) -> object:
     return next(r for r in all_recipes() if r.name == name)
 
 
-def context(source: str, kernel: str, codes: tuple[str, ...] = (), target: str = "sm_90") -> RecipeContext:
+def context(source: str, kernel: str, codes: tuple[str, ...] = (), target: str = "sm_90",
+            grid: tuple[int, ...] | None = None) -> RecipeContext:
+    """`grid`: a profiled launch of the kernel with this grid (what level 2 measured), when given."""
     findings = tuple(
         Finding(code, "test finding", Span(1, 0, 1, 1), Severity.WARNING, Level.TRIAGE, kernel) for code in codes
     )
-    return RecipeContext(source, "task.py", kernel, parse_module(source), findings, target)
+    profile = {"launches": [{"kernel": kernel, "grid": list(grid)}]} if grid else None
+    return RecipeContext(source, "task.py", kernel, parse_module(source), findings, target, profile)
 
 
 def propose(name: str, source: str, kernel: str, **kwargs: object) -> list[Candidate] | NotApplicable:

@@ -52,6 +52,27 @@ def test_candidates_correct_under_interpreter(tmp_path) -> None:
     check_correct(sources, tmp_path)
 
 
+# long K, few output tiles: K shapes that split (K // 512 slices, at most what 132 SMs take for one tile)
+LONG_K = {"M": 37, "N": 45, "K": 1100}, {"M": 70, "N": 19, "K": 1700}
+
+
+@pytest.mark.parametrize("style", ["scalar", "blocked"])
+def test_split_k_when_the_profiled_grid_is_small(style: str, tmp_path) -> None:
+    source, kernel = STYLES[style]
+    source = source.replace(source.split("TEST_SHAPES = ")[1].split("\n")[0], repr(list(LONG_K)))
+    *_, split = rewrite(NAME, source, kernel, grid=(2, 3))  # 6 programs were profiled: far fewer than the SMs
+    new = split.source
+    assert "split-K" in split.title and "Split-K" in split.rationale and "**guess:**" in split.rationale
+    assert "k_first = tl.program_id(1) * k_slice" in new
+    assert "tl.atomic_add(acc_partials + slot, acc, mask=" in new and "finishes = tl.atomic_add(arrivals + pid, 1)" in new
+    assert "k_splits = max(1, min(16, 132 // (triton.cdiv(" in new and ", k_splits)](" in new
+    assert "acc_partials=acc_partials, arrivals=arrivals)" in new
+    check_correct({f"{style}_split": new}, tmp_path)  # 2 and 3 slices at these shapes, each finishing the epilogue
+    # no profile, a profiled grid that fills the device, or a batch axis: no split-K candidate
+    assert len(rewrite(NAME, source, kernel, grid=(16, 16))) == len(rewrite(NAME, source, kernel))
+    assert not any("split-K" in c.title for c in rewrite(NAME, drafts.BATCHED_T, "bmm_bt", grid=(1, 1, 2)))
+
+
 def test_declines_with_the_models_reason() -> None:
     extra = drafts.RANK1.replace("        acc += a[:, None]", "        a = tl.exp(a)\n        acc += a[:, None]")
     assert "not a plain product" in declined(NAME, extra, "mm_rank1")

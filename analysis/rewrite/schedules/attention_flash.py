@@ -30,6 +30,7 @@ from ..recipe_edits import and_mask, imported_as
 from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from ..source_edit import Edit
 from . import dot_emit as de
+from .emit import append_constexprs
 from .targets import attention_tiles
 
 M, N, D, BATCH = "M", "N", "D", "batch"
@@ -460,7 +461,7 @@ def _emit(recipe: SourceRecipe, ks: KernelSource, c: dict) -> list:  # noqa: PLR
     start = min(start, ks.text.line_start(de.body_span(ks)[2][0].lineno))
     body_edit = Edit(start, c["end"], text)
     launch = _launch_edits(ks, blocks, user_blocks, added, literal, cfg, c["m_bound"], m_axis)
-    sig_edits = [de.new_params(ks, added)] if added else []
+    sig_edits = [append_constexprs(ks, added)] if added else []
     rationale = (
         f"The model reads this kernel as attention: Q ({c['q'].tensor}) against K ({c['k'].tensor}) and V "
         f"({c['v'].tensor}) over key blocks, written to {c['o'].tensor}"

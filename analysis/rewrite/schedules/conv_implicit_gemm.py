@@ -30,6 +30,7 @@ from ..recipe_edits import and_mask, imported_as
 from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from ..source_edit import Edit, reindent
 from . import dot_emit as de
+from .emit import append_constexprs
 from .targets import dot_tiles
 
 RANGES = ("range", "static_range")
@@ -341,7 +342,7 @@ def _emit(recipe, ks, view, loop, prologue, epilogue, nest, inner, acc, loads, x
 
     start, end, _ = de.body_span(ks)
     launch = _launch_edits(ks, [bm, bn, bk, group], literal, cfg, n_bound, units, bound_text, batch_params)
-    sig = de.new_params(ks, [bm, bn, bk, group])
+    sig = append_constexprs(ks, [bm, bn, bk, group])
     extra_sig = []
     if batch_params:
         at = ks.text.end(ks.fn.args.args[-1])

@@ -339,16 +339,6 @@ def assigned_in(stmt: ast.stmt) -> set[str]:
     return {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
-def new_params(ks: KernelSource, names: list[str]) -> Edit:
-    """Append constexpr parameters to the kernel's signature."""
-    args = ks.fn.args
-    if args.defaults or args.kw_defaults or args.vararg or args.kwarg or args.kwonlyargs:
-        raise Decline("the kernel has defaulted, keyword-only or variadic parameters")
-    last = args.args[-1]
-    at = ks.text.end(last)
-    return Edit(at, at, "".join(f", {n}: {ks.tl('constexpr')}" for n in names))
-
-
 def is_kind(comp: Computation, var: str, kind: str) -> bool:
     v = comp.var(var)
     return v is not None and v.kind == kind

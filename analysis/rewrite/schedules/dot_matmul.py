@@ -16,6 +16,7 @@ block sizes, num_warps and num_stages as literals (config search moves them). Th
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
 from ...computation import classify
 from ...computation.classify import MATMUL
@@ -24,11 +25,16 @@ from ...computation.symbolic import Poly
 from ...computation.values import Index
 from ..kernel_patterns import is_zero, load_parts
 from ..model import ANY_KERNEL
-from ..recipe_edits import and_mask, imported_as
+from ..recipe_edits import and_mask, append_argument, imported_as, paren
 from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from ..source_edit import Edit
 from . import dot_emit as de
-from .targets import dot_tiles
+from .emit import append_constexprs
+from .split_combine import Partial, combine_then_finish, indented_rest
+from .targets import SMS_GUESS, dot_tiles, measured_grid
+
+MAX_SPLIT_K = 16
+MIN_K_PER_SLICE = 512  # K elements a slice multiplies at least (shorter slices pay the combine for little work)
 
 CASTS = ("to", "T")
 TL_OK = ("dot", "sum", "trans", "permute", "reshape", "view", "broadcast_to", "expand_dims", "cast")
@@ -289,7 +295,8 @@ def _emit(recipe, ks, view, roles, op_a, op_b, bounds, bound_polys, acc, names, 
     bm, bn, bk = blocks[de.M], blocks[de.N], blocks[de.K]
     kb = f"({bounds[de.K]})" if not bounds[de.K].isidentifier() else bounds[de.K]
 
-    def kernel_text(precision: str) -> str:
+    def kernel_text(precision: str, split: SplitK | None = None) -> str:
+        k_first = f"({split.first} + {n['lane_k']})" if split else n["lane_k"]
         lines = [
             "# tritonlens schedule: tl.dot tiles in grouped program order over K, the epilogue fused after it",
             f"{n['pid']} = {tl('program_id')}(0)",
@@ -309,12 +316,23 @@ def _emit(recipe, ks, view, roles, op_a, op_b, bounds, bound_polys, acc, names, 
             f"{n['lane_k']} = {tl('arange')}(0, {bk})",
             f"{n['rows']} = {n['tile_m']} * {bm} + {n['lane_m']}",
             f"{n['cols']} = {n['tile_n']} * {bn} + {n['lane_n']}",
+        ]
+        if split:
+            lines += [
+                f"# split-K: the K loop is cut into tl.num_programs({split.axis}) slices; this program multiplies one",
+                f"{split.size} = {tl('cdiv')}({tl('cdiv')}({bounds[de.K]}, {bk}), {tl('num_programs')}({split.axis}))"
+                f" * {bk}",
+                f"{split.first} = {tl('program_id')}({split.axis}) * {split.size}",
+            ]
+        k_range = (f"range({split.first}, {tl('minimum')}({split.first} + {split.size}, {bounds[de.K]}), {bk})"
+                   if split else f"range(0, {bounds[de.K]}, {bk})")
+        lines += [
             f"{n['a_tile_ptrs']} = " + addr(op_a, op_a.access.tensor, f"{n['rows']}[:, None] * ({s[de.M]})",
-                                           f"{n['lane_k']}[None, :] * ({s[de.K]})"),
-            f"{n['b_tile_ptrs']} = " + addr(op_b, op_b.access.tensor, f"{n['lane_k']}[:, None] * ({t[de.K]})",
+                                           f"{k_first}[None, :] * ({s[de.K]})"),
+            f"{n['b_tile_ptrs']} = " + addr(op_b, op_b.access.tensor, f"{k_first}[:, None] * ({t[de.K]})",
                                            f"{n['cols']}[None, :] * ({t[de.N]})"),
             f"{acc} = {tl('zeros')}(({bm}, {bn}), dtype={tl('float32')})",
-            f"for {n['k_start']} in range(0, {bounds[de.K]}, {bk}):",
+            f"for {n['k_start']} in {k_range}:",
         ]
         body = [
             f"{a_name} = {tl('load')}({n['a_tile_ptrs']}, mask=({n['rows']}[:, None] < {bounds[de.M]}) & "
@@ -326,27 +344,47 @@ def _emit(recipe, ks, view, roles, op_a, op_b, bounds, bound_polys, acc, names, 
             f"{n['b_tile_ptrs']} += {bk} * ({t[de.K]})",
         ]
         text = "".join(f"{indent}{x}\n" for x in lines) + "".join(f"{inner}{x}\n" for x in body)
-        text += "".join(f"{indent}{x}\n" for x in rebound)
+        rest = "".join(f"{indent}{x}\n" for x in rebound)
         for stmt in copied:
             a, b = ks.text.statement_lines(stmt)
-            text += de.shifted(ks.text.source, a, b, edits)
+            rest += de.shifted(ks.text.source, a, b, edits)
         if epilogue:
             a = ks.text.line_end(loop.end_lineno)
-            text += de.shifted(ks.text.source, a, end, edits)
-        return text
+            rest += de.shifted(ks.text.source, a, end, edits)
+        if split is None:
+            return text + rest
+        within = f"({n['rows']}[:, None] < {bounds[de.M]}) & ({n['cols']}[None, :] < {bounds[de.N]})"
+        slot = f"{n['rows']}[:, None] * ({bounds[de.N]}) + {n['cols']}[None, :]"  # the output's own coordinates
+        partial = Partial(acc, "sum", split.workspace, slot, within)
+        names = {"finishes": split.finishes, acc: split.slot}
+        return (text + combine_then_finish(ks, indent, [partial], split.arrivals, n["pid"], split.axis, names)
+                + indented_rest(rest, indent))
 
     launch_edits = _launch_edits(ks, blocks, user_blocks, added, literal, tiles_cfg, bound_polys, roles)
-    sig = de.new_params(ks, added)
+    sig = append_constexprs(ks, added)
     extra = {k: v for k, v in dot_kw.items() if k != "allow_tf32"}
     if exact and "input_precision" not in extra:
         extra["input_precision"] = '"ieee"'
-    variants = [("", extra)]
+    variants: list[tuple[str, dict, SplitK | None]] = [("", extra, None)]
     if exact:
-        variants.append((" (TF32)", {**extra, "input_precision": '"tf32"'}))
+        variants.append((" (TF32)", {**extra, "input_precision": '"tf32"'}, None))
+    few = _few_tiles(ks)
+    if few and de.BATCH not in roles.roles and not ks.ctx.target.startswith("ascend"):
+        names = {k: fresh(k) for k in ("k_slice", "k_first", "finishes", "slot", "acc_partials", "arrivals",
+                                       "k_splits")}
+        split = SplitK(1, names["k_slice"], names["k_first"], names["finishes"], names["slot"],
+                       names["acc_partials"], names["arrivals"], names["k_splits"], few)
+        variants.append((" (split-K)", variants[-1][1], split))
     out_list = []
-    for suffix, kw in variants:
+    for suffix, kw, split in variants:
         precision = "".join(f", {k}={v}" for k, v in kw.items())
-        body_edit = Edit(start, end, kernel_text(precision))
+        body_edit = Edit(start, end, kernel_text(precision, split))
+        edits_here = [body_edit, sig, *launch_edits]
+        if split is not None:
+            edits_here = [body_edit, sig, append_constexprs(ks, [split.workspace, split.arrivals], constexpr=False),
+                          *_launch_edits(ks, blocks, user_blocks, added, literal, tiles_cfg, bound_polys, roles,
+                                         split.splits),
+                          *_split_launch_edits(ks, split, bound_polys)]
         rationale = (
             f"The model reads this kernel as `{acc}` accumulating products of {op_a.access.tensor} and "
             f"{op_b.access.tensor} over K (strides from the lifted accesses). The body is re-emitted as "
@@ -362,13 +400,74 @@ def _emit(recipe, ks, view, roles, op_a, op_b, bounds, bound_polys, acc, names, 
                           "gate's TF32 tolerance applies.")
         elif exact:
             rationale += " fp32 operands stay exact (`input_precision=\"ieee\"`), as the draft multiplied them."
-        out_list.append(finish(recipe, ks.ctx, [body_edit, sig, *launch_edits],
+        if split is not None:
+            rationale += (
+                f" **Split-K**: the profiled launch had {split.measured} programs, fewer than the device's "
+                f"{SMS_GUESS} SMs (**guess:** the sm_9x entry of the device table), so the K loop is also cut into "
+                "slices over grid axis 1 (as many as fill the SMs with 128x128 tiles, at most "
+                f"{MAX_SPLIT_K}, each at least {MIN_K_PER_SLICE} deep); the slices add their fp32 tiles into a "
+                "workspace and the last one to arrive runs the epilogue (split_combine.py)."
+            )
+        out_list.append(finish(recipe, ks.ctx, edits_here,
                                f"tl.dot tiles with grouped program order and pipelining{suffix}", rationale,
                                config=dict(literal)))
     return out_list
 
 
-def _launch_edits(ks: KernelSource, blocks, user_blocks, added, literal, tiles_cfg, bound_polys, roles) -> list[Edit]:  # noqa: ANN001
+@dataclass(frozen=True)
+class SplitK:
+    """Names of the split-K form: the grid axis of the slices and the new kernel names."""
+
+    axis: int
+    size: str  # K elements per slice
+    first: str  # this slice's first K index
+    finishes: str
+    slot: str
+    workspace: str
+    arrivals: str
+    splits: str  # the wrapper's number of slices (grid axis `axis`)
+    measured: int  # the profiled grid that asked for it
+
+
+def _few_tiles(ks: KernelSource) -> int | None:
+    """The profiled grid's programs when they are fewer than the SMs (a product with few output tiles), else None."""
+    measured = measured_grid(ks.ctx)
+    return measured if measured is not None and measured < SMS_GUESS else None
+
+
+def _split_launch_edits(ks: KernelSource, split: SplitK, bound_polys: dict[str, Poly]) -> list[Edit]:
+    """Each launch: the number of K slices (fill the SMs with nominal 128x128 tiles), the fp32 workspace of the
+    output's size and one arrival counter per possible tile (16x16 the smallest), all only when K is split."""
+    triton, torch = imported_as(ks, "triton"), imported_as(ks, "torch")
+    positional = [p.name for p in ks.info.params if p.kind == "positional"]
+    out: list[Edit] = []
+    splits = split.splits
+    for site in ks.launches():
+        call = ks.node_at(site)
+        args = {**dict(zip(positional, call.args, strict=False)), **{k.arg: k.value for k in call.keywords}}
+        try:
+            m, n, k = (de.poly_text(bound_polys[r], lambda p, args=args: paren(ks.segment(args[p])))
+                       for r in (de.M, de.N, de.K))
+        except KeyError as missing:
+            raise Decline(f"line {call.lineno}: the launch does not pass {missing} where split-K can read it") from None
+        statement = ks.enclosing_statement(call)
+        ind = ks.text.indent(statement)
+        device = f"{paren(ks.segment(args[positional[0]]))}.device"
+        out.append(ks.text.insert_before(statement, (
+            f"{ind}# split-K when the output has too few 128x128 tiles to fill the {SMS_GUESS} SMs (a guess: the "
+            "sm_9x entry)\n"
+            f"{ind}{splits} = max(1, min({MAX_SPLIT_K}, {SMS_GUESS} // ({triton}.cdiv({m}, 128) * "
+            f"{triton}.cdiv({n}, 128)), {k} // {MIN_K_PER_SLICE}))\n"
+            f"{ind}{split.workspace} = {torch}.zeros({m} * {n} if {splits} > 1 else 1, device={device}, "
+            f"dtype={torch}.float32)\n"
+            f"{ind}{split.arrivals} = {torch}.zeros({triton}.cdiv({m}, 16) * {triton}.cdiv({n}, 16) if {splits} > 1 "
+            f"else 1, device={device}, dtype={torch}.int32)\n")))
+        out.append(append_argument(ks, call, f"{split.workspace}={split.workspace}, {split.arrivals}={split.arrivals}"))
+    return out
+
+
+def _launch_edits(ks: KernelSource, blocks, user_blocks, added, literal, tiles_cfg, bound_polys, roles,  # noqa: ANN001
+                  extra_axis: str | None = None) -> list[Edit]:
     triton = imported_as(ks, "triton")
     sites = ks.launches()
     if not sites:
@@ -391,6 +490,8 @@ def _launch_edits(ks: KernelSource, blocks, user_blocks, added, literal, tiles_c
             if grid is None or axis >= len(grid[0]):
                 raise Decline("the launch grid has no batch axis to keep")
             axes.append(ks.segment(grid[0][axis]))
+        if extra_axis is not None:
+            axes.append(extra_axis)
         edits.append(ks.text.replace(call.func.slice, f"lambda {meta}: ({', '.join(axes)}{',' if len(axes) == 1 else ''})"))
         bound_args = {**dict(zip(positional, call.args, strict=False)), **{k.arg: k.value for k in call.keywords}}
         for name in user_blocks.values():

@@ -119,13 +119,14 @@ def dedent_body(ks: KernelSource, loop: ast.For, text: str) -> str:
         raise Decline(f"line {loop.lineno}: the loop body's indentation is not uniform") from None
 
 
-def append_constexprs(ks: KernelSource, names: list[str]) -> Edit:
-    """New constexpr parameters after the kernel's last parameter (the signature is otherwise unchanged)."""
+def append_constexprs(ks: KernelSource, names: list[str], constexpr: bool = True) -> Edit:
+    """New parameters after the kernel's last parameter (the signature is otherwise unchanged): constexprs, or
+    plain (pointer or scalar) parameters that every launch then passes by keyword."""
     args = ks.fn.args
-    if args.vararg or args.kwarg or args.kwonlyargs or args.defaults:
+    if args.vararg or args.kwarg or args.kwonlyargs or args.defaults or args.kw_defaults:
         raise Decline("the kernel has defaulted, keyword-only or variadic parameters")
     last = args.args[-1]
-    text = "".join(f", {n}: {ks.tl('constexpr')}" for n in names)
+    text = "".join(f", {n}: {ks.tl('constexpr')}" if constexpr else f", {n}" for n in names)
     return Edit(ks.text.end(last), ks.text.end(last), text)
 
 
@@ -175,14 +176,14 @@ def names_in(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
-def reorderable_loop(ks: KernelSource, var: IndexVar, acc: str, what: str) -> tuple[ast.For, ast.expr, ast.expr,
-                                                                                    ast.expr | None]:
+def reorderable_loop(ks: KernelSource, var: IndexVar, accs: set[str], what: str) -> tuple[ast.For, ast.expr,
+                                                                                          ast.expr, ast.expr | None]:
     """The `for` of loop `var` and its range (start, stop, step or None) for a schedule that changes which of its
-    iterations run where: a plain range() carrying no induction besides the accumulator `acc`."""
+    iterations run where: a plain range() carrying no induction besides the accumulators `accs`."""
     from ..kernel_patterns import simple_range
 
     loop = loop_node(ks, var)
-    moved = carried_inductions(ks, loop, {acc})
+    moved = carried_inductions(ks, loop, accs)
     if moved:
         raise Decline(f"line {loop.lineno}: the loop advances {', '.join(moved)} each iteration (an induction the "
                       "new iteration order would not move)")

@@ -1,22 +1,24 @@
-"""Row or column reduction -> the reduced loop split over a second grid axis, partials combined with atomics.
+"""Row or column reduction -> the reduced loop split over a second grid axis, the slices' partials combined.
 
 A reduction whose programs each walk a long loop over the reduced axis has few programs when there are few outputs:
-a column reduction (`x.sum(0)`, `x.max(0)`, a mean over the rows) with N=4096 columns in blocks of 64 gets 64
+a column reduction (`x.sum(0)`, `x.std(0)`, a mean over the rows) with N=4096 columns in blocks of 64 gets 64
 programs on a 132-SM device; a row reduction over a few long rows (`x.sum(dim=(1, 2))` of a (4, 512, 512) tensor:
-4 programs) leaves almost every SM idle. Here the loop over the reduced axis is cut into contiguous slices, one per
-program on grid axis 1 (`tl.num_programs(1)` of them, each slice a whole number of the loop's steps so the user's
-masks stay right); each program reduces its slice exactly as before and combines its result into the output with
-`tl.atomic_add` (sum) or `tl.atomic_max` / `tl.atomic_min`. The wrapper initialises the output to the combine's
-identity before the launch and chooses the number of slices at run time so that the grid fills the device (the
-programs that fill it are a guess from the target's device table, named in the rationale). The slices combine in
-an fp32 buffer where the output is fp16/bf16 (Triton has no fp16 atomic max/min; a max or min taken in fp32 is
-exact, a sum is rounded to the output's dtype once, after the launch, as before).
+4 programs; per-channel statistics of an NCHW batch: C programs) leaves almost every SM idle. Here the first
+top-level loop that accumulates over the reduced axis is cut into contiguous slices, one per program on grid axis 1
+(`tl.num_programs(1)` of them, each slice a whole number of the loop's steps so the user's masks stay right), and
+each program reduces its slice exactly as before. The slices' results combine in one of two ways:
 
-Chosen from the model: the kernel is a row or column reduction (classify), one loop-carried sum/max/min over the
-reduced loop, one store after the loop whose value is linear in the sum (a mean, a scale, `tl.sum` of a block
-accumulator) or the reduced max/min itself. Declines for other epilogues (sqrt, division by the sum: atomics cannot
-combine them), grids with a second axis, stores in the loop, outputs that are not a plain tensor name at the
-launch, and kernels whose profiled grid already fills the device.
+- one sum/max/min whose stored value is linear in it (a sum, a mean, a scale) or the max/min itself: straight
+  into the output with `tl.atomic_add` / `tl.atomic_max` / `tl.atomic_min`, the output set to the identity first
+  (an fp32 buffer for fp16/bf16 outputs: Triton has no fp16 atomic max/min, and a sum is then rounded once);
+- several accumulators (a sum and a sum of squares), or an epilogue that does not combine (a square root, a
+  division by the sum, a second pass that normalises): through a workspace, the last slice to arrive reading the
+  totals back and running the rest of the kernel as written (`split_combine.py`; not on Ascend).
+
+The wrapper chooses the number of slices at run time so that the grid fills the device (the programs that fill
+it are a guess from the target's device table, named in the rationale). Declines for grids with a second axis,
+stores in the split loop, other loop-carried values, outputs that are not a plain tensor name at the launch
+(direct form), and kernels whose profiled grid already fills the device.
 """
 
 from __future__ import annotations
@@ -24,19 +26,31 @@ from __future__ import annotations
 import ast
 
 from ...computation.classify import COLUMN_REDUCTION, ROW_REDUCTION, Kind
-from ...computation.model import Computation
+from ...computation.model import Accumulation, Computation
 from ..kernel_patterns import literal_init
-from ..recipe_edits import imported_as, launch_grids
+from ..recipe_edits import append_argument, imported_as, launch_grids, paren
 from ..recipe_kit import Decline, KernelSource, finish
 from ..source_edit import Edit
 from .emit import (
     ScheduleRecipe,
     access_call,
+    append_constexprs,
+    constexpr_params,
     launch_argument,
     names_in,
+    node_text,
     one_axis_grid,
     reorderable_loop,
     require_class,
+)
+from .split_combine import (
+    Partial,
+    accumulator_layout,
+    combine_then_finish,
+    has_return,
+    indented_rest,
+    program_slot,
+    workspace_lines,
 )
 from .targets import SMS_GUESS, choices, measured_grid
 
@@ -82,6 +96,102 @@ def _combines(ks: KernelSource, node: ast.expr, tainted: set[str], op: str) -> b
     return call == op and bool(node.args) and _combines(ks, node.args[0], tainted, op)
 
 
+def _split_loop(ks: KernelSource, comp: Computation, kind: Kind) -> tuple[ast.For, list[Accumulation]]:
+    """The first loop at the top of the kernel that accumulates over the reduced axis, and what it carries."""
+    top = {s.lineno: s for s in ks.fn.body if isinstance(s, ast.For)}
+    reducing = [a for a in comp.accumulations if a.loop in kind.reduced_over]
+    outer = sorted((a for a in reducing if comp.var(a.loop) is not None and comp.var(a.loop).line in top),
+                   key=lambda a: comp.var(a.loop).line)
+    if not outer:
+        raise Decline("no value is accumulated over the reduced loop" if not reducing
+                      else f"line {comp.var(reducing[0].loop).line}: the reduction loop is nested (not at the top "
+                      "of the kernel)")
+    loop = top[comp.var(outer[0].loop).line]
+    accs = [a for a in comp.accumulations if a.loop == outer[0].loop]
+    other = [a for a in accs if a.op not in _ATOMIC]
+    if other:
+        raise Decline(f"the loop also carries {', '.join(a.var for a in other)} (not a sum, max or min)")
+    return loop, accs
+
+
+def _plain_updates(ks: KernelSource, loop: ast.For, acc: Accumulation) -> None:
+    """Every write of the accumulator in the loop is `acc += e`, `acc = acc + e` (sum) or `acc = tl.maximum(acc,
+    e)` (max/min) with `e` free of it, and the loop reads it nowhere else: then a slice's partial is the same
+    reduction over fewer iterations. A running value rescaled as it goes (`s = s * alpha + e`, an online softmax)
+    is not, and is declined."""
+    own: set[int] = set()
+    for node in ast.walk(loop):
+        if not (isinstance(node, (ast.Assign, ast.AugAssign)) and acc.var in names_in(
+                node.target if isinstance(node, ast.AugAssign) else ast.Tuple(node.targets, ast.Store()))):
+            continue
+        operand = _update_operand(ks, node, acc)
+        if operand is None or acc.var in names_in(operand):
+            raise Decline(f"line {node.lineno}: `{ks.segment(node)}` is not a plain {acc.op} update of `{acc.var}`")
+        own |= {id(n) for n in ast.walk(node) if isinstance(n, ast.Name) and n.id == acc.var}
+    if any(isinstance(n, ast.Name) and n.id == acc.var and id(n) not in own for n in ast.walk(loop)):
+        raise Decline(f"the loop on line {loop.lineno} reads `{acc.var}` while accumulating it")
+
+
+def _update_operand(ks: KernelSource, node: ast.Assign | ast.AugAssign, acc: Accumulation) -> ast.expr | None:
+    """The value combined into `acc` by one update statement, or None when the statement is not such an update."""
+    if isinstance(node, ast.AugAssign):
+        ok = isinstance(node.target, ast.Name) and isinstance(node.op, (ast.Add, ast.Sub)) and acc.op == "sum"
+        return node.value if ok else None
+    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+        return None
+    value = node.value
+    if acc.op == "sum" and isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Sub)):
+        if isinstance(value.left, ast.Name) and value.left.id == acc.var:
+            return value.right
+        if isinstance(value.op, ast.Add) and isinstance(value.right, ast.Name) and value.right.id == acc.var:
+            return value.left
+        return None
+    wanted = {"max": "maximum", "min": "minimum"}.get(acc.op)
+    if wanted and ks.is_tl(value, wanted) and len(value.args) == 2 and not value.keywords:
+        names = [isinstance(a, ast.Name) and a.id == acc.var for a in value.args]
+        if names.count(True) == 1:
+            return value.args[names.index(False)]
+    return None
+
+
+def _initial(ks: KernelSource, loop: ast.For, acc: Accumulation) -> ast.Assign:
+    """The statement that starts an accumulator before the loop; a sum must start from 0 (each slice starts over)."""
+    at = ks.fn.body.index(loop)
+    init = next((s for s in reversed(ks.fn.body[:at]) if isinstance(s, ast.Assign) and len(s.targets) == 1
+                 and isinstance(s.targets[0], ast.Name) and s.targets[0].id == acc.var), None)
+    if init is None or (acc.op == "sum" and _init_value(ks, init.value) != _IDENTITY["sum"]):
+        raise Decline(f"`{acc.var}` does not start from the identity of its sum "
+                      "(each slice would count the start again)")
+    return init
+
+
+def _direct_store(ks: KernelSource, comp: Computation, loop: ast.For, accs: list[Accumulation]) -> ast.Call:
+    """The one store whose value combines across slices by an atomic on the output, or Decline with why not."""
+    if len(accs) != 1:
+        raise Decline(f"{len(accs)} values are accumulated ({', '.join(a.var for a in accs)})")
+    acc = accs[0]
+    stores = comp.stores
+    if len(stores) != 1 or stores[0].kind != "store":
+        raise Decline("the kernel does not store its result once, after the reduction loop")
+    store = access_call(ks, stores[0])
+    if any(k.arg != "mask" for k in store.keywords) or len(store.args) > 3:
+        raise Decline(f"line {store.lineno}: the store has options an atomic does not take")
+    # the value stored must combine across slices; follow the names computed from the accumulator after the loop
+    at = ks.fn.body.index(loop)
+    tainted = {acc.var}
+    for s in ks.fn.body[at + 1:]:
+        if isinstance(s, ast.Assign) and names_in(s.value) & tainted:
+            if not _combines(ks, s.value, tainted, acc.op):
+                raise Decline(f"line {s.lineno}: `{ks.segment(s.value)}` does not combine across slices")
+            tainted |= {n for t in s.targets for n in names_in(t)}
+        elif not isinstance(s, ast.Assign) and s is not ks.enclosing_statement(store) and names_in(s) & tainted:
+            raise Decline(f"line {s.lineno}: the reduced value is used by a statement the schedule cannot split")
+    value = store.args[1] if len(store.args) > 1 else next((k.value for k in store.keywords if k.arg == "value"), None)
+    if value is None or not _combines(ks, value, tainted, acc.op):
+        raise Decline(f"line {store.lineno}: the stored value does not combine across slices")
+    return store
+
+
 def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Kind) -> list:
     require_class(kind, COLUMN_REDUCTION, ROW_REDUCTION)
     target = choices(ks.ctx.target)
@@ -94,42 +204,13 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
         raise Decline("the kernel already uses a second grid axis")
     if any(isinstance(n, ast.Call) and ks.is_tl(n, "num_programs") for n in ast.walk(ks.fn)):
         raise Decline("the kernel reads tl.num_programs (its grid is part of its logic)")
-    accs = [a for a in comp.accumulations if a.loop in kind.reduced_over and a.op in _ATOMIC]
-    if len(accs) != 1:
-        raise Decline("no single sum/max/min accumulated over the reduced loop" if not accs
-                      else f"more than one value is accumulated over the reduced loop ({', '.join(a.var for a in accs)})")
-    acc = accs[0]
-    others = [a for a in comp.accumulations if a.loop == acc.loop and a.var != acc.var]
-    if others:
-        raise Decline(f"the loop also carries {', '.join(a.var for a in others)}")
-    loop, start, stop, step = reorderable_loop(ks, comp.var(acc.loop), acc.var, "reduction")
-    if not any(loop is s for s in ks.fn.body):
-        raise Decline(f"line {loop.lineno}: the reduction loop is nested (not at the top of the kernel)")
-    stores = comp.stores
-    if len(stores) != 1 or stores[0].kind != "store" or acc.loop in stores[0].in_loops:
-        raise Decline("the kernel does not store its result once, after the reduction loop")
-    store = access_call(ks, stores[0])
-    if any(k.arg != "mask" for k in store.keywords) or len(store.args) > 3:
-        raise Decline(f"line {store.lineno}: the store has options an atomic does not take")
-    # the value stored must combine across slices; follow the names computed from the accumulator after the loop
-    at = ks.fn.body.index(loop)
-    init = next((s for s in reversed(ks.fn.body[:at]) if isinstance(s, ast.Assign) and len(s.targets) == 1
-                 and isinstance(s.targets[0], ast.Name) and s.targets[0].id == acc.var), None)
-    # each slice starts from the initial value again: harmless for max/min, wrong for a sum unless it is 0
-    if init is None or (acc.op == "sum" and _init_value(ks, init.value) != _IDENTITY["sum"]):
-        raise Decline(f"`{acc.var}` does not start from the identity of its sum "
-                      "(each slice would count the start again)")
-    tainted = {acc.var}
-    for s in ks.fn.body[at + 1:]:
-        if isinstance(s, ast.Assign) and names_in(s.value) & tainted:
-            if not _combines(ks, s.value, tainted, acc.op):
-                raise Decline(f"line {s.lineno}: `{ks.segment(s.value)}` does not combine across slices")
-            tainted |= {n for t in s.targets for n in names_in(t)}
-        elif not isinstance(s, ast.Assign) and s is not ks.enclosing_statement(store) and names_in(s) & tainted:
-            raise Decline(f"line {s.lineno}: the reduced value is used by a statement the schedule cannot split")
-    value = store.args[1] if len(store.args) > 1 else next((k.value for k in store.keywords if k.arg == "value"), None)
-    if value is None or not _combines(ks, value, tainted, acc.op):
-        raise Decline(f"line {store.lineno}: the stored value does not combine across slices")
+    loop, accs = _split_loop(ks, comp, kind)
+    loop, start, stop, step = reorderable_loop(ks, comp.var(accs[0].loop), {a.var for a in accs}, "reduction")
+    inits = {a.var: _initial(ks, loop, a) for a in accs}
+    for a in accs:
+        _plain_updates(ks, loop, a)
+    if any(accs[0].loop in s.in_loops for s in comp.stores):
+        raise Decline(f"line {loop.lineno}: the reduction loop stores (each slice would store a partial)")
 
     tl, var = ks.tl, loop.target.id
     chunk, first = ks.fresh(f"{var}_slice"), ks.fresh(f"{var}_first")
@@ -148,16 +229,26 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
     )
     bound = f"{tl('minimum')}({first} + {chunk}, {stop_text})"
     new_range = f"range({first}, {bound})" if step is None else f"range({first}, {bound}, {step_text})"
-    edits = [
-        ks.text.insert_before(loop, header),
-        ks.text.replace(loop.iter, new_range),
-        ks.text.replace(store.func, tl(_ATOMIC[acc.op])),
-    ]
+    loop_edits = [ks.text.insert_before(loop, header), ks.text.replace(loop.iter, new_range)]
+    try:
+        store = _direct_store(ks, comp, loop, accs)
+    except Decline as why_not:
+        if target.ascend:
+            raise Decline(f"{why_not}; combining through a workspace needs cross-core ordering that no Ascend "
+                          "device here can check") from None
+        return _through_workspace(recipe, ks, comp, kind, loop, accs, inits, loop_edits, fill, target, str(why_not))
+    return _straight_into_output(recipe, ks, comp, kind, loop, accs[0], store, loop_edits, fill, target)
+
+
+def _straight_into_output(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Kind, loop: ast.For,
+                          acc: Accumulation, store: ast.Call, edits: list, fill: int, target) -> list:  # noqa: ANN001
+    edits = [*edits, ks.text.replace(store.func, ks.tl(_ATOMIC[acc.op]))]
     torch = imported_as(ks, "torch")
     splits, partial = ks.fresh("row_splits"), ks.fresh("combined")
+    output = comp.stores[0].tensor
     for call, _ in launch_grids(ks):
         grid0 = one_axis_grid(ks, call)
-        out = launch_argument(ks, call, stores[0].tensor)
+        out = launch_argument(ks, call, output)
         if not isinstance(out, ast.Name):
             raise Decline(f"line {call.lineno}: the output is passed as `{ks.segment(out)}`, not a tensor name")
         statement = ks.enclosing_statement(call)
@@ -174,18 +265,141 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
         edits.append(ks.text.insert_after(statement, (
             f"{ind}if {partial} is not {out.id}:\n{ind}    {out.id}.copy_({partial})  # one rounding to its dtype\n")))
     walked = "a strided axis" if kind.name == COLUMN_REDUCTION else "its contiguous axis"
-    units = f"the Ascend target's {fill} AI cores" if target.ascend else f"{SMS_GUESS} SMs of the sm_9x entry"
     rationale = (
-        f"The kernel reduces `{stores[0].tensor}`'s input over {walked} (the model classifies it as a {kind.name}) "
+        f"The kernel reduces `{output}`'s input over {walked} (the model classifies it as a {kind.name}) "
         f"with one program per output block, each walking the whole loop on line {loop.lineno}: few outputs leave "
         f"the device idle. The loop is now split into slices over grid axis 1, chosen at launch so the grid reaches "
-        f"about {fill} programs (**guess:** {units} of the device table, unless profiled); each slice's {acc.op} is "
-        f"combined into the output with `tl.{_ATOMIC[acc.op]}` (the output is set to the identity first; an output "
-        "that is not fp32 gets an fp32 buffer for the combine, copied into it once after the launch)."
+        f"about {fill} programs (**guess:** {_units(target, fill)} of the device table, unless profiled); each "
+        f"slice's {acc.op} is combined into the output with `tl.{_ATOMIC[acc.op]}` (the output is set to the "
+        "identity first; an output that is not fp32 gets an fp32 buffer for the combine, copied into it once after "
+        "the launch)."
     )
     return [finish(recipe, ks.ctx, [e for e in edits if isinstance(e, Edit)],
                    "Split the reduced axis over a second grid axis (atomic combine)", rationale,
                    config={"max_split": MAX_SPLIT})]
+
+
+def _through_workspace(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Kind, loop: ast.For,
+                       accs: list[Accumulation], inits: dict[str, ast.Assign], edits: list, fill: int, target,  # noqa: ANN001
+                       why_not_direct: str) -> list:
+    at = ks.fn.body.index(loop)
+    before, rest = ks.fn.body[:at], ks.fn.body[at + 1:]
+    if any(ks.tl_call(n) in ("store",) or (ks.tl_call(n) or "").startswith("atomic_") for s in before
+           for n in ast.walk(s)):
+        raise Decline("the kernel writes memory before the reduction loop (every slice would write it)")
+    if not rest or has_return(rest):
+        raise Decline("nothing after the reduction loop to finish, or an early return")
+    layouts = {a.var: accumulator_layout(ks, inits[a.var].value) for a in accs}
+    constexprs = constexpr_params(ks)
+    for lay in layouts.values():
+        for d in lay.dims:
+            if not ((isinstance(d, ast.Constant) and type(d.value) is int) or
+                    (isinstance(d, ast.Name) and d.id in constexprs)):
+                raise Decline(f"line {d.lineno}: an accumulator dimension `{ks.segment(d)}` is not a constexpr "
+                              "parameter or a literal")
+    tl = ks.tl
+    program = f"{tl('program_id')}(0)"
+    partials = [Partial(a.var, a.op, ks.fresh(f"{a.var}_partials"),
+                        program_slot(tl, program, [ks.segment(d) for d in layouts[a.var].dims]),
+                        dtype=layouts[a.var].dtype) for a in accs]
+    slot_names: dict[str, str] = {}
+    for p in partials:
+        slot_names.setdefault(p.slot, ks.fresh("slot") if not slot_names else ks.fresh(f"{p.var}_slot"))
+    names = {"finishes": ks.fresh("finishes"), **{p.var: slot_names[p.slot] for p in partials}}
+    arrivals = ks.fresh("arrivals")
+    indent = ks.text.indent(loop)
+    first, last = ks.text.statement_lines(rest[0], rest[-1])
+    rest_text = ks.text.source[first:last]
+    edits.append(Edit(first, last, combine_then_finish(ks, indent, partials, arrivals, program, 1, names)
+                      + indented_rest(rest_text, indent)))
+    edits.append(append_constexprs(ks, [*(p.workspace for p in partials), arrivals], constexpr=False))
+
+    torch = imported_as(ks, "torch")
+    splits = ks.fresh("row_splits")
+    dims_used = {d.id for lay in layouts.values() for d in lay.dims if isinstance(d, ast.Name)}
+    device_param = comp.loads[0].tensor if comp.loads else comp.stores[0].tensor
+    for call, grid in launch_grids(ks):
+        statement = ks.enclosing_statement(call)
+        ind = ks.text.indent(statement)
+        hoisted, wrapper_dims = _wrapper_values(ks, call, dims_used)
+        grid0 = _grid_axis0(ks, call, grid, hoisted)
+        sizes = {a.var: " * ".join([grid0, *(_dim_text(ks, d, wrapper_dims) for d in layouts[a.var].dims)])
+                 for a in accs}
+        device = f"{paren(ks.segment(launch_argument(ks, call, device_param)))}.device"
+        lines = "".join(f"{ind}{local} = {value}  # one value for the launch and the workspace size\n"
+                        for _, (local, value) in hoisted.items())
+        lines += f"{ind}{splits} = max(1, min({MAX_SPLIT}, {fill} // max(1, {grid0})))\n"
+        lines += workspace_lines(torch, ind, partials, sizes, arrivals, grid0, splits, device)
+        edits.append(ks.text.insert_before(statement, lines))
+        edits.append(ks.text.replace(call.func.slice, f"({grid0}, {splits})"))
+        for param, (local, _) in hoisted.items():
+            edits.append(ks.text.replace(launch_argument(ks, call, param), local))
+        edits.append(append_argument(ks, call, ", ".join(f"{p.workspace}={p.workspace}" for p in partials)
+                                     + f", {arrivals}={arrivals}"))
+    walked = "a strided axis" if kind.name == COLUMN_REDUCTION else "its contiguous axis"
+    carried = ", ".join(f"`{a.var}` ({a.op})" for a in accs)
+    rationale = (
+        f"The kernel reduces over {walked} (the model classifies it as a {kind.name}) with one program per output "
+        f"block, each walking the whole loop on line {loop.lineno}: few outputs leave the device idle. The loop is "
+        f"now split into slices over grid axis 1, chosen at launch so the grid reaches about {fill} programs "
+        f"(**guess:** {_units(target, fill)} of the device table, unless profiled). Its partials ({carried}) cannot "
+        f"go straight into the output ({why_not_direct}), so each slice adds them into a workspace and the last "
+        "slice to arrive reads the totals back and runs the rest of the kernel as written (the statements after "
+        "the loop, under `if`). One slice (a grid that already fills the device) skips the workspace."
+    )
+    return [finish(recipe, ks.ctx, [e for e in edits if isinstance(e, Edit)],
+                   f"Split the reduced axis over a second grid axis ({len(accs)} partial(s) combined, the last "
+                   "slice finishes)", rationale, config={"max_split": MAX_SPLIT})]
+
+
+def _wrapper_values(ks: KernelSource, call: ast.Call, params: set[str]) -> tuple[dict[str, tuple[str, str]],
+                                                                              dict[str, str]]:
+    """What each constexpr sizing an accumulator is at this launch, as wrapper text; an integer literal passed
+    there is hoisted into a local (`block_n = 64`) that the launch and the workspace size then share, so that
+    moving the block (config search edits the one literal) moves both."""
+    hoisted: dict[str, tuple[str, str]] = {}
+    values: dict[str, str] = {}
+    for param in sorted(params):
+        node = launch_argument(ks, call, param)
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            local = ks.fresh(param.lower())
+            hoisted[param] = (local, str(node.value))
+            values[param] = local
+        else:
+            values[param] = paren(ks.segment(node))
+    return hoisted, values
+
+
+def _dim_text(ks: KernelSource, dim: ast.expr, wrapper: dict[str, str]) -> str:
+    return wrapper[dim.id] if isinstance(dim, ast.Name) else ks.segment(dim)
+
+
+def _grid_axis0(ks: KernelSource, call: ast.Call, grid: ast.AST, hoisted: dict[str, tuple[str, str]]) -> str:
+    """The launch's number of programs on axis 0; a block literal it divides by (`triton.cdiv(n, 64)`) that was
+    hoisted into a local is read from that local."""
+    text = one_axis_grid(ks, call)
+    if not hoisted:
+        return text
+    values = {value: local for local, value in hoisted.values()}
+    if len(values) != len(hoisted):
+        raise Decline(f"line {call.lineno}: two blocks are passed the same literal (which one sizes the grid?)")
+    if not isinstance(call.func.slice, ast.Tuple):
+        if _cdiv_literals(grid, values):
+            raise Decline(f"line {call.lineno}: the named grid divides by a block literal the workspace needs")
+        return text
+    element = call.func.slice.elts[0]
+    edits = [ks.text.replace(n, values[str(n.value)]) for n in _cdiv_literals(element, values)]
+    return node_text(ks, element, edits)
+
+
+def _cdiv_literals(node: ast.AST, values: dict[str, str]) -> list[ast.Constant]:
+    return [c.args[1] for c in ast.walk(node) if isinstance(c, ast.Call) and len(c.args) == 2
+            and getattr(c.func, "attr", getattr(c.func, "id", "")) == "cdiv"
+            and isinstance(c.args[1], ast.Constant) and str(c.args[1].value) in values]
+
+
+def _units(target, fill: int) -> str:  # noqa: ANN001
+    return f"the Ascend target's {fill} AI cores" if target.ascend else f"{SMS_GUESS} SMs of the sm_9x entry"
 
 
 RECIPE = ScheduleRecipe(

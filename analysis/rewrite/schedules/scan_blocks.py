@@ -77,7 +77,7 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
         raise Decline(f"more than one running value is stored in the loop ({', '.join(a.var for a in running)})")
     acc = running[0]
     var = comp.var(acc.loop)
-    loop, start, stop, step = reorderable_loop(ks, var, acc.var, "scan")
+    loop, start, stop, step = reorderable_loop(ks, var, {acc.var}, "scan")
     if step is not None and not (isinstance(step, ast.Constant) and step.value == 1):
         raise Decline(f"line {loop.lineno}: the loop steps by {ks.segment(step)}: already blocked")
     carried = [a for a in comp.accumulations if a.loop == acc.loop and a.var != acc.var]
