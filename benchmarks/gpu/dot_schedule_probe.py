@@ -111,16 +111,12 @@ def graph_time_ms(fn) -> float:
 def main() -> None:
     out_path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.environ.get("OUT", "."), "dot_probe.json")
     torch.manual_seed(0)
-    shapes = [(4096, 4096, 4096, torch.float16), (8192, 2048, 2048, torch.float16), (4096, 4096, 4096, torch.bfloat16),
-              (2000, 3000, 1000, torch.float16)]
+    shapes = [(4096, 4096, 4096, torch.float16), (8192, 2048, 2048, torch.float16), (2000, 3000, 1000, torch.float16)]
     variants = {
-        "emitted 128x128x32 w8 s3": ("ptr", (128, 128, 32, 8, 3), True),
+        "emitted 128x128x32 w8 s3": ("ptr", (128, 128, 32, 8, 3), True),  # the schedule's default tile
         "emitted 128x128x64 w8 s3": ("ptr", (128, 128, 64, 8, 3), True),
         "emitted 128x256x64 w8 s3": ("ptr", (128, 256, 64, 8, 3), True),
-        "emitted 128x128x64 w4 s4": ("ptr", (128, 128, 64, 4, 4), True),
-        "wrapped 128x128x64 w8 s3": ("ptr", (128, 128, 64, 8, 3), False),
         "wrapped 128x256x64 w8 s3": ("ptr", (128, 256, 64, 8, 3), False),
-        "tma 128x128x64 w8 s3": ("tma", (128, 128, 64, 8, 3), None),
         "tma 128x256x64 w8 s3": ("tma", (128, 256, 64, 8, 3), None),
         "tma 128x128x64 w4 s4": ("tma", (128, 128, 64, 4, 4), None),
     }

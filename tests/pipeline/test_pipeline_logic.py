@@ -378,7 +378,8 @@ def test_concurrent_analyses_do_not_interfere() -> None:
     runner = RecordingRunner(compile_slowly)
     jobs = [("six", "sm_90"), ("needs_block", "sm_80"), ("six", "ascend910b3"), ("listed", "sm_100")] * 3
     with ThreadPoolExecutor(max_workers=4) as pool:
-        results = list(pool.map(lambda job: analyze_kernel(SOURCE, "k.py", job[0], job[1], runner), jobs))
+        # no workspace: "k.py" would resolve against the current folder, whose files other tests may be writing
+        results = list(pool.map(lambda job: analyze_kernel(SOURCE, "k.py", job[0], job[1], runner, foreign=()), jobs))
     for (kernel, target), result in zip(jobs, results, strict=True):
         assert result.kernel == kernel and result.target == target
         for variant in result.variants:

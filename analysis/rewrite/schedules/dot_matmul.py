@@ -23,6 +23,7 @@ from ...computation.classify import MATMUL
 from ...computation.model import PROGRAM
 from ...computation.symbolic import Poly
 from ...computation.values import Index
+from ...core.targets import is_ascend_target
 from ..kernel_patterns import is_zero, load_parts
 from ..model import ANY_KERNEL
 from ..recipe_edits import and_mask, append_argument, imported_as, paren
@@ -369,7 +370,7 @@ def _emit(recipe, ks, view, roles, op_a, op_b, bounds, bound_polys, acc, names, 
     if exact:
         variants.append((" (TF32)", {**extra, "input_precision": '"tf32"'}, None))
     few = _few_tiles(ks)
-    if few and de.BATCH not in roles.roles and not ks.ctx.target.startswith("ascend"):
+    if few and de.BATCH not in roles.roles and not is_ascend_target(ks.ctx.target):
         names = {k: fresh(k) for k in ("k_slice", "k_first", "finishes", "slot", "acc_partials", "arrivals",
                                        "k_splits")}
         split = SplitK(1, names["k_slice"], names["k_first"], names["finishes"], names["slot"],
