@@ -422,6 +422,8 @@ def test_declines() -> None:
                                                 "    c = tl.program_id(0)\n    tl.store(y_ptr + c, 0.0)\n")
     assert "writes memory before" in declined("schedule-reduction-split", stored_early, "chan_norm")
     assert stored_early != CHANNEL_STATS_NESTED
+    int_max = CHANNEL_STATS_NESTED.replace('peak = float("-inf")', 'peak = tl.full((), -1, tl.int32)')
+    assert "integer max" in declined("schedule-reduction-split", int_max, "chan_norm")
     # a running sum rescaled as it goes (online log-sum-exp) is no plain sum: its slices would not add up
     online = ROW_MAX_SCALAR.replace("        best = tl.maximum(best, tl.load(x_ptr + r * stride + j))\n", (
         "        v = tl.load(x_ptr + r * stride + j)\n        new = tl.maximum(best, v)\n"

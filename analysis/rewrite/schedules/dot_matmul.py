@@ -385,7 +385,7 @@ def _emit(recipe, ks, view, roles, op_a, op_b, bounds, bound_polys, acc, names, 
             edits_here = [body_edit, sig, append_constexprs(ks, [split.workspace, split.arrivals], constexpr=False),
                           *_launch_edits(ks, blocks, user_blocks, added, literal, tiles_cfg, bound_polys, roles,
                                          split.splits),
-                          *_split_launch_edits(ks, split, bound_polys)]
+                          *_split_launch_edits(ks, split, bound_polys, op_a.access.tensor)]
         rationale = (
             f"The model reads this kernel as `{acc}` accumulating products of {op_a.access.tensor} and "
             f"{op_b.access.tensor} over K (strides from the lifted accesses). The body is re-emitted as "
@@ -436,7 +436,7 @@ def _few_tiles(ks: KernelSource) -> int | None:
     return measured if measured is not None and measured < SMS_GUESS else None
 
 
-def _split_launch_edits(ks: KernelSource, split: SplitK, bound_polys: dict[str, Poly]) -> list[Edit]:
+def _split_launch_edits(ks: KernelSource, split: SplitK, bound_polys: dict[str, Poly], operand: str) -> list[Edit]:
     """Each launch: the number of K slices (fill the SMs with nominal 128x128 tiles), the fp32 workspace of the
     output's size and one arrival counter per possible tile (16x16 the smallest), all only when K is split."""
     triton, torch = imported_as(ks, "triton"), imported_as(ks, "torch")
@@ -453,7 +453,9 @@ def _split_launch_edits(ks: KernelSource, split: SplitK, bound_polys: dict[str, 
             raise Decline(f"line {call.lineno}: the launch does not pass {missing} where split-K can read it") from None
         statement = ks.enclosing_statement(call)
         ind = ks.text.indent(statement)
-        device = f"{paren(ks.segment(args[positional[0]]))}.device"
+        if operand not in args:
+            raise Decline(f"line {call.lineno}: the launch does not pass {operand} where split-K can read it")
+        device = f"{paren(ks.segment(args[operand]))}.device"
         out.append(ks.text.insert_before(statement, (
             f"{ind}# split-K when the output has too few 128x128 tiles to fill the {SMS_GUESS} SMs (a guess: the "
             "sm_9x entry)\n"

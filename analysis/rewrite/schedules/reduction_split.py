@@ -290,6 +290,9 @@ def _through_workspace(recipe: ScheduleRecipe, ks: KernelSource, comp: Computati
     if not rest or has_return(rest):
         raise Decline("nothing after the reduction loop to finish, or an early return")
     layouts = {a.var: accumulator_layout(ks, inits[a.var].value) for a in accs}
+    for a in accs:
+        if a.op != "sum" and layouts[a.var].dtype != "float32":
+            raise Decline(f"`{a.var}` is an integer {a.op}: its workspace would start from no integer infinity")
     constexprs = constexpr_params(ks)
     for lay in layouts.values():
         for d in lay.dims:
