@@ -422,6 +422,11 @@ def test_declines() -> None:
                                                 "    c = tl.program_id(0)\n    tl.store(y_ptr + c, 0.0)\n")
     assert "writes memory before" in declined("schedule-reduction-split", stored_early, "chan_norm")
     assert stored_early != CHANNEL_STATS_NESTED
+    # a statistics loop followed by a pass that stores values free of the partial (a normalisation): never the
+    # direct atomics (each slice would add its copy); the workspace form finishes it in the last slice instead
+    two_pass = rewrite("schedule-reduction-split", ROWS_RAW.replace("scale = 1.0 / tl.sqrt(tl.sum(ss, axis=0) / n + 1e-5)",
+                                                                     "scale = tl.sum(ss, axis=0) / n"), "rms")
+    assert all("workspace" in c.rationale and "tl.atomic_add(o_ptr" not in c.source for c in two_pass)
     int_max = CHANNEL_STATS_NESTED.replace('peak = float("-inf")', 'peak = tl.full((), -1, tl.int32)')
     assert "integer max" in declined("schedule-reduction-split", int_max, "chan_norm")
     # a running sum rescaled as it goes (online log-sum-exp) is no plain sum: its slices would not add up

@@ -178,8 +178,12 @@ def _direct_store(ks: KernelSource, comp: Computation, loop: ast.For, accs: list
         raise Decline(f"line {store.lineno}: the store has options an atomic does not take")
     # the value stored must combine across slices; follow the names computed from the accumulator after the loop
     at = ks.fn.body.index(loop)
+    after = ks.fn.body[at + 1:]
+    compound = next((s for s in after if not isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr))), None)
+    if compound is not None:
+        raise Decline(f"line {compound.lineno}: the kernel does more after the loop than compute the stored value")
     tainted = {acc.var}
-    for s in ks.fn.body[at + 1:]:
+    for s in after:
         if isinstance(s, ast.Assign) and names_in(s.value) & tainted:
             if not _combines(ks, s.value, tainted, acc.op):
                 raise Decline(f"line {s.lineno}: `{ks.segment(s.value)}` does not combine across slices")
@@ -189,6 +193,8 @@ def _direct_store(ks: KernelSource, comp: Computation, loop: ast.For, accs: list
     value = store.args[1] if len(store.args) > 1 else next((k.value for k in store.keywords if k.arg == "value"), None)
     if value is None or not _combines(ks, value, tainted, acc.op):
         raise Decline(f"line {store.lineno}: the stored value does not combine across slices")
+    if not names_in(value) & tainted:  # every slice would add its own copy of it
+        raise Decline(f"line {store.lineno}: the stored value does not depend on `{acc.var}`")
     return store
 
 
