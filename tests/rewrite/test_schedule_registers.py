@@ -66,3 +66,24 @@ def test_reduction_split_of_fp16_outputs_compiles(name: str, runner: LocalRunner
     path.write_text(source, encoding="utf-8")
     candidate = rewrite("schedule-reduction-split", source, kernel)[0].source
     _compiled(candidate, str(path), kernel, runner)
+
+
+SPLITS = (  # tuning drafts whose splits combine through a workspace, the last slice running the rest (split_combine)
+    ("blind5/reduction/column_std_fp16.py", "schedule-reduction-split", None),  # two sums, sqrt epilogue
+    ("blind4/reduction/column_mean_var_fp32.py", "schedule-reduction-split", None),  # 2-D partials, 2nd pass
+    ("blind5/matmul/matmul_large_k_fp16.py", "schedule-dot-tiles", (4, 4)),  # split-K: 16 programs profiled
+)
+
+
+@pytest.mark.parametrize("task,schedule,grid", SPLITS)
+def test_split_combine_compiles_without_spills(task: str, schedule: str, grid: tuple | None,
+                                               runner: LocalRunner) -> None:
+    # relaxed atomics into the workspace, the barrier, the acquire-release arrival counter and the .cg reloads
+    # go through Triton's sm_90 pipeline at the task's real launch values
+    path = BENCH / task
+    text = path.read_text(encoding="utf-8")
+    kernel = next(k.name for k in parse_module(text).kernels if k.launched)
+    candidate = next(c for c in rewrite(schedule, text, kernel, grid=grid)
+                     if "the last slice finishes" in c.title or "split-K" in c.title)
+    facts = _compiled(candidate.source, str(path), kernel, runner)
+    assert not int(facts["spill_stores"] or 0), facts
