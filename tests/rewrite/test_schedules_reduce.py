@@ -427,6 +427,10 @@ def test_declines() -> None:
     two_pass = rewrite("schedule-reduction-split", ROWS_RAW.replace("scale = 1.0 / tl.sqrt(tl.sum(ss, axis=0) / n + 1e-5)",
                                                                      "scale = tl.sum(ss, axis=0) / n"), "rms")
     assert all("workspace" in c.rationale and "tl.atomic_add(o_ptr" not in c.source for c in two_pass)
+    last_offs = COLUMN_STD_TWO_SUMS.replace("tl.store(out_ptr + cols, tl.sqrt(sq / rows - mean * mean), mask=cols < n_cols)",
+                                            "tl.store(out_ptr + cols + tl.max(rr, axis=0) * 0, tl.sqrt(sq / rows - mean * mean), mask=cols < n_cols)")
+    assert last_offs != COLUMN_STD_TWO_SUMS
+    assert "rr is set in the reduction loop and read after it" in declined("schedule-reduction-split", last_offs, "colstd")
     int_max = CHANNEL_STATS_NESTED.replace('peak = float("-inf")', 'peak = tl.full((), -1, tl.int32)')
     assert "integer max" in declined("schedule-reduction-split", int_max, "chan_norm")
     # a running sum rescaled as it goes (online log-sum-exp) is no plain sum: its slices would not add up

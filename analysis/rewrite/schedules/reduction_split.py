@@ -27,10 +27,11 @@ import ast
 
 from ...computation.classify import COLUMN_REDUCTION, ROW_REDUCTION, Kind
 from ...computation.model import Accumulation, Computation
-from ..kernel_patterns import literal_init
+from ..kernel_patterns import assigned_names, literal_init
 from ..recipe_edits import append_argument, imported_as, launch_grids, paren
 from ..recipe_kit import Decline, KernelSource, finish
 from ..source_edit import Edit
+from .dot_emit import free_names
 from .emit import (
     ScheduleRecipe,
     access_call,
@@ -217,6 +218,11 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
         _plain_updates(ks, loop, a)
     if any(accs[0].loop in s.in_loops for s in comp.stores):
         raise Decline(f"line {loop.lineno}: the reduction loop stores (each slice would store a partial)")
+    # a value the loop leaves behind (its last iteration's offsets, say) would come from one slice's last iteration
+    at = ks.fn.body.index(loop)
+    left = (assigned_names([loop]) - {a.var for a in accs}) & set(free_names(ks.fn.body[at + 1:]))
+    if left:
+        raise Decline(f"line {loop.lineno}: {', '.join(sorted(left))} is set in the reduction loop and read after it")
 
     tl, var = ks.tl, loop.target.id
     chunk, first = ks.fresh(f"{var}_slice"), ks.fresh(f"{var}_first")
