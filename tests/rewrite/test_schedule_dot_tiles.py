@@ -4,6 +4,8 @@ sizes that are no multiple of any block."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import dot_drafts as drafts
 import pytest
 from recipe_helpers import check_correct, declined, rewrite
@@ -63,6 +65,8 @@ def test_split_k_when_the_profiled_grid_is_small(style: str, tmp_path) -> None:
     *_, split = rewrite(NAME, source, kernel, grid=(2, 3))  # 6 programs were profiled: far fewer than the SMs
     new = split.source
     assert "split-K" in split.title and "Split-K" in split.rationale and "**guess:**" in split.rationale
+    # both drafts multiply fp32 exactly: the split-K candidate is the TF32 one and says so in title and rationale
+    assert "TF32" in split.title and "**TF32**" in split.rationale
     assert "k_first = tl.program_id(1) * k_slice" in new
     assert "tl.atomic_add(acc_partials + slot, acc, mask=" in new and "finishes = tl.atomic_add(arrivals + pid, 1)" in new
     assert "k_splits = max(1, min(16, 132 // (triton.cdiv(" in new and ", k_splits)](" in new
@@ -71,6 +75,12 @@ def test_split_k_when_the_profiled_grid_is_small(style: str, tmp_path) -> None:
     # no profile, a profiled grid that fills the device, or a batch axis: no split-K candidate
     assert len(rewrite(NAME, source, kernel, grid=(16, 16))) == len(rewrite(NAME, source, kernel))
     assert not any("split-K" in c.title for c in rewrite(NAME, drafts.BATCHED_T, "bmm_bt", grid=(1, 1, 2)))
+
+
+def test_split_k_of_an_fp16_dot_claims_no_tf32() -> None:
+    path = Path(__file__).resolve().parents[2] / "bench" / "blind5" / "matmul" / "matmul_large_k_fp16.py"
+    *_, split = rewrite(NAME, path.read_text(encoding="utf-8"), "matmul_kernel", grid=(8, 8))
+    assert split.title.endswith("(split-K)") and "TF32" not in split.rationale
 
 
 def test_declines_with_the_models_reason() -> None:

@@ -375,7 +375,8 @@ def _emit(recipe, ks, view, roles, op_a, op_b, bounds, bound_polys, acc, names, 
                                        "k_splits")}
         split = SplitK(1, names["k_slice"], names["k_first"], names["finishes"], names["slot"],
                        names["acc_partials"], names["arrivals"], names["k_splits"], few)
-        variants.append((" (split-K)", variants[-1][1], split))
+        tf32 = variants[-1][1].get("input_precision") == '"tf32"'
+        variants.append((" (TF32, split-K)" if tf32 and exact else " (split-K)", variants[-1][1], split))
     out_list = []
     for suffix, kw, split in variants:
         precision = "".join(f", {k}={v}" for k, v in kw.items())
@@ -395,7 +396,7 @@ def _emit(recipe, ks, view, roles, op_a, op_b, bounds, bound_polys, acc, names, 
             f"{tiles_cfg.num_stages or 'default'} pipeline stages; the statements after the loop are the "
             "draft's own, rebound to the new tiles and masked at their bounds."
         )
-        if suffix:
+        if exact and kw.get("input_precision") == '"tf32"':
             rationale += (" **TF32**: this candidate rounds the fp32 operands to TF32 (10-bit mantissa) on the "
                           "tensor cores, unlike the draft's exact fp32 products; it is only acceptable where the "
                           "gate's TF32 tolerance applies.")
