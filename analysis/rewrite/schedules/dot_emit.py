@@ -21,6 +21,7 @@ from ...computation.values import Index
 from ..kernel_patterns import grid_node, is_zero
 from ..recipe_kit import Decline, KernelSource
 from ..source_edit import Edit, apply_edits
+from .emit import names_in
 
 M, N, K, BATCH = "M", "N", "K", "batch"
 
@@ -338,7 +339,7 @@ def free_names(stmts: list[ast.stmt]) -> list[str]:
         for stmt in body:
             if isinstance(stmt, (ast.For, ast.AsyncFor)):
                 reads(stmt.iter, assigned)
-                inner = block(stmt.body, assigned | assigned_in_target(stmt.target))
+                inner = block(stmt.body, assigned | names_in(stmt.target))
                 assigned |= inner | block(stmt.orelse, assigned)
             elif isinstance(stmt, ast.While):
                 reads(stmt.test, assigned)
@@ -356,10 +357,6 @@ def free_names(stmts: list[ast.stmt]) -> list[str]:
 
     block(stmts, set())
     return out
-
-
-def assigned_in_target(target: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
 
 
 def assigned_in(stmt: ast.stmt) -> set[str]:

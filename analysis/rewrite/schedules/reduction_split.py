@@ -45,6 +45,7 @@ from .emit import (
     require_class,
 )
 from .split_combine import (
+    ATOMIC,
     Partial,
     accumulator_layout,
     combine_then_finish,
@@ -56,7 +57,6 @@ from .split_combine import (
 from .targets import SMS_GUESS, choices, measured_grid
 
 MAX_SPLIT = 64  # more slices add atomics without adding bandwidth
-_ATOMIC = {"sum": "atomic_add", "max": "atomic_max", "min": "atomic_min"}
 _IDENTITY = {"sum": 0.0, "max": float("-inf"), "min": float("inf")}
 _FILL = {"sum": ".zero_()", "max": '.fill_(float("-inf"))', "min": '.fill_(float("inf"))'}
 
@@ -109,7 +109,7 @@ def _split_loop(ks: KernelSource, comp: Computation, kind: Kind) -> tuple[ast.Fo
                       "of the kernel)")
     loop = top[comp.var(outer[0].loop).line]
     accs = [a for a in comp.accumulations if a.loop == outer[0].loop]
-    other = [a for a in accs if a.op not in _ATOMIC]
+    other = [a for a in accs if a.op not in ATOMIC]
     if other:
         raise Decline(f"the loop also carries {', '.join(a.var for a in other)} (not a sum, max or min)")
     return loop, accs
@@ -254,7 +254,7 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
 
 def _straight_into_output(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Kind, loop: ast.For,
                           acc: Accumulation, store: ast.Call, edits: list, fill: int, target) -> list:  # noqa: ANN001
-    edits = [*edits, ks.text.replace(store.func, ks.tl(_ATOMIC[acc.op]))]
+    edits = [*edits, ks.text.replace(store.func, ks.tl(ATOMIC[acc.op]))]
     torch = imported_as(ks, "torch")
     splits, partial = ks.fresh("row_splits"), ks.fresh("combined")
     output = comp.stores[0].tensor
@@ -270,7 +270,7 @@ def _straight_into_output(recipe: ScheduleRecipe, ks: KernelSource, comp: Comput
         edits.append(ks.text.insert_before(statement, (
             f"{ind}{partial} = {out.id} if {out.id}.dtype == {torch}.float32 else "
             f"{torch}.empty_like({out.id}, dtype={torch}.float32)\n"
-            f"{ind}{partial}{_FILL[acc.op]}  # the slices of the reduced axis combine into it ({_ATOMIC[acc.op]})\n"
+            f"{ind}{partial}{_FILL[acc.op]}  # the slices of the reduced axis combine into it ({ATOMIC[acc.op]})\n"
             f"{ind}{splits} = max(1, min({MAX_SPLIT}, {fill} // max(1, {grid0})))\n")))
         edits.append(ks.text.replace(call.func.slice, f"({grid0}, {splits})"))
         edits.append(ks.text.replace(out, partial))
@@ -282,7 +282,7 @@ def _straight_into_output(recipe: ScheduleRecipe, ks: KernelSource, comp: Comput
         f"with one program per output block, each walking the whole loop on line {loop.lineno}: few outputs leave "
         f"the device idle. The loop is now split into slices over grid axis 1, chosen at launch so the grid reaches "
         f"about {fill} programs (**guess:** {_units(target, fill)} of the device table, unless profiled); each "
-        f"slice's {acc.op} is combined into the output with `tl.{_ATOMIC[acc.op]}` (the output is set to the "
+        f"slice's {acc.op} is combined into the output with `tl.{ATOMIC[acc.op]}` (the output is set to the "
         "identity first; an output that is not fp32 gets an fp32 buffer for the combine, copied into it once after "
         "the launch)."
     )

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from ..recipe_kit import Decline, KernelSource
 from ..source_edit import reindent
 
-_ATOMIC = {"sum": "atomic_add", "max": "atomic_max", "min": "atomic_min"}
+ATOMIC = {"sum": "atomic_add", "max": "atomic_max", "min": "atomic_min"}  # how partials of each op combine
 _TORCH_FILL = {"sum": "zeros", "max": "full", "min": "full"}
 _FILL_VALUE = {"max": 'float("-inf")', "min": 'float("inf")'}
-_DTYPES = {"float32": "float32", "int32": "int32", "int64": "int64"}  # tl dtype -> torch dtype a workspace takes
+WORKSPACE_DTYPES = ("float32", "int32", "int64")  # element types with atomics, named alike in tl and torch
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ def accumulator_layout(ks: KernelSource, init: ast.expr) -> Layout:
         name = ks.resolve(dtype).rsplit(".", 1)[-1] if dtype is not None and ks.resolve(dtype) else None
         if dtype is None and ks.is_tl(init, "zeros"):
             name = "float32"  # tl.zeros defaults to fp32
-        if name not in _DTYPES:
+        if name not in WORKSPACE_DTYPES:
             raise Decline(f"line {init.lineno}: an accumulator of type {name or '?'} has no workspace atomic here")
         if isinstance(shape, (ast.Tuple, ast.List)):
             dims = tuple(shape.elts)
@@ -109,7 +109,7 @@ def combine_then_finish(ks: KernelSource, indent: str, partials: list[Partial], 
             slots[p.slot] = names[p.var]
             body.append(f"{slots[p.slot]} = {p.slot}")
         mask = f", mask={p.mask}" if p.mask else ""
-        body.append(f"{tl(_ATOMIC[p.op])}({p.workspace} + {slots[p.slot]}, {p.var}{mask}, sem=\"relaxed\")")
+        body.append(f"{tl(ATOMIC[p.op])}({p.workspace} + {slots[p.slot]}, {p.var}{mask}, sem=\"relaxed\")")
     body += [
         f"{tl('debug_barrier')}()  # every partial of this program is in before it counts itself in",
         f"{finishes} = {tl('atomic_add')}({arrivals} + {program}, 1) == {slices} - 1",
