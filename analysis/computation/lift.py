@@ -163,7 +163,10 @@ class Lifter:
         self.loop_body(s, name, s.body, env, step_poly)
 
     def loop_body(self, s: ast.stmt, name: str, stmts: list[ast.stmt], env: dict[str, Value], step: Poly) -> None:
-        assigned = {n.id for st in stmts for n in ast.walk(st) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        # in source order (not a set's): the model's accumulations, and the code emitted from them, stay the same
+        # from one run to the next
+        assigned = dict.fromkeys(n.id for st in stmts for n in ast.walk(st)
+                                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
         carried = [v for v in assigned if v in env]
         entry = dict(env)
         for v in carried:  # tag carried data so accumulations and running stores can be recognised

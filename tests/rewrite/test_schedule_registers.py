@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from recipe_helpers import rewrite
-from test_schedules_reduce import COLUMN_SCALAR_FP16, ROW_MEAN_FP16
+from test_schedules_reduce import CHANNEL_STATS_NESTED, COLUMN_SCALAR_FP16, COLUMN_VAR_TWO_PASS, ROW_MEAN_FP16
 from warm_runner import warm_runner
 
 from tritonlens.analysis.compiler.variants import variant_guesses
@@ -68,9 +68,9 @@ def test_reduction_split_of_fp16_outputs_compiles(name: str, runner: LocalRunner
     _compiled(candidate, str(path), kernel, runner)
 
 
-SPLITS = (  # tuning drafts whose splits combine through a workspace, the last slice running the rest (split_combine)
+SPLITS = (  # tuning drafts whose splits combine through a workspace (the last slice, or a launch per pass, finishes)
     ("blind5/reduction/column_std_fp16.py", "schedule-reduction-split", None),  # two sums, sqrt epilogue
-    ("blind4/reduction/column_mean_var_fp32.py", "schedule-reduction-split", None),  # 2-D partials, 2nd pass
+    ("blind4/reduction/column_mean_var_fp32.py", "schedule-reduction-split", None),  # 2-D partials, 3 launches
     ("blind5/matmul/matmul_large_k_fp16.py", "schedule-dot-tiles", (4, 4)),  # split-K: 16 programs profiled
 )
 
@@ -84,6 +84,22 @@ def test_split_combine_compiles_without_spills(task: str, schedule: str, grid: t
     text = path.read_text(encoding="utf-8")
     kernel = next(k.name for k in parse_module(text).kernels if k.launched)
     candidate = next(c for c in rewrite(schedule, text, kernel, grid=grid)
-                     if "the last slice finishes" in c.title or "split-K" in c.title)
+                     if "the last slice finishes" in c.title or "launches" in c.title or "split-K" in c.title)
     facts = _compiled(candidate.source, str(path), kernel, runner)
     assert not int(facts["spill_stores"] or 0), facts
+
+
+@pytest.mark.parametrize("name", ["column_var_passes", "channel_stats"])
+def test_launch_per_pass_compiles_every_phase(name: str, runner: LocalRunner, tmp_path: Path) -> None:
+    # a kernel split into one launch per reduction pass: each launch passes its PHASE as a literal, so levels 2-4
+    # see every phase as a launch of its own (no guessed value) and each compiles for sm_90 without spilling
+    source, kernel, phases = {"column_var_passes": (COLUMN_VAR_TWO_PASS, "colvar", 4),
+                              "channel_stats": (CHANNEL_STATS_NESTED, "chan_norm", 3)}[name]
+    candidate = rewrite("schedule-reduction-split", source, kernel)[0].source
+    path = tmp_path / f"{name}.py"
+    path.write_text(candidate, encoding="utf-8")
+    analysis = next(a for a in analyze_document(candidate, str(path), "sm_90", runner) if a.kernel == kernel)
+    assert len(analysis.variants) == phases and all(v.ok for v in analysis.variants), analysis.error
+    for v in analysis.variants:
+        assert not variant_guesses(v.specialization), v.specialization
+        assert not int(v.resources["spill_stores"] or 0), v.resources

@@ -3,6 +3,8 @@ test in two styles each, rewritten, then run against torch under the interpreter
 
 from __future__ import annotations
 
+import textwrap
+
 import pytest
 from recipe_helpers import check_correct, declined, rewrite, task
 
@@ -233,6 +235,48 @@ CHANNEL_STATS_NESTED = task('''
         return [torch.rand(B, C, HW) + 0.5]
 ''')
 
+# a two-pass column variance (the mean, then the sum of squared deviations from it) with 2-D accumulators: both
+# passes split, one launch each, and a third that stores
+COLUMN_VAR_TWO_PASS = task('''
+    TEST_SHAPES = [{"M": 203, "N": 37}, {"M": 50, "N": 70}]
+    M, N = 203, 37
+
+    @triton.jit
+    def colvar(x_ptr, mean_ptr, var_ptr, rows, cols_n, sr, BR: tl.constexpr, BC: tl.constexpr):
+        pid = tl.program_id(0)
+        cols = pid * BC + tl.arange(0, BC)
+        acc = tl.zeros((BR, BC), dtype=tl.float32)
+        for r0 in range(0, rows, BR):
+            rr = r0 + tl.arange(0, BR)
+            ok = (rr[:, None] < rows) & (cols[None, :] < cols_n)
+            acc += tl.load(x_ptr + rr[:, None] * sr + cols[None, :], mask=ok, other=0.0)
+        mean = tl.sum(acc, axis=0) / rows
+        # second pass: squared deviations from the mean
+        dev = tl.zeros((BR, BC), dtype=tl.float32)
+        for r0 in range(0, rows, BR):
+            rr = r0 + tl.arange(0, BR)
+            ok = (rr[:, None] < rows) & (cols[None, :] < cols_n)
+            v = tl.load(x_ptr + rr[:, None] * sr + cols[None, :], mask=ok, other=0.0)
+            d = tl.where(ok, v - mean[None, :], 0.0)
+            dev += d * d
+        tl.store(mean_ptr + cols, mean, mask=cols < cols_n)
+        tl.store(var_ptr + cols, tl.sum(dev, axis=0) / (rows - 1), mask=cols < cols_n)
+
+    class Model(nn.Module):
+        def forward(self, x):
+            return x.mean(dim=0), x.var(dim=0)
+
+    class ModelNew(nn.Module):
+        def forward(self, x):
+            mean = torch.empty(x.shape[1], device=x.device, dtype=torch.float32)
+            var = torch.empty(x.shape[1], device=x.device, dtype=torch.float32)
+            colvar[(triton.cdiv(x.shape[1], 16),)](x, mean, var, x.shape[0], x.shape[1], x.stride(0), BR=8, BC=16)
+            return mean, var
+
+    def get_inputs():
+        return [torch.randn(M, N)]
+''')
+
 # few long rows: a mean per row in fp16 out of a block accumulator, and a max per row by a scalar loop
 ROW_MEAN_FP16 = task('''
     TEST_SHAPES = [{"B": 2, "N": 3001}, {"B": 3, "N": 777}]
@@ -344,6 +388,8 @@ def rewrites() -> dict[str, str]:
         ("column_std", COLUMN_STD_TWO_SUMS, "colstd", "schedule-reduction-split"),
         ("channel_stats", CHANNEL_STATS_NESTED, "chan_norm", "schedule-reduction-split"),
         ("rms_split", ROWS_RAW, "rms", "schedule-reduction-split"),
+        ("softmax_passes", ROWS_BLOCKPTR_HELPER, "smax", "schedule-reduction-split"),
+        ("column_var_passes", COLUMN_VAR_TWO_PASS, "colvar", "schedule-reduction-split"),
         ("column_sqrt", COLUMN_BLOCKPTR.replace("acc * 0.5 / M", "tl.sqrt(acc)").replace(
             "x.mean(dim=0) * 0.5", "x.sum(dim=0).sqrt()").replace("torch.randn(M, N)", "torch.rand(M, N)"),
          "colscaled", "schedule-reduction-split"),
@@ -386,6 +432,26 @@ def test_rewrite_shape(rewrites: dict[str, str]) -> None:
     assert "for n in range(n_first, tl.minimum(n_first + n_slice, n_batch)):" in stats
     assert "tl.atomic_max(peak_partials + slot, peak, sem=\"relaxed\")" in stats
     assert "peak_partials = torch.full((x.shape[1] if row_splits > 1 else 1,), float(\"-inf\")" in stats
+    # the pass after the statistics stores every element: kernel fission at the combine. One kernel, launched
+    # twice (PHASE 1 adds the slices' partials, PHASE 2 reads the totals) with the normalising loop split too
+    assert "arrivals" not in stats and "PHASE: tl.constexpr" in stats
+    assert "        if row_splits > 1:  # one launch per pass over the slices, then one that finishes" in stats
+    assert [stats.count(f"peak_partials=peak_partials, PHASE={p})") for p in (0, 1, 2)] == [1, 1, 1]
+    assert stats.count("for n in range(n_first, tl.minimum(n_first + n_slice, n_batch)):") == 2
+    assert "    if PHASE > 1:  # a later launch: every slice reads the totals back\n        slot = tl.program_id(0)\n" \
+        "        total = tl.load(total_partials + slot)\n" in stats
+    assert "    if PHASE == 0 or PHASE > 1:\n        mean = total / (n_batch * hw)\n" in stats
+    rms = rewrites["rms_split_0"]  # a row sum of squares, then a pass that scales every element
+    assert "for s in range(s_first, tl.minimum(s_first + s_slice, n), B):" in rms and rms.count("s_first =") == 2
+    # a softmax over few long rows: max, then the sum of exponentials, then the normalising pass; each reduction
+    # is a launch of its own, the last launch writes in slices
+    smax = rewrites["softmax_passes_0"]
+    assert [smax.count(f"d_partials=d_partials, PHASE={p})") for p in (0, 1, 2, 3)] == [1, 1, 1, 1]
+    assert "        if PHASE == 0 or PHASE == 2:\n            # this pass is split over grid axis 1 too\n" in smax
+    assert "            tl.atomic_add(d_partials + slot, d, sem=\"relaxed\")" in smax
+    var = rewrites["column_var_passes_0"]  # the comment above the second pass stays with it
+    assert "        # second pass: squared deviations from the mean\n        dev = tl.zeros" in var
+    assert "            dev = tl.load(dev_partials + slot)\n" in var and "PHASE=3)" in var
     rows = rewrites["rows_raw_0"]
     assert rows.count("v = x_tile") == 2 and "for s in range" not in rows.split("def rms_multipass")[0]
     assert "B=triton.next_power_of_2(x.shape[1]), num_warps=8)" in rows
@@ -396,6 +462,16 @@ def test_stay_correct(rewrites: dict[str, str], tmp_path) -> None:
     # no test size is a multiple of any block; ROWS_RAW's 8200-column shape takes the multi-pass fallback and
     # the column kernels run with many empty slices (more slices than row blocks)
     check_correct({**rewrites, "orig_scan": SCAN_RAW, "orig_rows": ROWS_RAW}, tmp_path)
+
+
+def _under_if(source: str, line: str, nth: int) -> str:
+    """The kernel with everything from the nth occurrence of `line` to the kernel's end moved under `if True:`."""
+    at = -1
+    for _ in range(nth):
+        at = source.index(line, at + 1)
+    end = source.index("\n\nclass Model")
+    indent = line[: len(line) - len(line.lstrip())]
+    return source[:at] + f"{indent}if True:\n" + textwrap.indent(source[at:end], "    ") + source[end:]
 
 
 def test_declines() -> None:
@@ -427,6 +503,21 @@ def test_declines() -> None:
     two_pass = rewrite("schedule-reduction-split", ROWS_RAW.replace("scale = 1.0 / tl.sqrt(tl.sum(ss, axis=0) / n + 1e-5)",
                                                                      "scale = tl.sum(ss, axis=0) / n"), "rms")
     assert all("workspace" in c.rationale and "tl.atomic_add(o_ptr" not in c.source for c in two_pass)
+    # a second pass whose running value is not a plain sum cannot be split: the last slice to arrive runs it alone
+    rescaled = ROWS_BLOCKPTR_HELPER.replace("d += tl.where(", "d = d * 0.5 + tl.where(")
+    assert rescaled != ROWS_BLOCKPTR_HELPER
+    smax = rewrite("schedule-reduction-split", rescaled, "smax")[0]
+    assert "the last slice finishes" in smax.title and "is not a plain sum update of `d`" in smax.rationale
+    assert "PHASE" not in smax.source
+    # the rest repeats in every slice of the second launch: an atomic there, or a loop under an `if`, keeps it alone
+    for why, changed in (
+        ("uses atomics", CHANNEL_STATS_NESTED.replace("mean = total / (n_batch * hw)\n",
+                                                      "mean = total / (n_batch * hw)\n    tl.atomic_add(y_ptr, 0.0)\n")),
+        ("nested in a compound statement", _under_if(CHANNEL_STATS_NESTED, "    for n in range(0, n_batch):\n", 2)),
+    ):
+        assert changed != CHANNEL_STATS_NESTED, why
+        alone = rewrite("schedule-reduction-split", changed, "chan_norm")[0]
+        assert "the last slice finishes" in alone.title and why in alone.rationale, (why, alone.rationale)
     last_offs = COLUMN_STD_TWO_SUMS.replace("tl.store(out_ptr + cols, tl.sqrt(sq / rows - mean * mean), mask=cols < n_cols)",
                                             "tl.store(out_ptr + cols + tl.max(rr, axis=0) * 0, tl.sqrt(sq / rows - mean * mean), mask=cols < n_cols)")
     assert last_offs != COLUMN_STD_TWO_SUMS

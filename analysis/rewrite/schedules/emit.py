@@ -198,8 +198,11 @@ def carried_inductions(ks: KernelSource, loop: ast.For, keep: set[str]) -> list[
     advanced per iteration, `blk = tl.advance(blk, ...)`): they move with the iteration count, not the loop
     variable, so a schedule that changes which iterations run must decline."""
     from ..kernel_patterns import assigned_names
+    from .dot_emit import free_names
 
-    inside = assigned_names(loop.body)
+    # only a name an iteration reads before it sets it carries over; one set first (offsets recomputed from the
+    # loop variable, a name an earlier loop also used) starts over in every iteration
+    inside = assigned_names(loop.body) & set(free_names(loop.body))
     before: set[str] = set()
     for s in ks.fn.body:
         if s is loop:

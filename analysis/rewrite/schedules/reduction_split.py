@@ -24,13 +24,14 @@ stores in the split loop, other loop-carried values, outputs that are not a plai
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
 from ...computation.classify import COLUMN_REDUCTION, ROW_REDUCTION, Kind
 from ...computation.model import Accumulation, Computation
-from ..kernel_patterns import assigned_names, literal_init
+from ..kernel_patterns import assigned_names, literal_init, simple_range
 from ..recipe_edits import append_argument, imported_as, launch_grids, paren
 from ..recipe_kit import Decline, KernelSource, finish
-from ..source_edit import Edit
+from ..source_edit import Edit, apply_edits, reindent
 from .dot_emit import free_names
 from .emit import (
     ScheduleRecipe,
@@ -41,6 +42,7 @@ from .emit import (
     names_in,
     node_text,
     one_axis_grid,
+    region_text,
     reorderable_loop,
     require_class,
 )
@@ -48,6 +50,7 @@ from .split_combine import (
     ATOMIC,
     Partial,
     accumulator_layout,
+    combine_per_launch,
     combine_then_finish,
     has_return,
     indented_rest,
@@ -58,6 +61,7 @@ from .targets import SMS_GUESS, choices, measured_grid
 
 MAX_SPLIT = 64  # more slices add atomics without adding bandwidth
 _IDENTITY = {"sum": 0.0, "max": float("-inf"), "min": float("inf")}
+_PHASE_MARK = "\x00phase\x00"  # where each copy of a launch gets its phase literal
 _FILL = {"sum": ".zero_()", "max": '.fill_(float("-inf"))', "min": '.fill_(float("inf"))'}
 
 
@@ -224,6 +228,22 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
     if left:
         raise Decline(f"line {loop.lineno}: {', '.join(sorted(left))} is set in the reduction loop and read after it")
 
+    loop_edits = _sliced(ks, loop, (start, stop, step), "the reduced axis is split over grid axis 1: this program "
+                         "reduces one slice of it")
+    try:
+        store = _direct_store(ks, comp, loop, accs)
+    except Decline as why_not:
+        if target.ascend:
+            raise Decline(f"{why_not}; combining through a workspace needs cross-core ordering that no Ascend "
+                          "device here can check") from None
+        return _through_workspace(recipe, ks, comp, kind, loop, accs, inits, loop_edits, fill, target, str(why_not))
+    return _straight_into_output(recipe, ks, comp, kind, loop, accs[0], store, loop_edits, fill, target)
+
+
+def _sliced(ks: KernelSource, loop: ast.For, bounds: tuple[ast.expr, ast.expr, ast.expr | None], why: str) -> list:
+    """Edits that give this program a contiguous slice of the loop's steps, one slice per program on grid axis 1
+    (a whole number of steps each, so the user's masks stay right)."""
+    start, stop, step = bounds
     tl, var = ks.tl, loop.target.id
     chunk, first = ks.fresh(f"{var}_slice"), ks.fresh(f"{var}_first")
     indent = ks.text.indent(loop)
@@ -234,22 +254,10 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
     steps = span if step is None else f"{tl('cdiv')}({span}, {step_text})"
     per_slice = f"{tl('cdiv')}({steps}, {tl('num_programs')}(1))" + ("" if step is None else f" * {step_text}")
     offset = f"{tl('program_id')}(1) * {chunk}" if zero_start else f"{start_text} + {tl('program_id')}(1) * {chunk}"
-    header = (
-        f"{indent}# the reduced axis is split over grid axis 1: this program reduces one slice of it\n"
-        f"{indent}{chunk} = {per_slice}\n"
-        f"{indent}{first} = {offset}\n"
-    )
+    header = f"{indent}# {why}\n{indent}{chunk} = {per_slice}\n{indent}{first} = {offset}\n"
     bound = f"{tl('minimum')}({first} + {chunk}, {stop_text})"
     new_range = f"range({first}, {bound})" if step is None else f"range({first}, {bound}, {step_text})"
-    loop_edits = [ks.text.insert_before(loop, header), ks.text.replace(loop.iter, new_range)]
-    try:
-        store = _direct_store(ks, comp, loop, accs)
-    except Decline as why_not:
-        if target.ascend:
-            raise Decline(f"{why_not}; combining through a workspace needs cross-core ordering that no Ascend "
-                          "device here can check") from None
-        return _through_workspace(recipe, ks, comp, kind, loop, accs, inits, loop_edits, fill, target, str(why_not))
-    return _straight_into_output(recipe, ks, comp, kind, loop, accs[0], store, loop_edits, fill, target)
+    return [ks.text.insert_before(loop, header), ks.text.replace(loop.iter, new_range)]
 
 
 def _straight_into_output(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Kind, loop: ast.For,
@@ -301,17 +309,7 @@ def _through_workspace(recipe: ScheduleRecipe, ks: KernelSource, comp: Computati
         raise Decline("the kernel writes memory before the reduction loop (every slice would write it)")
     if not rest or has_return(rest):
         raise Decline("nothing after the reduction loop to finish, or an early return")
-    layouts = {a.var: accumulator_layout(ks, inits[a.var].value) for a in accs}
-    for a in accs:
-        if a.op != "sum" and layouts[a.var].dtype != "float32":
-            raise Decline(f"`{a.var}` is an integer {a.op}: its workspace would start from no integer infinity")
-    constexprs = constexpr_params(ks)
-    for lay in layouts.values():
-        for d in lay.dims:
-            if not ((isinstance(d, ast.Constant) and type(d.value) is int) or
-                    (isinstance(d, ast.Name) and d.id in constexprs)):
-                raise Decline(f"line {d.lineno}: an accumulator dimension `{ks.segment(d)}` is not a constexpr "
-                              "parameter or a literal")
+    layouts = _layouts(ks, inits, accs)
     tl = ks.tl
     program = f"{tl('program_id')}(0)"
     partials = [Partial(a.var, a.op, ks.fresh(f"{a.var}_partials"),
@@ -321,6 +319,10 @@ def _through_workspace(recipe: ScheduleRecipe, ks: KernelSource, comp: Computati
     for p in partials:
         slot_names.setdefault(p.slot, ks.fresh("slot") if not slot_names else ks.fresh(f"{p.var}_slot"))
     names = {"finishes": ks.fresh("finishes"), **{p.var: slot_names[p.slot] for p in partials}}
+    passes, tail, why_alone = _passes(ks, comp, rest)
+    if not why_alone:
+        return _launch_per_pass(recipe, ks, comp, kind, loop, rest, accs, partials, names, passes, tail, edits,
+                                fill, target, why_not_direct)
     arrivals = ks.fresh("arrivals")
     indent = ks.text.indent(loop)
     first, last = ks.text.statement_lines(rest[0], rest[-1])
@@ -360,11 +362,273 @@ def _through_workspace(recipe: ScheduleRecipe, ks: KernelSource, comp: Computati
         f"(**guess:** {_units(target, fill)} of the device table, unless profiled). Its partials ({carried}) cannot "
         f"go straight into the output ({why_not_direct}), so each slice adds them into a workspace and the last "
         "slice to arrive reads the totals back and runs the rest of the kernel as written (the statements after "
-        "the loop, under `if`). One slice (a grid that already fills the device) skips the workspace."
+        f"the loop, under `if`; {why_alone}). One slice (a grid that already fills the device) skips the "
+        "workspace."
     )
     return [finish(recipe, ks.ctx, [e for e in edits if isinstance(e, Edit)],
                    f"Split the reduced axis over a second grid axis ({len(accs)} partial(s) combined, the last "
                    "slice finishes)", rationale, config={"max_split": MAX_SPLIT})]
+
+
+@dataclass
+class _Pass:
+    """A later loop that reduces again (a variance's sum of squared deviations after the mean, a softmax's sum
+    after its max): split like the first, its partials combined in a launch of their own."""
+
+    loop: ast.For
+    accs: list[Accumulation]
+    pre: list[ast.stmt]  # the straight-line statements between the previous pass and this loop
+
+
+def _passes(ks: KernelSource, comp: Computation, rest: list[ast.stmt]) -> tuple[list[_Pass], list[ast.stmt], str]:
+    """The statements after the split loop as further reduction passes and a tail, when all of them can run in
+    slices, one launch per pass: ([passes], tail, "") or ([], [], why the last slice runs them alone). A later
+    loop carrying plain sums/max/min is a pass; the tail's loops must carry nothing (a normalising pass), so that
+    every slice can take a share of their iterations."""
+    passes: list[_Pass] = []
+    pending: list[ast.stmt] = []
+    for s in rest:
+        if any((ks.tl_call(n) or "").startswith("atomic_") for n in ast.walk(s)):
+            return [], [], f"line {s.lineno}: the rest uses atomics, which every slice would repeat"
+        if not isinstance(s, ast.For) and any(isinstance(n, (ast.For, ast.While)) for n in ast.walk(s)):
+            return [], [], f"line {s.lineno}: a loop nested in a compound statement (it would not be split)"
+        if isinstance(s, ast.For) and simple_range(s) is None:
+            return [], [], f"line {s.lineno}: the loop after it is not a plain range()"
+        # read before it is set in an iteration and set in it: a value carried from one iteration to the next
+        carried = set(free_names(s.body)) & assigned_names(s.body) if isinstance(s, ast.For) else set()
+        if not carried:
+            pending.append(s)
+            continue
+        try:
+            accs = _later_pass(ks, comp, s, carried, pending)
+        except Decline as why:
+            return [], [], str(why)
+        passes.append(_Pass(s, accs, pending))
+        pending = []
+    loops = [s for s in pending if isinstance(s, ast.For)]
+    if not passes and not loops:
+        return [], [], "no loop follows it, so the rest is short"
+    for p in passes:
+        if any(isinstance(s, ast.For) for s in p.pre):
+            return [], [], f"line {p.loop.lineno}: a loop runs between two reductions (each launch would repeat it)"
+    for lp in loops:
+        left = assigned_names([lp]) & set(free_names(pending[pending.index(lp) + 1:]))
+        if left:
+            return [], [], f"line {lp.lineno}: {', '.join(sorted(left))} is set in the loop after it and read later"
+    span = {ln for s in rest for ln in _lines(s)}
+    stored = {a.tensor for a in comp.stores if a.line in span}
+    for a in comp.loads:
+        if a.line in span and a.tensor in stored:
+            home = next(s for s in rest if a.line in _lines(s))
+            if any(st.tensor == a.tensor and st.line not in _lines(home) for st in comp.stores if st.line in span):
+                return [], [], f"line {a.line}: the rest reads {a.tensor}, which another of its statements writes"
+    return passes, pending, ""
+
+
+def _later_pass(ks: KernelSource, comp: Computation, loop: ast.For, carried: set[str],
+                pre: list[ast.stmt]) -> list[Accumulation]:
+    """What a later loop accumulates, or Decline when it is not a reduction that splits like the first."""
+    var = next((v for v in comp.index_vars if v.line == loop.lineno), None)
+    accs = [a for a in comp.accumulations if var is not None and a.loop == var.name]
+    plain = {a.var for a in accs if a.op in ATOMIC}
+    if not accs or carried - plain:
+        raise Decline(f"line {loop.lineno}: the loop after it carries {', '.join(sorted(carried - plain))} "
+                      "(not a sum, max or min)")
+    accs = [a for a in accs if a.var in carried]
+    for a in accs:
+        _plain_updates(ks, loop, a)
+        init = _initial(ks, loop, a)
+        if init not in pre:
+            raise Decline(f"line {loop.lineno}: `{a.var}` is not started right before its loop")
+    reorderable_loop(ks, var, {a.var for a in accs}, "reduction")
+    if any(var.name in st.in_loops for st in comp.stores):
+        raise Decline(f"line {loop.lineno}: the later reduction loop stores")
+    rest = ks.fn.body[ks.fn.body.index(loop) + 1:]
+    left = (assigned_names([loop]) - {a.var for a in accs}) & set(free_names(rest))
+    if left:
+        raise Decline(f"line {loop.lineno}: {', '.join(sorted(left))} is set in a later reduction loop and read "
+                      "after it")
+    return accs
+
+
+def _lines(node: ast.AST) -> set[int]:
+    return {n.lineno for n in ast.walk(node) if hasattr(n, "lineno")}
+
+
+def _launch_per_pass(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Kind, loop: ast.For,
+                     rest: list[ast.stmt], accs: list[Accumulation], partials: list[Partial], names: dict[str, str],
+                     passes: list[_Pass], tail: list[ast.stmt], loop_edits: list, fill: int, target,  # noqa: ANN001
+                     why_not_direct: str) -> list:
+    """Kernel fission at each combine: the kernel runs once per reduction pass and once more for the tail, over
+    the same (outputs, slices) grid, the pass chosen by a new constexpr. Launch k reduces pass k's slices into its
+    workspace (the earlier passes' totals read back); the last launch reads every total and runs the tail with its
+    loops split over the slices too, so a normalising pass is as parallel as the reductions. One slice: one
+    launch runs the kernel whole (PHASE 0)."""
+    statements = [ks.enclosing_statement(call) for call, _ in launch_grids(ks)]
+    if not all(isinstance(st, ast.Expr) for st in statements):
+        raise Decline("a launch is not a statement of its own (it cannot be repeated for each pass)")
+    tl, indent, phase = ks.tl, ks.text.indent(loop), ks.fresh("PHASE")
+    program = f"{tl('program_id')}(0)"
+    taken = {p.workspace for p in partials}
+    stages = [(accs, partials)]
+    for ps in passes:
+        later = _workspace_partials(ks, ps.loop, ps.accs, program, taken)
+        stages.append((ps.accs, later))
+        names.update({p.var: names.get(next((q.var for q in partials if q.slot == p.slot), ""), "") or
+                      ks.fresh(f"{p.var}_slot") for p in later})
+    last = len(stages) + 1  # the tail's launch
+
+    def nest(text: str, depth: int) -> str:
+        try:
+            return reindent(text, indent, indent + "    " * depth)
+        except ValueError:
+            raise Decline("the statements after the split loop are not indented uniformly") from None
+
+    def combine(k: int, depth: int) -> str:
+        pad = indent + "    " * depth
+        return (f"{pad}if {phase} == 0 or {phase} == {k}:\n" + nest(texts[k], depth + 1)
+                + combine_per_launch(ks, pad, stages[k - 1][1], phase, k, names)
+                + f"{pad}if {phase} == 0 or {phase} > {k}:\n")
+
+    # every loop gets its slice of the iterations; each region keeps the comment lines above it
+    loops = [loop, *(ps.loop for ps in passes)]
+    tail_loops = [s for s in tail if isinstance(s, ast.For)]
+    slice_edits = list(loop_edits)
+    for lp in loops[1:]:
+        slice_edits += _sliced(ks, lp, simple_range(lp), "this pass is split over grid axis 1 too")
+    for lp in tail_loops:
+        slice_edits += _sliced(ks, lp, simple_range(lp), "what follows the totals runs in slices too: this program "
+                               "takes one slice of this loop")
+    texts: dict[int, str] = {}
+    edits = []
+    start = ks.text.statement_lines(loop)[0]
+    for k, lp in enumerate(loops, start=1):
+        pre = passes[k - 2].pre if k > 1 else []
+        if pre:
+            end = ks.text.statement_lines(pre[-1])[1]
+            edits.append(Edit(start, end, nest(_span_text(ks, start, end, slice_edits), k - 1)))
+            start = end
+        end = ks.text.statement_lines(lp)[1]
+        texts[k] = _span_text(ks, start, end, slice_edits)
+        head = (f"{indent}# one kernel, one launch per reduction pass and one to finish when the loop is split "
+                f"({phase} k), or one launch that runs it whole ({phase} 0)\n") if k == 1 else ""
+        edits.append(Edit(start, end, head + combine(k, k - 1)))
+        start = end
+    end = ks.text.statement_lines(rest[-1])[1]
+    if tail:
+        edits.append(Edit(start, end, nest(_span_text(ks, start, end, slice_edits), len(loops))))
+    else:
+        edits.append(Edit(start, end, f"{indent}{'    ' * len(loops)}pass\n"))
+    edits += [append_constexprs(ks, [p.workspace for _, ps in stages for p in ps], constexpr=False),
+              append_constexprs(ks, [phase])]
+    everything = [p for _, ps in stages for p in ps]
+    edits += _repeated_launches(ks, comp, statements, [a for group, _ in stages for a in group], everything,
+                                phase, last, fill)
+    walked = "a strided axis" if kind.name == COLUMN_REDUCTION else "its contiguous axis"
+    carried = "; ".join(", ".join(f"`{a.var}` ({a.op})" for a in group) for group, _ in stages)
+    where = ", ".join(str(lp.lineno) for lp in [*loops, *tail_loops])
+    rationale = (
+        f"The kernel reduces over {walked} (the model classifies it as a {kind.name}) with one program per output "
+        f"block, each walking the whole loops on lines {where} in turn: few outputs leave the device idle in all "
+        f"of them. The kernel now runs {last} times over a grid of outputs x slices, the slices chosen at launch so "
+        f"the grid reaches about {fill} programs (**guess:** {_units(target, fill)} of the device table, unless "
+        f"profiled). Launch k splits reduction loop k and adds each slice's partials ({carried}) into a workspace "
+        f"(they cannot go straight into the output: {why_not_direct}), the earlier passes' totals read back first. "
+        f"The last launch reads every total and runs the rest of the kernel as written in every slice"
+        + (", each taking its share of the loop(s) after the reductions (their iterations are independent)"
+           if tail_loops else "") +
+        ". One slice (a grid that already fills the device) runs the kernel whole in one launch."
+    )
+    return [finish(recipe, ks.ctx, [e for e in edits if isinstance(e, Edit)],
+                   f"Split every pass over the reduced axis over a second grid axis ({last} launches, "
+                   f"{len(everything)} partial(s) combined)", rationale, config={"max_split": MAX_SPLIT})]
+
+
+def _span_text(ks: KernelSource, start: int, end: int, edits: list[Edit]) -> str:
+    """Source[start:end] with the edits inside it applied (they are taken out of `edits`); an insertion at `end`
+    belongs to the next region (a loop's slice header goes with its loop)."""
+    inner = [e for e in edits if start <= e.start and e.end <= end and not e.start == e.end == end]
+    for e in inner:
+        edits.remove(e)
+    try:
+        return apply_edits(ks.text.source[start:end], [Edit(e.start - start, e.end - start, e.text) for e in inner])
+    except ValueError as exc:
+        raise Decline(f"the schedule's edits conflict ({exc})") from None
+
+
+def _workspace_partials(ks: KernelSource, loop: ast.For, accs: list[Accumulation], program: str,
+                        taken: set[str]) -> list[Partial]:
+    """One workspace per accumulator, sized from the statement that starts it (names distinct from `taken`)."""
+    layouts = _layouts(ks, {a.var: _initial(ks, loop, a) for a in accs}, accs)
+    out = []
+    for a in accs:
+        name = ks.fresh(f"{a.var}_partials")
+        i = 2
+        while name in taken:
+            name, i = f"{ks.fresh(f'{a.var}_partials')}_{i}", i + 1
+        taken.add(name)
+        out.append(Partial(a.var, a.op, name, program_slot(ks.tl, program, [ks.segment(d) for d in
+                                                                            layouts[a.var].dims]),
+                           dtype=layouts[a.var].dtype))
+    return out
+
+
+def _layouts(ks: KernelSource, inits: dict[str, ast.Assign], accs: list[Accumulation]) -> dict:
+    layouts = {a.var: accumulator_layout(ks, inits[a.var].value) for a in accs}
+    for a in accs:
+        if a.op != "sum" and layouts[a.var].dtype != "float32":
+            raise Decline(f"`{a.var}` is an integer {a.op}: its workspace would start from no integer infinity")
+    constexprs = constexpr_params(ks)
+    for lay in layouts.values():
+        for d in lay.dims:
+            if not ((isinstance(d, ast.Constant) and type(d.value) is int) or
+                    (isinstance(d, ast.Name) and d.id in constexprs)):
+                raise Decline(f"line {d.lineno}: an accumulator dimension `{ks.segment(d)}` is not a constexpr "
+                              "parameter or a literal")
+    return layouts
+
+
+def _repeated_launches(ks: KernelSource, comp: Computation, statements: list[ast.stmt], accs: list[Accumulation],
+                       partials: list[Partial], phase: str, last: int, fill: int) -> list[Edit]:
+    """Each launch becomes its workspaces and one launch per phase (1..last) when split, else one (PHASE 0)."""
+    torch = imported_as(ks, "torch")
+    splits = ks.fresh("row_splits")
+    inits = {a.var: _initial(ks, _loop_of(ks, comp, a), a) for a in accs}
+    layouts = {p.var: accumulator_layout(ks, inits[p.var].value) for p in partials}
+    dims_used = {d.id for lay in layouts.values() for d in lay.dims if isinstance(d, ast.Name)}
+    device_param = comp.loads[0].tensor if comp.loads else comp.stores[0].tensor
+    edits = []
+    for (call, grid), statement in zip(launch_grids(ks), statements, strict=True):
+        ind = ks.text.indent(statement)
+        hoisted, wrapper_dims = _wrapper_values(ks, call, dims_used)
+        grid0 = _grid_axis0(ks, call, grid, hoisted)
+        sizes = {p.var: " * ".join([grid0, *(_dim_text(ks, d, wrapper_dims) for d in layouts[p.var].dims)])
+                 for p in partials}
+        device = f"{paren(ks.segment(launch_argument(ks, call, device_param)))}.device"
+        lines = "".join(f"{ind}{local} = {value}  # one value for the launch and the workspace size\n"
+                        for _, (local, value) in hoisted.items())
+        lines += f"{ind}{splits} = max(1, min({MAX_SPLIT}, {fill} // max(1, {grid0})))\n"
+        lines += workspace_lines(torch, ind, partials, sizes, None, grid0, splits, device)
+        inside = [ks.text.replace(call.func.slice, f"({grid0}, {splits})"),
+                  *(ks.text.replace(launch_argument(ks, call, param), local) for param, (local, _) in hoisted.items()),
+                  append_argument(ks, call, ", ".join(f"{p.workspace}={p.workspace}" for p in partials)
+                                  + f", {phase}={_PHASE_MARK}")]
+        try:
+            launch = reindent(region_text(ks, statement, statement, inside), ind, ind + "    ")
+        except ValueError:
+            raise Decline(f"line {statement.lineno}: the launch's lines are not indented uniformly") from None
+        # each launch passes its phase as a literal, so the launch values stay readable facts for levels 2-4
+        lines += (f"{ind}if {splits} > 1:  # one launch per pass over the slices, then one that finishes\n"
+                  + "".join(launch.replace(_PHASE_MARK, str(k)) for k in range(1, last + 1))
+                  + f"{ind}else:  # the grid fills the device: one launch runs the kernel whole\n"
+                  + launch.replace(_PHASE_MARK, "0"))
+        edits.append(ks.text.replace_statements(statement, lines))
+    return edits
+
+
+def _loop_of(ks: KernelSource, comp: Computation, acc: Accumulation) -> ast.For:
+    line = comp.var(acc.loop).line
+    return next(n for n in ast.walk(ks.fn) if isinstance(n, ast.For) and n.lineno == line)
 
 
 def _wrapper_values(ks: KernelSource, call: ast.Call, params: set[str]) -> tuple[dict[str, tuple[str, str]],

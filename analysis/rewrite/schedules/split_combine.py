@@ -125,6 +125,27 @@ def combine_then_finish(ks: KernelSource, indent: str, partials: list[Partial], 
     return text + f"{indent}if {finishes}:\n"
 
 
+def combine_per_launch(ks: KernelSource, indent: str, partials: list[Partial], phase: str, k: int,
+                       slots: dict[str, str]) -> str:
+    """Kernel text after split loop k when the kernel runs once per pass (`phase` a constexpr): launch k adds
+    each slice's partials into the workspace, the later launches read the totals back (the end of launch k orders
+    the two)."""
+    tl = ks.tl
+    adds, loads = [], []
+    for p in partials:
+        mask = f", mask={p.mask}" if p.mask else ""
+        adds.append(f"{tl(ATOMIC[p.op])}({p.workspace} + {slots[p.var]}, {p.var}{mask}, sem=\"relaxed\")")
+        other = f", mask={p.mask}, other=0" if p.mask else ""
+        loads.append(f"{p.var} = {tl('load')}({p.workspace} + {slots[p.var]}{other})")
+    setup = []
+    for slot in dict.fromkeys(p.slot for p in partials):
+        setup.append(f"{next(slots[p.var] for p in partials if p.slot == slot)} = {slot}")
+    text = f"{indent}if {phase} == {k}:  # launch {k}: this slice's partials go into the workspace\n"
+    text += "".join(f"{indent}    {x}\n" for x in setup + adds)
+    text += f"{indent}if {phase} > {k}:  # a later launch: every slice reads the totals back\n"
+    return text + "".join(f"{indent}    {x}\n" for x in setup + loads)
+
+
 def indented_rest(text: str, indent: str) -> str:
     """The rest of the kernel moved one level in, under the `if` that lets only the last slice run it."""
     try:
@@ -133,9 +154,10 @@ def indented_rest(text: str, indent: str) -> str:
         raise Decline("the statements after the split loop are not indented uniformly") from None
 
 
-def workspace_lines(torch: str, indent: str, partials: list[Partial], sizes: dict[str, str], arrivals: str,
+def workspace_lines(torch: str, indent: str, partials: list[Partial], sizes: dict[str, str], arrivals: str | None,
                     programs: str, splits: str, device: str) -> str:
-    """Wrapper text before the launch: each workspace (only when the loop is split) and the arrival counters."""
+    """Wrapper text before the launch: each workspace (only when the loop is split) and the arrival counters
+    (none for a kernel launched twice, whose first launch ends before the second reads the totals)."""
     out = []
     for p in partials:
         size = f"{sizes[p.var]} if {splits} > 1 else 1"
@@ -143,6 +165,8 @@ def workspace_lines(torch: str, indent: str, partials: list[Partial], sizes: dic
         shape = f"({size},)" if fill else size
         out.append(f"{indent}{p.workspace} = {torch}.{_TORCH_FILL[p.op]}({shape}{fill}, device={device}, "
                    f"dtype={torch}.{p.dtype})")
+    if arrivals is None:
+        return "".join(f"{x}\n" for x in out)
     out.append(f"{indent}# how many slices of each output have finished (the last one runs the rest of the kernel)")
     out.append(f"{indent}{arrivals} = {torch}.zeros({programs} if {splits} > 1 else 1, device={device}, "
                f"dtype={torch}.int32)")
