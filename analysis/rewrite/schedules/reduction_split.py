@@ -11,9 +11,12 @@ each program reduces its slice exactly as before. The slices' results combine in
 - one sum/max/min whose stored value is linear in it (a sum, a mean, a scale) or the max/min itself: straight
   into the output with `tl.atomic_add` / `tl.atomic_max` / `tl.atomic_min`, the output set to the identity first
   (an fp32 buffer for fp16/bf16 outputs: Triton has no fp16 atomic max/min, and a sum is then rounded once);
+- a rest that holds loops of its own (a pass that normalises, a second reduction pass): kernel fission, one
+  launch per reduction pass and one to finish, chosen by a new `PHASE` constexpr; each launch's partials go into
+  a workspace the later launches read, and the last launch's loops are split over the slices too;
 - several accumulators (a sum and a sum of squares), or an epilogue that does not combine (a square root, a
-  division by the sum, a second pass that normalises): through a workspace, the last slice to arrive reading the
-  totals back and running the rest of the kernel as written (`split_combine.py`; not on Ascend).
+  division by the sum): through a workspace, the last slice to arrive reading the totals back and running the
+  rest of the kernel as written (`split_combine.py`). Neither workspace form is emitted for Ascend.
 
 The wrapper chooses the number of slices at run time so that the grid fills the device (the programs that fill
 it are a guess from the target's device table, named in the rationale). Declines for grids with a second axis,
