@@ -12,7 +12,13 @@ from pathlib import Path
 
 import pytest
 from recipe_helpers import rewrite
-from test_schedules_reduce import CHANNEL_STATS_NESTED, COLUMN_SCALAR_FP16, COLUMN_VAR_TWO_PASS, ROW_MEAN_FP16
+from test_schedules_reduce import (
+    CHANNEL_STATS_NESTED,
+    COLUMN_SCALAR_FP16,
+    COLUMN_STD_DEAD_START,
+    COLUMN_VAR_TWO_PASS,
+    ROW_MEAN_FP16,
+)
 from warm_runner import warm_runner
 
 from tritonlens.analysis.compiler.variants import variant_guesses
@@ -103,3 +109,12 @@ def test_launch_per_pass_compiles_every_phase(name: str, runner: LocalRunner, tm
     for v in analysis.variants:
         assert not variant_guesses(v.specialization), v.specialization
         assert not int(v.resources["spill_stores"] or 0), v.resources
+
+
+def test_last_slice_form_compiles_after_a_dead_start(runner: LocalRunner, tmp_path: Path) -> None:
+    # `mean = 0` before the loop and `mean = s / rows` in the rest: under the last slice's runtime `if`, Triton
+    # refused to merge int32 with fp32 (found on microsoft/DeepSpeed's LayerNorm); the dead start is dropped
+    candidate = rewrite("schedule-reduction-split", COLUMN_STD_DEAD_START, "colstd")[0].source
+    path = tmp_path / "colstd.py"
+    path.write_text(candidate, encoding="utf-8")
+    _compiled(candidate, str(path), "colstd", runner)

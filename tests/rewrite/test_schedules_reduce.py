@@ -197,6 +197,9 @@ COLUMN_STD_TWO_SUMS = task('''
         return [torch.randn(M, N)]
 ''')
 
+# the same with a start value the rest overwrites before reading it (a LayerNorm habit): dropped, see below
+COLUMN_STD_DEAD_START = COLUMN_STD_TWO_SUMS.replace("    s = tl.zeros((BC,)", "    mean = 0\n    s = tl.zeros((BC,)")
+
 # per-channel statistics of an NCHW batch (a scalar sum and a scalar max over a loop over the batch around a loop
 # over the plane), then a second pass that normalises: the batch loop is split, the last slice runs the second pass
 CHANNEL_STATS_NESTED = task('''
@@ -390,6 +393,7 @@ def rewrites() -> dict[str, str]:
         ("rms_split", ROWS_RAW, "rms", "schedule-reduction-split"),
         ("softmax_passes", ROWS_BLOCKPTR_HELPER, "smax", "schedule-reduction-split"),
         ("column_var_passes", COLUMN_VAR_TWO_PASS, "colvar", "schedule-reduction-split"),
+        ("column_std_dead_start", COLUMN_STD_DEAD_START, "colstd", "schedule-reduction-split"),
         ("column_sqrt", COLUMN_BLOCKPTR.replace("acc * 0.5 / M", "tl.sqrt(acc)").replace(
             "x.mean(dim=0) * 0.5", "x.sum(dim=0).sqrt()").replace("torch.randn(M, N)", "torch.rand(M, N)"),
          "colscaled", "schedule-reduction-split"),
@@ -452,6 +456,8 @@ def test_rewrite_shape(rewrites: dict[str, str]) -> None:
     var = rewrites["column_var_passes_0"]  # the comment above the second pass stays with it
     assert "        # second pass: squared deviations from the mean\n        dev = tl.zeros" in var
     assert "            dev = tl.load(dev_partials + slot)\n" in var and "PHASE=3)" in var
+    dead = rewrites["column_std_dead_start_0"]
+    assert COLUMN_STD_DEAD_START != COLUMN_STD_TWO_SUMS and "mean = 0\n" not in dead
     rows = rewrites["rows_raw_0"]
     assert rows.count("v = x_tile") == 2 and "for s in range" not in rows.split("def rms_multipass")[0]
     assert "B=triton.next_power_of_2(x.shape[1]), num_warps=8)" in rows

@@ -55,6 +55,7 @@ from .split_combine import (
     accumulator_layout,
     combine_per_launch,
     combine_then_finish,
+    dead_starts,
     has_return,
     indented_rest,
     program_slot,
@@ -333,6 +334,8 @@ def _through_workspace(recipe: ScheduleRecipe, ks: KernelSource, comp: Computati
     edits.append(Edit(first, last, combine_then_finish(ks, indent, partials, arrivals, program, 1, names)
                       + indented_rest(rest_text, indent)))
     edits.append(append_constexprs(ks, [*(p.workspace for p in partials), arrivals], constexpr=False))
+    dropped = dead_starts(ks, loop, rest)
+    edits += [ks.text.replace_statements(s, "") for s in dropped]
 
     torch = imported_as(ks, "torch")
     splits = ks.fresh("row_splits")
@@ -368,6 +371,10 @@ def _through_workspace(recipe: ScheduleRecipe, ks: KernelSource, comp: Computati
         f"the loop, under `if`; {why_alone}). One slice (a grid that already fills the device) skips the "
         "workspace."
     )
+    if dropped:
+        rationale += (" Dropped: " + ", ".join(f"`{ks.segment(s)}` (line {s.lineno})" for s in dropped) +
+                      ", a start value the rest overwrites before reading it (Triton would refuse to merge its "
+                      "type with the new value's under the `if`).")
     return [finish(recipe, ks.ctx, [e for e in edits if isinstance(e, Edit)],
                    f"Split the reduced axis over a second grid axis ({len(accs)} partial(s) combined, the last "
                    "slice finishes)", rationale, config={"max_split": MAX_SPLIT})]

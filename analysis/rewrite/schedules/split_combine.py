@@ -20,8 +20,10 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from ..kernel_patterns import assigned_names
 from ..recipe_kit import Decline, KernelSource
 from ..source_edit import reindent
+from .dot_emit import free_names
 
 ATOMIC = {"sum": "atomic_add", "max": "atomic_max", "min": "atomic_min"}  # how partials of each op combine
 _TORCH_FILL = {"sum": "zeros", "max": "full", "min": "full"}
@@ -171,6 +173,29 @@ def workspace_lines(torch: str, indent: str, partials: list[Partial], sizes: dic
     out.append(f"{indent}{arrivals} = {torch}.zeros({programs} if {splits} > 1 else 1, device={device}, "
                f"dtype={torch}.int32)")
     return "".join(f"{x}\n" for x in out)
+
+
+def dead_starts(ks: KernelSource, loop: ast.For, rest: list[ast.stmt]) -> list[ast.Assign]:
+    """Statements before the split loop that set a name the rest sets again before reading it, with nothing
+    reading it in between (`mean = 0` ahead of `mean = tl.sum(acc) / n`). Under the runtime `if` of the last
+    slice, Triton would merge the two values and refuse their different types (int32 and fp32); the first value is
+    never read, so the schedule drops it."""
+    body = ks.fn.body
+    at = body.index(loop)
+    rewritten = assigned_names(rest) - set(free_names(rest))
+    out = []
+    for i, s in enumerate(body[:at]):
+        if not (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)):
+            continue
+        name = s.targets[0].id
+        later = body[i + 1: at + 1]
+        if name not in rewritten or name in free_names(later) or name in assigned_names(later):
+            continue
+        if any(isinstance(n, ast.Call) and (ks.tl_call(n) or "").startswith(("load", "store", "atomic"))
+               for n in ast.walk(s.value)):
+            continue
+        out.append(s)
+    return out
 
 
 def has_return(stmts: list[ast.stmt]) -> bool:
