@@ -40,12 +40,14 @@ def collect(
 ) -> Evidence:
     """`untrusted`: the text holds an LLM's code: it is compiled in a confined worker, and not profiled (a profile
     runs it unconfined)."""
+    from ....analysis.core.targets import platform_of
     from ....analysis.triage import triage
     from ..diagnose import analyze_document, find_pyproject_overrides
     from .gate import compile_facts
 
     ev = Evidence()
-    ev.findings.extend(triage(source, path).findings)
+    platform = platform_of(target)  # an sm_90 run's evidence holds no Ascend-only rule (and the reverse)
+    ev.findings.extend(f for f in triage(source, path).findings if not f.platforms or platform in f.platforms)
     if untrusted:
         from ...trust.confined_runner import ConfinedCompiles
 
