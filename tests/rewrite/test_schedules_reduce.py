@@ -538,7 +538,7 @@ def test_declines() -> None:
         "tl.store(out_ptr + r, best)", "tl.store(out_ptr + r, best + tl.log(total))")
     assert online != ROW_MAX_SCALAR
     assert "is not a plain" in declined("schedule-reduction-split", online, "row_max")
-    assert "not a column reduction or row reduction" in declined("schedule-reduction-split", SCAN_RAW, "running_max")
+    assert "not a column reduction or a row reduction" in declined("schedule-reduction-split", SCAN_RAW, "running_max")
     steps = ROWS_RAW.replace("for s in range(0, n, B):\n        idx = s + tl.arange(0, B)\n        ok",
                              "for s in range(0, n, 2 * B):\n        idx = s + tl.arange(0, B)\n        ok")
     assert "different ranges" in declined("schedule-row-on-chip", steps, "rms")

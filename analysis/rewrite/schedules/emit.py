@@ -51,7 +51,11 @@ class ScheduleRecipe:
 
 def require_class(kind: Kind, *names: str) -> None:
     if kind.name not in names:
-        raise Decline(f"the kernel computes a {kind.name}, not a {' or '.join(names)}")
+        raise Decline(f"the kernel computes {_a(kind.name)}, not {' or '.join(_a(n) for n in names)}")
+
+
+def _a(noun: str) -> str:
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
 
 
 def loop_node(ks: KernelSource, var: IndexVar) -> ast.For:
