@@ -16,7 +16,8 @@ each program reduces its slice exactly as before. The slices' results combine in
   a workspace the later launches read, and the last launch's loops are split over the slices too;
 - several accumulators (a sum and a sum of squares), or an epilogue that does not combine (a square root, a
   division by the sum): through a workspace, the last slice to arrive reading the totals back and running the
-  rest of the kernel as written (`split_combine.py`). Neither workspace form is emitted for Ascend.
+  rest of the kernel as written (`split_combine.py`). Not emitted for Ascend, where the ordering across AI cores
+  cannot be checked without a device (the launch-per-pass form needs none and is emitted there).
 
 The wrapper chooses the number of slices at run time so that the grid fills the device (the programs that fill
 it are a guess from the target's device table, named in the rationale). Declines for grids with a second axis,
@@ -237,9 +238,6 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
     try:
         store = _direct_store(ks, comp, loop, accs)
     except Decline as why_not:
-        if target.ascend:
-            raise Decline(f"{why_not}; combining through a workspace needs cross-core ordering that no Ascend "
-                          "device here can check") from None
         return _through_workspace(recipe, ks, comp, kind, loop, accs, inits, loop_edits, fill, target, str(why_not))
     return _straight_into_output(recipe, ks, comp, kind, loop, accs[0], store, loop_edits, fill, target)
 
@@ -324,9 +322,12 @@ def _through_workspace(recipe: ScheduleRecipe, ks: KernelSource, comp: Computati
         slot_names.setdefault(p.slot, ks.fresh("slot") if not slot_names else ks.fresh(f"{p.var}_slot"))
     names = {"finishes": ks.fresh("finishes"), **{p.var: slot_names[p.slot] for p in partials}}
     passes, tail, why_alone = _passes(ks, comp, rest)
-    if not why_alone:
+    if not why_alone:  # launches order the passes: no ordering inside a launch to trust, Ascend included
         return _launch_per_pass(recipe, ks, comp, kind, loop, rest, accs, partials, names, passes, tail, edits,
                                 fill, target, why_not_direct)
+    if target.ascend:
+        raise Decline(f"{why_not_direct}; {why_alone}: the last slice to arrive would finish alone, an ordering "
+                      "across AI cores that no Ascend device here can check")
     arrivals = ks.fresh("arrivals")
     indent = ks.text.indent(loop)
     first, last = ks.text.statement_lines(rest[0], rest[-1])
