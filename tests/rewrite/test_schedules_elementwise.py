@@ -123,7 +123,7 @@ def test_elementwise_declines() -> None:
                              "offs = tl.program_id(0) * n + tl.arange(0, BLOCK)")
     assert "row_tiles" in declined("schedule-elementwise-blocks", row, "gelu_like")
     reduce = EW_BLOCKED.replace("x * tl.sigmoid(1.702 * x)", "tl.sum(x, axis=0)")
-    assert "not a elementwise" in declined("schedule-elementwise-blocks", reduce, "gelu_like")
+    assert "not an elementwise" in declined("schedule-elementwise-blocks", reduce, "gelu_like")
     pid_used = EW_ONE_PROGRAM.replace("range(0, n, B)", "range(tl.program_id(0) * B, n, B)")
     assert "per-program loop" in declined("schedule-elementwise-blocks", pid_used, "scale_all")
     branch = EW_SCALAR.replace("    tl.store(out_ptr + i, 2.0 * x + b)\n",
