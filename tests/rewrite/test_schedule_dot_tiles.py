@@ -27,10 +27,13 @@ def _candidates(style: str) -> list:
 @pytest.mark.parametrize("style", sorted(STYLES))
 def test_every_style_becomes_dot_tiles(style: str) -> None:
     source, kernel = STYLES[style]
-    ieee, tf32 = _candidates(style)
+    ieee, wide, tf32 = _candidates(style)
     new = ieee.source
     assert "tl.dot(" in new and "GROUP_M" in new and "num_stages=3" in new
     assert 'input_precision="ieee"' in new and 'input_precision="tf32"' in tf32.source
+    # a second tile, three config-search steps away, measured faster on an H100 (bench/results/h100-dot-probe)
+    assert "128x256x64 tiles" in wide.title and "=256" in wide.source and "=256" not in new
+    assert "h100-dot-probe" in wide.rationale and wide.config != ieee.config
     assert "TF32" in tf32.rationale and "rounds" in tf32.rationale
     # the signature only grows at its end, and everything outside the kernel and its launch is unchanged
     head = source.split(f"def {kernel}(")[1].split(")")[0]
@@ -49,8 +52,9 @@ def test_epilogue_is_the_drafts_own() -> None:
 def test_candidates_correct_under_interpreter(tmp_path) -> None:
     sources = {}
     for style in STYLES:
-        ieee, tf32 = _candidates(style)
+        ieee, wide, tf32 = _candidates(style)
         sources[f"{style}_ieee"] = ieee.source
+        sources[f"{style}_wide"] = wide.source
     check_correct(sources, tmp_path)
 
 

@@ -30,7 +30,7 @@ from ..recipe_edits import and_mask, imported_as
 from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from ..source_edit import Edit
 from . import dot_emit as de
-from .emit import append_constexprs
+from .emit import append_constexprs, assigned_in, free_names
 from .targets import attention_tiles
 
 M, N, D, BATCH = "M", "N", "D", "batch"
@@ -327,7 +327,7 @@ def _emit(recipe: SourceRecipe, ks: KernelSource, c: dict) -> list:  # noqa: PLR
     acc = c["acc"].var
     sums = [a.var for a in comp.accumulations if a.op == "sum" and a.var != acc and len(a.product_of) == 2]
     maxes = [a.var for a in comp.accumulations if a.op == "max"]
-    reads_after = set(de.free_names(c["epilogue"]))
+    reads_after = set(free_names(c["epilogue"]))
     _decline_if(bool(set(maxes) & reads_after), "the statements after the loop read the running max")
     l_user = next((x for x in sums if x in reads_after), None)
     l_run = l_user if (l_user and m_lane) else fresh("l_i")
@@ -344,16 +344,16 @@ def _emit(recipe: SourceRecipe, ks: KernelSource, c: dict) -> list:  # noqa: PLR
         for x in ast.walk(s):
             if isinstance(x, ast.Call) and ks.tl_call(x) in ("program_id", "arange"):
                 raise Decline(f"line {x.lineno}: the statements after the loop index with tl.{ks.tl_call(x)}")
-    needed = [x for x in de.free_names(c["epilogue"]) if x not in (acc, l_user)]
+    needed = [x for x in free_names(c["epilogue"]) if x not in (acc, l_user)]
     rebound, copied, seen = [], [], set()
-    loop_assigned = de.assigned_in(c["loop"])
+    loop_assigned = assigned_in(c["loop"])
     while needed:
         name = needed.pop(0)
         if name in seen:
             continue
         seen.add(name)
         _decline_if(name in loop_assigned, f"`{name}` is assigned in the key loop and read after it")
-        writers = [s for s in c["prologue"] if name in de.assigned_in(s)]
+        writers = [s for s in c["prologue"] if name in assigned_in(s)]
         if not writers:
             continue
         value = c["view"].before_loop.get(name)
@@ -365,7 +365,7 @@ def _emit(recipe: SourceRecipe, ks: KernelSource, c: dict) -> list:  # noqa: PLR
                         f"line {w.lineno}: `{name}` is set by a compound statement")
             if w not in copied:
                 copied.append(w)
-            needed.extend(x for x in de.free_names([w]) if x not in seen)
+            needed.extend(x for x in free_names([w]) if x not in seen)
     copied.sort(key=lambda s: s.lineno)
     edits: list[Edit] = []
     for s in copied + c["epilogue"]:

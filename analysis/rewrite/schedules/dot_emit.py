@@ -21,7 +21,6 @@ from ...computation.values import Index
 from ..kernel_patterns import grid_node, is_zero
 from ..recipe_kit import Decline, KernelSource
 from ..source_edit import Edit, apply_edits
-from .emit import names_in
 
 M, N, K, BATCH = "M", "N", "K", "batch"
 
@@ -321,46 +320,6 @@ def body_span(ks: KernelSource) -> tuple[int, int, list[ast.stmt]]:
     if not body:
         raise Decline("the kernel has no body")
     return ks.text.line_start(body[0].lineno), ks.text.line_end(ks.fn.end_lineno), body
-
-
-def free_names(stmts: list[ast.stmt]) -> list[str]:
-    """Names the statements read before (or without) assigning them, in first-use order. A `for` assigns its target
-    before its body runs and an `if` reads its test first; a name a branch or a loop body assigns counts as assigned
-    after it (a read of it before any assignment is still free)."""
-    out: list[str] = []
-
-    def reads(node: ast.AST | None, assigned: set[str]) -> None:
-        for n in ast.walk(node) if node is not None else ():
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in assigned and n.id not in out:
-                out.append(n.id)
-
-    def block(body: list[ast.stmt], assigned: set[str]) -> set[str]:
-        assigned = set(assigned)
-        for stmt in body:
-            if isinstance(stmt, (ast.For, ast.AsyncFor)):
-                reads(stmt.iter, assigned)
-                inner = block(stmt.body, assigned | names_in(stmt.target))
-                assigned |= inner | block(stmt.orelse, assigned)
-            elif isinstance(stmt, ast.While):
-                reads(stmt.test, assigned)
-                assigned |= block(stmt.body, assigned) | block(stmt.orelse, assigned)
-            elif isinstance(stmt, ast.If):
-                reads(stmt.test, assigned)
-                assigned |= block(stmt.body, assigned) | block(stmt.orelse, assigned)
-            else:
-                if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):  # `acc += x` reads acc
-                    if stmt.target.id not in assigned and stmt.target.id not in out:
-                        out.append(stmt.target.id)
-                reads(stmt, assigned)
-                assigned |= assigned_in(stmt)
-        return assigned
-
-    block(stmts, set())
-    return out
-
-
-def assigned_in(stmt: ast.stmt) -> set[str]:
-    return {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
 def is_kind(comp: Computation, var: str, kind: str) -> bool:

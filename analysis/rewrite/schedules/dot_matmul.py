@@ -30,9 +30,9 @@ from ..recipe_edits import and_mask, append_argument, imported_as, paren
 from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from ..source_edit import Edit
 from . import dot_emit as de
-from .emit import append_constexprs
+from .emit import append_constexprs, assigned_in, free_names
 from .split_combine import Partial, combine_then_finish, indented_rest
-from .targets import SMS_GUESS, dot_tiles, measured_grid
+from .targets import SMS_GUESS, DotTiles, dot_tiles, measured_grid, wide_dot_tiles
 
 MAX_SPLIT_K = 16
 MIN_K_PER_SLICE = 512  # K elements a slice multiplies at least (shorter slices pay the combine for little work)
@@ -83,11 +83,11 @@ def _check_loop(ks: KernelSource, loop: ast.For, acc: str, operand_lines: dict[i
     products were exact (no TF32); Decline for any other work in the K loop."""
     names: dict[str, str] = {}
     dot_kw: dict[str, str] = {}
-    used_after = set(de.free_names(after))
+    used_after = set(free_names(after))
     saw_dot = False
     data = set(operand_lines.values()) | {acc}  # names holding loaded values (the operands and what is made of them)
     for stmt in loop.body:
-        targets = de.assigned_in(stmt)
+        targets = assigned_in(stmt)
         value = stmt.value if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)) else None
         load = _strip_casts(value) if value is not None else None
         if isinstance(load, ast.Call) and ks.is_tl(load, "load") and load.lineno in operand_lines:
@@ -233,8 +233,8 @@ def _emit(recipe, ks, view, roles, op_a, op_b, bounds, bound_polys, acc, names, 
                      {de.M: n["lane_m"], de.N: n["lane_n"]}, blocks, pid_b)
 
     # the user's statements after the loop, and the prologue names they read, rebound to the new tiles
-    needed = [x for x in de.free_names(epilogue) if x != acc]
-    loop_assigned = de.assigned_in(loop)
+    needed = [x for x in free_names(epilogue) if x != acc]
+    loop_assigned = assigned_in(loop)
     rebound: list[str] = []
     copied: list[ast.stmt] = []
     seen: set[str] = set()
@@ -245,7 +245,7 @@ def _emit(recipe, ks, view, roles, op_a, op_b, bounds, bound_polys, acc, names, 
         seen.add(name)
         if name in loop_assigned and name != acc:
             raise Decline(f"`{name}` is assigned in the K loop and read after it")
-        writers = [s for s in prologue if name in de.assigned_in(s)]
+        writers = [s for s in prologue if name in assigned_in(s)]
         if not writers:
             continue  # a parameter, a module name or a builtin
         value = view.before_loop.get(name)
@@ -260,7 +260,7 @@ def _emit(recipe, ks, view, roles, op_a, op_b, bounds, bound_polys, acc, names, 
                 raise Decline(f"line {w.lineno}: `{name}` is set by a compound statement")
             if w not in copied:
                 copied.append(w)
-            needed.extend(x for x in de.free_names([w]) if x not in seen)
+            needed.extend(x for x in free_names([w]) if x not in seen)
     copied.sort(key=lambda s: s.lineno)
 
     # the tiles' bounds and-ed into every memory access the kept statements make
@@ -366,9 +366,12 @@ def _emit(recipe, ks, view, roles, op_a, op_b, bounds, bound_polys, acc, names, 
     extra = {k: v for k, v in dot_kw.items() if k != "allow_tf32"}
     if exact and "input_precision" not in extra:
         extra["input_precision"] = '"ieee"'
-    variants: list[tuple[str, dict, SplitK | None]] = [("", extra, None)]
+    variants: list[tuple[str, dict, SplitK | None, DotTiles]] = [("", extra, None, tiles_cfg)]
+    wide = wide_dot_tiles(ks.ctx.target)
+    if wide is not None:  # config search moves one knob a step; the wide tile is three steps away
+        variants.append((f" ({wide.block_m}x{wide.block_n}x{wide.block_k} tiles)", extra, None, wide))
     if exact:
-        variants.append((" (TF32)", {**extra, "input_precision": '"tf32"'}, None))
+        variants.append((" (TF32)", {**extra, "input_precision": '"tf32"'}, None, tiles_cfg))
     few = _few_tiles(ks)
     if few and de.BATCH not in roles.roles and not is_ascend_target(ks.ctx.target):
         names = {k: fresh(k) for k in ("k_slice", "k_first", "finishes", "slot", "acc_partials", "arrivals",
@@ -376,12 +379,17 @@ def _emit(recipe, ks, view, roles, op_a, op_b, bounds, bound_polys, acc, names, 
         split = SplitK(1, names["k_slice"], names["k_first"], names["finishes"], names["slot"],
                        names["acc_partials"], names["arrivals"], names["k_splits"], few)
         tf32 = variants[-1][1].get("input_precision") == '"tf32"'
-        variants.append((" (TF32, split-K)" if tf32 and exact else " (split-K)", variants[-1][1], split))
+        variants.append((" (TF32, split-K)" if tf32 and exact else " (split-K)", variants[-1][1], split, tiles_cfg))
     out_list = []
-    for suffix, kw, split in variants:
+    for suffix, kw, split, tiles_here in variants:
         precision = "".join(f", {k}={v}" for k, v in kw.items())
         body_edit = Edit(start, end, kernel_text(precision, split))
         edits_here = [body_edit, sig, *launch_edits]
+        if tiles_here is not tiles_cfg:
+            literal = {blocks[de.M]: tiles_here.block_m, blocks[de.N]: tiles_here.block_n,
+                       blocks[de.K]: tiles_here.block_k, group: tiles_here.group_m}
+            edits_here = [body_edit, sig, *_launch_edits(ks, blocks, user_blocks, added, literal, tiles_here,
+                                                         bound_polys, roles)]
         if split is not None:
             edits_here = [body_edit, sig, append_constexprs(ks, [split.workspace, split.arrivals], constexpr=False),
                           *_launch_edits(ks, blocks, user_blocks, added, literal, tiles_cfg, bound_polys, roles,
@@ -393,9 +401,14 @@ def _emit(recipe, ks, view, roles, op_a, op_b, bounds, bound_polys, acc, names, 
             f"{literal[bm]}x{literal[bn]} output tiles over K-steps of {literal[bk]} on the matrix units "
             f"(`tl.dot` into an fp32 accumulator), programs in groups of {literal[group]} tile rows so that "
             "concurrent programs share operand tiles in L2, operand pointers advanced per step and "
-            f"{tiles_cfg.num_stages or 'default'} pipeline stages; the statements after the loop are the "
+            f"{tiles_here.num_stages or 'default'} pipeline stages; the statements after the loop are the "
             "draft's own, rebound to the new tiles and masked at their bounds."
         )
+        if tiles_here is wide:
+            rationale += (f" Wide tiles ({wide.block_m}x{wide.block_n}x{wide.block_k}, {wide.num_warps} warps): on "
+                          "an H100 they reached 0.90x of cuBLAS on a 4096^3 fp16 product where 128x128x32 reached "
+                          "0.74x (bench/results/h100-dot-probe); fp32 operands may not fit shared memory (then the "
+                          "compile check rejects this candidate).")
         if exact and kw.get("input_precision") == '"tf32"':
             rationale += (" **TF32**: this candidate rounds the fp32 operands to TF32 (10-bit mantissa) on the "
                           "tensor cores, unlike the draft's exact fp32 products; it is only acceptable where the "

@@ -202,7 +202,6 @@ def carried_inductions(ks: KernelSource, loop: ast.For, keep: set[str]) -> list[
     advanced per iteration, `blk = tl.advance(blk, ...)`): they move with the iteration count, not the loop
     variable, so a schedule that changes which iterations run must decline."""
     from ..kernel_patterns import assigned_names
-    from .dot_emit import free_names
 
     # only a name an iteration reads before it sets it carries over; one set first (offsets recomputed from the
     # loop variable, a name an earlier loop also used) starts over in every iteration
@@ -213,3 +212,43 @@ def carried_inductions(ks: KernelSource, loop: ast.For, keep: set[str]) -> list[
             break
         before |= assigned_names([s])
     return sorted((inside & before) - keep - {loop.target.id if isinstance(loop.target, ast.Name) else ""})
+
+
+def free_names(stmts: list[ast.stmt]) -> list[str]:
+    """Names the statements read before (or without) assigning them, in first-use order. A `for` assigns its target
+    before its body runs and an `if` reads its test first; a name a branch or a loop body assigns counts as assigned
+    after it (a read of it before any assignment is still free)."""
+    out: list[str] = []
+
+    def reads(node: ast.AST | None, assigned: set[str]) -> None:
+        for n in ast.walk(node) if node is not None else ():
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in assigned and n.id not in out:
+                out.append(n.id)
+
+    def block(body: list[ast.stmt], assigned: set[str]) -> set[str]:
+        assigned = set(assigned)
+        for stmt in body:
+            if isinstance(stmt, (ast.For, ast.AsyncFor)):
+                reads(stmt.iter, assigned)
+                inner = block(stmt.body, assigned | names_in(stmt.target))
+                assigned |= inner | block(stmt.orelse, assigned)
+            elif isinstance(stmt, ast.While):
+                reads(stmt.test, assigned)
+                assigned |= block(stmt.body, assigned) | block(stmt.orelse, assigned)
+            elif isinstance(stmt, ast.If):
+                reads(stmt.test, assigned)
+                assigned |= block(stmt.body, assigned) | block(stmt.orelse, assigned)
+            else:
+                if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):  # `acc += x` reads acc
+                    if stmt.target.id not in assigned and stmt.target.id not in out:
+                        out.append(stmt.target.id)
+                reads(stmt, assigned)
+                assigned |= assigned_in(stmt)
+        return assigned
+
+    block(stmts, set())
+    return out
+
+
+def assigned_in(stmt: ast.stmt) -> set[str]:
+    return {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}

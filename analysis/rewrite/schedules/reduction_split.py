@@ -36,12 +36,12 @@ from ..kernel_patterns import assigned_names, literal_init, simple_range
 from ..recipe_edits import append_argument, imported_as, launch_grids, paren
 from ..recipe_kit import Decline, KernelSource, finish
 from ..source_edit import Edit, apply_edits, reindent
-from .dot_emit import free_names
 from .emit import (
     ScheduleRecipe,
     access_call,
     append_constexprs,
     constexpr_params,
+    free_names,
     launch_argument,
     names_in,
     node_text,

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from ..kernel_patterns import assigned_names
 from ..recipe_kit import Decline, KernelSource
 from ..source_edit import reindent
-from .dot_emit import free_names
+from .emit import free_names
 
 ATOMIC = {"sum": "atomic_add", "max": "atomic_max", "min": "atomic_min"}  # how partials of each op combine
 _TORCH_FILL = {"sum": "zeros", "max": "full", "min": "full"}
