@@ -105,8 +105,13 @@ def region_text(ks: KernelSource, first: ast.stmt, last: ast.stmt, edits: list[E
 def node_text(ks: KernelSource, node: ast.AST, edits: list[Edit]) -> str:
     """The source text of one expression with the edits inside it applied; those edits are taken out of `edits`
     (the caller replaces the node as a whole)."""
-    start, end = ks.text.start(node), ks.text.end(node)
-    inner = [e for e in edits if start <= e.start and e.end <= end]
+    return span_text(ks, ks.text.start(node), ks.text.end(node), edits)
+
+
+def span_text(ks: KernelSource, start: int, end: int, edits: list[Edit], insert_at_end: bool = True) -> str:
+    """source[start:end] with the edits inside it applied, taken out of `edits`. `insert_at_end=False` leaves an
+    insertion at `end` to the next span (a loop's header inserted before it goes with the loop)."""
+    inner = [e for e in edits if start <= e.start and e.end <= end and (insert_at_end or not e.start == e.end == end)]
     for e in inner:
         edits.remove(e)
     try:

@@ -35,7 +35,7 @@ from ...computation.model import Accumulation, Computation
 from ..kernel_patterns import assigned_names, literal_init, simple_range
 from ..recipe_edits import append_argument, imported_as, launch_grids, paren
 from ..recipe_kit import Decline, KernelSource, finish
-from ..source_edit import Edit, apply_edits, reindent
+from ..source_edit import Edit, reindent
 from .emit import (
     ScheduleRecipe,
     access_call,
@@ -49,6 +49,7 @@ from .emit import (
     region_text,
     reorderable_loop,
     require_class,
+    span_text,
 )
 from .split_combine import (
     ATOMIC,
@@ -338,28 +339,9 @@ def _through_workspace(recipe: ScheduleRecipe, ks: KernelSource, comp: Computati
     dropped = dead_starts(ks, loop, rest)
     edits += [ks.text.replace_statements(s, "") for s in dropped]
 
-    torch = imported_as(ks, "torch")
-    splits = ks.fresh("row_splits")
-    dims_used = {d.id for lay in layouts.values() for d in lay.dims if isinstance(d, ast.Name)}
-    device_param = comp.loads[0].tensor if comp.loads else comp.stores[0].tensor
-    for call, grid in launch_grids(ks):
-        statement = ks.enclosing_statement(call)
-        ind = ks.text.indent(statement)
-        hoisted, wrapper_dims = _wrapper_values(ks, call, dims_used)
-        grid0 = _grid_axis0(ks, call, grid, hoisted)
-        sizes = {a.var: " * ".join([grid0, *(_dim_text(ks, d, wrapper_dims) for d in layouts[a.var].dims)])
-                 for a in accs}
-        device = f"{paren(ks.segment(launch_argument(ks, call, device_param)))}.device"
-        lines = "".join(f"{ind}{local} = {value}  # one value for the launch and the workspace size\n"
-                        for _, (local, value) in hoisted.items())
-        lines += f"{ind}{splits} = max(1, min({MAX_SPLIT}, {fill} // max(1, {grid0})))\n"
-        lines += workspace_lines(torch, ind, partials, sizes, arrivals, grid0, splits, device)
-        edits.append(ks.text.insert_before(statement, lines))
-        edits.append(ks.text.replace(call.func.slice, f"({grid0}, {splits})"))
-        for param, (local, _) in hoisted.items():
-            edits.append(ks.text.replace(launch_argument(ks, call, param), local))
-        edits.append(append_argument(ks, call, ", ".join(f"{p.workspace}={p.workspace}" for p in partials)
-                                     + f", {arrivals}={arrivals}"))
+    _, sites = _workspace_launches(ks, comp, partials, layouts, arrivals, fill, f"{arrivals}={arrivals}")
+    for statement, lines, inside in sites:
+        edits += [ks.text.insert_before(statement, lines), *inside]
     walked = "a strided axis" if kind.name == COLUMN_REDUCTION else "its contiguous axis"
     carried = ", ".join(f"`{a.var}` ({a.op})" for a in accs)
     rationale = (
@@ -517,24 +499,23 @@ def _launch_per_pass(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation
         pre = passes[k - 2].pre if k > 1 else []
         if pre:
             end = ks.text.statement_lines(pre[-1])[1]
-            edits.append(Edit(start, end, nest(_span_text(ks, start, end, slice_edits), k - 1)))
+            edits.append(Edit(start, end, nest(span_text(ks, start, end, slice_edits, insert_at_end=False), k - 1)))
             start = end
         end = ks.text.statement_lines(lp)[1]
-        texts[k] = _span_text(ks, start, end, slice_edits)
+        texts[k] = span_text(ks, start, end, slice_edits, insert_at_end=False)
         head = (f"{indent}# one kernel, one launch per reduction pass and one to finish when the loop is split "
                 f"({phase} k), or one launch that runs it whole ({phase} 0)\n") if k == 1 else ""
         edits.append(Edit(start, end, head + combine(k, k - 1)))
         start = end
     end = ks.text.statement_lines(rest[-1])[1]
     if tail:
-        edits.append(Edit(start, end, nest(_span_text(ks, start, end, slice_edits), len(loops))))
+        edits.append(Edit(start, end, nest(span_text(ks, start, end, slice_edits, insert_at_end=False), len(loops))))
     else:
         edits.append(Edit(start, end, f"{indent}{'    ' * len(loops)}pass\n"))
     edits += [append_constexprs(ks, [p.workspace for _, ps in stages for p in ps], constexpr=False),
               append_constexprs(ks, [phase])]
     everything = [p for _, ps in stages for p in ps]
-    edits += _repeated_launches(ks, comp, statements, [a for group, _ in stages for a in group], everything,
-                                phase, last, fill)
+    edits += _repeated_launches(ks, comp, [a for group, _ in stages for a in group], everything, phase, last, fill)
     walked = "a strided axis" if kind.name == COLUMN_REDUCTION else "its contiguous axis"
     carried = "; ".join(", ".join(f"`{a.var}` ({a.op})" for a in group) for group, _ in stages)
     where = ", ".join(str(lp.lineno) for lp in [*loops, *tail_loops])
@@ -553,18 +534,6 @@ def _launch_per_pass(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation
     return [finish(recipe, ks.ctx, [e for e in edits if isinstance(e, Edit)],
                    f"Split every pass over the reduced axis over a second grid axis ({last} launches, "
                    f"{len(everything)} partial(s) combined)", rationale, config={"max_split": MAX_SPLIT})]
-
-
-def _span_text(ks: KernelSource, start: int, end: int, edits: list[Edit]) -> str:
-    """Source[start:end] with the edits inside it applied (they are taken out of `edits`); an insertion at `end`
-    belongs to the next region (a loop's slice header goes with its loop)."""
-    inner = [e for e in edits if start <= e.start and e.end <= end and not e.start == e.end == end]
-    for e in inner:
-        edits.remove(e)
-    try:
-        return apply_edits(ks.text.source[start:end], [Edit(e.start - start, e.end - start, e.text) for e in inner])
-    except ValueError as exc:
-        raise Decline(f"the schedule's edits conflict ({exc})") from None
 
 
 def _workspace_partials(ks: KernelSource, loop: ast.For, accs: list[Accumulation], program: str,
@@ -599,31 +568,15 @@ def _layouts(ks: KernelSource, inits: dict[str, ast.Assign], accs: list[Accumula
     return layouts
 
 
-def _repeated_launches(ks: KernelSource, comp: Computation, statements: list[ast.stmt], accs: list[Accumulation],
-                       partials: list[Partial], phase: str, last: int, fill: int) -> list[Edit]:
+def _repeated_launches(ks: KernelSource, comp: Computation, accs: list[Accumulation], partials: list[Partial],
+                       phase: str, last: int, fill: int) -> list[Edit]:
     """Each launch becomes its workspaces and one launch per phase (1..last) when split, else one (PHASE 0)."""
-    torch = imported_as(ks, "torch")
-    splits = ks.fresh("row_splits")
     inits = {a.var: _initial(ks, _loop_of(ks, comp, a), a) for a in accs}
     layouts = {p.var: accumulator_layout(ks, inits[p.var].value) for p in partials}
-    dims_used = {d.id for lay in layouts.values() for d in lay.dims if isinstance(d, ast.Name)}
-    device_param = comp.loads[0].tensor if comp.loads else comp.stores[0].tensor
     edits = []
-    for (call, grid), statement in zip(launch_grids(ks), statements, strict=True):
+    splits, sites = _workspace_launches(ks, comp, partials, layouts, None, fill, f"{phase}={_PHASE_MARK}")
+    for statement, lines, inside in sites:
         ind = ks.text.indent(statement)
-        hoisted, wrapper_dims = _wrapper_values(ks, call, dims_used)
-        grid0 = _grid_axis0(ks, call, grid, hoisted)
-        sizes = {p.var: " * ".join([grid0, *(_dim_text(ks, d, wrapper_dims) for d in layouts[p.var].dims)])
-                 for p in partials}
-        device = f"{paren(ks.segment(launch_argument(ks, call, device_param)))}.device"
-        lines = "".join(f"{ind}{local} = {value}  # one value for the launch and the workspace size\n"
-                        for _, (local, value) in hoisted.items())
-        lines += f"{ind}{splits} = max(1, min({MAX_SPLIT}, {fill} // max(1, {grid0})))\n"
-        lines += workspace_lines(torch, ind, partials, sizes, None, grid0, splits, device)
-        inside = [ks.text.replace(call.func.slice, f"({grid0}, {splits})"),
-                  *(ks.text.replace(launch_argument(ks, call, param), local) for param, (local, _) in hoisted.items()),
-                  append_argument(ks, call, ", ".join(f"{p.workspace}={p.workspace}" for p in partials)
-                                  + f", {phase}={_PHASE_MARK}")]
         try:
             launch = reindent(region_text(ks, statement, statement, inside), ind, ind + "    ")
         except ValueError:
@@ -635,6 +588,36 @@ def _repeated_launches(ks: KernelSource, comp: Computation, statements: list[ast
                   + launch.replace(_PHASE_MARK, "0"))
         edits.append(ks.text.replace_statements(statement, lines))
     return edits
+
+
+def _workspace_launches(ks: KernelSource, comp: Computation, partials: list[Partial], layouts: dict,
+                        arrivals: str | None, fill: int, more: str) -> tuple[str, list[tuple[ast.stmt, str, list[Edit]]]]:
+    """The wrapper's name for the number of slices, and per launch: its statement, the wrapper lines before it (hoisted block literals, the number of slices, the
+    workspaces and arrival counters) and the edits inside it (the 2-D grid, the hoisted values, the workspaces
+    and `more` passed by keyword)."""
+    torch = imported_as(ks, "torch")
+    splits = ks.fresh("row_splits")
+    dims_used = {d.id for lay in layouts.values() for d in lay.dims if isinstance(d, ast.Name)}
+    device_param = comp.loads[0].tensor if comp.loads else comp.stores[0].tensor
+    out = []
+    for call, grid in launch_grids(ks):
+        statement = ks.enclosing_statement(call)
+        ind = ks.text.indent(statement)
+        hoisted, wrapper_dims = _wrapper_values(ks, call, dims_used)
+        grid0 = _grid_axis0(ks, call, grid, hoisted)
+        sizes = {p.var: " * ".join([grid0, *(_dim_text(ks, d, wrapper_dims) for d in layouts[p.var].dims)])
+                 for p in partials}
+        device = f"{paren(ks.segment(launch_argument(ks, call, device_param)))}.device"
+        lines = "".join(f"{ind}{local} = {value}  # one value for the launch and the workspace size\n"
+                        for _, (local, value) in hoisted.items())
+        lines += f"{ind}{splits} = max(1, min({MAX_SPLIT}, {fill} // max(1, {grid0})))\n"
+        lines += workspace_lines(torch, ind, partials, sizes, arrivals, grid0, splits, device)
+        inside = [ks.text.replace(call.func.slice, f"({grid0}, {splits})"),
+                  *(ks.text.replace(launch_argument(ks, call, param), local) for param, (local, _) in hoisted.items()),
+                  append_argument(ks, call, ", ".join(f"{p.workspace}={p.workspace}" for p in partials)
+                                  + f", {more}")]
+        out.append((statement, lines, inside))
+    return splits, out
 
 
 def _loop_of(ks: KernelSource, comp: Computation, acc: Accumulation) -> ast.For:
