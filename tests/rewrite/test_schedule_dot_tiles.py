@@ -34,6 +34,8 @@ def test_every_style_becomes_dot_tiles(style: str) -> None:
     # a second tile, three config-search steps away, measured faster on an H100 (bench/results/h100-dot-probe)
     assert "128x256x64 tiles" in wide.title and "=256" in wide.source and "=256" not in new
     assert "h100-dot-probe" in wide.rationale and wide.config != ieee.config
+    # the candidates after it keep the default tile in their launch, rationale and config
+    assert tf32.config == ieee.config and "128x128 output tiles" in tf32.rationale and "=256" not in tf32.source
     assert "TF32" in tf32.rationale and "rounds" in tf32.rationale
     # the signature only grows at its end, and everything outside the kernel and its launch is unchanged
     head = source.split(f"def {kernel}(")[1].split(")")[0]
@@ -74,7 +76,7 @@ def test_split_k_when_the_profiled_grid_is_small(style: str, tmp_path) -> None:
     assert "k_first = tl.program_id(1) * k_slice" in new
     assert "tl.atomic_add(acc_partials + slot, acc, mask=" in new and "finishes = tl.atomic_add(arrivals + pid, 1)" in new
     assert "k_splits = max(1, min(16, 132 // (triton.cdiv(" in new and ", k_splits)](" in new
-    assert "acc_partials=acc_partials, arrivals=arrivals)" in new
+    assert "acc_partials=acc_partials, arrivals=arrivals)" in new and "=256" not in new
     check_correct({f"{style}_split": new}, tmp_path)  # 2 and 3 slices at these shapes, each finishing the epilogue
     # no profile, a profiled grid that fills the device, or a batch axis: no split-K candidate
     assert len(rewrite(NAME, source, kernel, grid=(16, 16))) == len(rewrite(NAME, source, kernel))

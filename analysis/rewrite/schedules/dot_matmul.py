@@ -385,10 +385,11 @@ def _emit(recipe, ks, view, roles, op_a, op_b, bounds, bound_polys, acc, names, 
         precision = "".join(f", {k}={v}" for k, v in kw.items())
         body_edit = Edit(start, end, kernel_text(precision, split))
         edits_here = [body_edit, sig, *launch_edits]
+        lit = literal  # this candidate's block literals (the wide tile has its own; the others share the default)
         if tiles_here is not tiles_cfg:
-            literal = {blocks[de.M]: tiles_here.block_m, blocks[de.N]: tiles_here.block_n,
-                       blocks[de.K]: tiles_here.block_k, group: tiles_here.group_m}
-            edits_here = [body_edit, sig, *_launch_edits(ks, blocks, user_blocks, added, literal, tiles_here,
+            lit = {blocks[de.M]: tiles_here.block_m, blocks[de.N]: tiles_here.block_n,
+                   blocks[de.K]: tiles_here.block_k, group: tiles_here.group_m}
+            edits_here = [body_edit, sig, *_launch_edits(ks, blocks, user_blocks, added, lit, tiles_here,
                                                          bound_polys, roles)]
         if split is not None:
             edits_here = [body_edit, sig, append_constexprs(ks, [split.workspace, split.arrivals], constexpr=False),
@@ -398,8 +399,8 @@ def _emit(recipe, ks, view, roles, op_a, op_b, bounds, bound_polys, acc, names, 
         rationale = (
             f"The model reads this kernel as `{acc}` accumulating products of {op_a.access.tensor} and "
             f"{op_b.access.tensor} over K (strides from the lifted accesses). The body is re-emitted as "
-            f"{literal[bm]}x{literal[bn]} output tiles over K-steps of {literal[bk]} on the matrix units "
-            f"(`tl.dot` into an fp32 accumulator), programs in groups of {literal[group]} tile rows so that "
+            f"{lit[bm]}x{lit[bn]} output tiles over K-steps of {lit[bk]} on the matrix units "
+            f"(`tl.dot` into an fp32 accumulator), programs in groups of {lit[group]} tile rows so that "
             "concurrent programs share operand tiles in L2, operand pointers advanced per step and "
             f"{tiles_here.num_stages or 'default'} pipeline stages; the statements after the loop are the "
             "draft's own, rebound to the new tiles and masked at their bounds."
@@ -425,7 +426,7 @@ def _emit(recipe, ks, view, roles, op_a, op_b, bounds, bound_polys, acc, names, 
             )
         out_list.append(finish(recipe, ks.ctx, edits_here,
                                f"tl.dot tiles with grouped program order and pipelining{suffix}", rationale,
-                               config=dict(literal)))
+                               config=dict(lit)))
     return out_list
 
 

@@ -324,8 +324,8 @@ def _through_workspace(recipe: ScheduleRecipe, ks: KernelSource, comp: Computati
     names = {"finishes": ks.fresh("finishes"), **{p.var: slot_names[p.slot] for p in partials}}
     passes, tail, why_alone = _passes(ks, comp, rest)
     if not why_alone:  # launches order the passes: no ordering inside a launch to trust, Ascend included
-        return _launch_per_pass(recipe, ks, comp, kind, loop, rest, accs, partials, names, passes, tail, edits,
-                                fill, target, why_not_direct)
+        return _launch_per_pass(recipe, ks, comp, kind, loop, rest, partials, dict(layouts), names, passes, tail,
+                                edits, fill, target, why_not_direct)
     if target.ascend:
         raise Decline(f"{why_not_direct}; {why_alone}: the last slice to arrive would finish alone, an ordering "
                       "across AI cores that no Ascend device here can check")
@@ -449,7 +449,7 @@ def _lines(node: ast.AST) -> set[int]:
 
 
 def _launch_per_pass(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Kind, loop: ast.For,
-                     rest: list[ast.stmt], accs: list[Accumulation], partials: list[Partial], names: dict[str, str],
+                     rest: list[ast.stmt], partials: list[Partial], layouts: dict, names: dict[str, str],
                      passes: list[_Pass], tail: list[ast.stmt], loop_edits: list, fill: int, target,  # noqa: ANN001
                      why_not_direct: str) -> list:
     """Kernel fission at each combine: the kernel runs once per reduction pass and once more for the tail, over
@@ -462,13 +462,13 @@ def _launch_per_pass(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation
         raise Decline("a launch is not a statement of its own (it cannot be repeated for each pass)")
     tl, indent, phase = ks.tl, ks.text.indent(loop), ks.fresh("PHASE")
     program = f"{tl('program_id')}(0)"
-    taken = {p.workspace for p in partials}
-    stages = [(accs, partials)]
+    stages = [partials]
+    slot_names = {p.slot: names[p.var] for p in partials}  # one slot variable per distinct slot expression
     for ps in passes:
-        later = _workspace_partials(ks, ps.loop, ps.accs, program, taken)
-        stages.append((ps.accs, later))
-        names.update({p.var: names.get(next((q.var for q in partials if q.slot == p.slot), ""), "") or
-                      ks.fresh(f"{p.var}_slot") for p in later})
+        later, more = _workspace_partials(ks, ps.loop, ps.accs, program, {q.workspace for st in stages for q in st})
+        stages.append(later)
+        layouts.update(more)
+        names.update({p.var: slot_names.setdefault(p.slot, ks.fresh(f"{p.var}_slot")) for p in later})
     last = len(stages) + 1  # the tail's launch
 
     def nest(text: str, depth: int) -> str:
@@ -476,12 +476,6 @@ def _launch_per_pass(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation
             return reindent(text, indent, indent + "    " * depth)
         except ValueError:
             raise Decline("the statements after the split loop are not indented uniformly") from None
-
-    def combine(k: int, depth: int) -> str:
-        pad = indent + "    " * depth
-        return (f"{pad}if {phase} == 0 or {phase} == {k}:\n" + nest(texts[k], depth + 1)
-                + combine_per_launch(ks, pad, stages[k - 1][1], phase, k, names)
-                + f"{pad}if {phase} == 0 or {phase} > {k}:\n")
 
     # every loop gets its slice of the iterations; each region keeps the comment lines above it
     loops = [loop, *(ps.loop for ps in passes)]
@@ -492,7 +486,6 @@ def _launch_per_pass(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation
     for lp in tail_loops:
         slice_edits += _sliced(ks, lp, simple_range(lp), "what follows the totals runs in slices too: this program "
                                "takes one slice of this loop")
-    texts: dict[int, str] = {}
     edits = []
     start = ks.text.statement_lines(loop)[0]
     for k, lp in enumerate(loops, start=1):
@@ -502,22 +495,25 @@ def _launch_per_pass(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation
             edits.append(Edit(start, end, nest(span_text(ks, start, end, slice_edits, insert_at_end=False), k - 1)))
             start = end
         end = ks.text.statement_lines(lp)[1]
-        texts[k] = span_text(ks, start, end, slice_edits, insert_at_end=False)
+        pad = indent + "    " * (k - 1)
         head = (f"{indent}# one kernel, one launch per reduction pass and one to finish when the loop is split "
                 f"({phase} k), or one launch that runs it whole ({phase} 0)\n") if k == 1 else ""
-        edits.append(Edit(start, end, head + combine(k, k - 1)))
+        edits.append(Edit(start, end, head + f"{pad}if {phase} == 0 or {phase} == {k}:\n"
+                          + nest(span_text(ks, start, end, slice_edits, insert_at_end=False), k)
+                          + combine_per_launch(ks, pad, stages[k - 1], phase, k, names)
+                          + f"{pad}if {phase} == 0 or {phase} > {k}:\n"))
         start = end
     end = ks.text.statement_lines(rest[-1])[1]
     if tail:
         edits.append(Edit(start, end, nest(span_text(ks, start, end, slice_edits, insert_at_end=False), len(loops))))
     else:
         edits.append(Edit(start, end, f"{indent}{'    ' * len(loops)}pass\n"))
-    edits += [append_constexprs(ks, [p.workspace for _, ps in stages for p in ps], constexpr=False),
-              append_constexprs(ks, [phase])]
-    everything = [p for _, ps in stages for p in ps]
-    edits += _repeated_launches(ks, comp, [a for group, _ in stages for a in group], everything, phase, last, fill)
+    everything = [p for stage in stages for p in stage]
+    edits += [append_constexprs(ks, [p.workspace for p in everything], constexpr=False),
+              append_constexprs(ks, [phase]),
+              *_repeated_launches(ks, comp, everything, layouts, phase, last, fill)]
     walked = "a strided axis" if kind.name == COLUMN_REDUCTION else "its contiguous axis"
-    carried = "; ".join(", ".join(f"`{a.var}` ({a.op})" for a in group) for group, _ in stages)
+    carried = "; ".join(", ".join(f"`{p.var}` ({p.op})" for p in stage) for stage in stages)
     where = ", ".join(str(lp.lineno) for lp in [*loops, *tail_loops])
     rationale = (
         f"The kernel reduces over {walked} (the model classifies it as a {kind.name}) with one program per output "
@@ -537,8 +533,9 @@ def _launch_per_pass(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation
 
 
 def _workspace_partials(ks: KernelSource, loop: ast.For, accs: list[Accumulation], program: str,
-                        taken: set[str]) -> list[Partial]:
-    """One workspace per accumulator, sized from the statement that starts it (names distinct from `taken`)."""
+                        taken: set[str]) -> tuple[list[Partial], dict]:
+    """One workspace per accumulator, sized from the statement that starts it (names distinct from `taken`), and
+    the accumulators' layouts."""
     layouts = _layouts(ks, {a.var: _initial(ks, loop, a) for a in accs}, accs)
     out = []
     for a in accs:
@@ -550,7 +547,7 @@ def _workspace_partials(ks: KernelSource, loop: ast.For, accs: list[Accumulation
         out.append(Partial(a.var, a.op, name, program_slot(ks.tl, program, [ks.segment(d) for d in
                                                                             layouts[a.var].dims]),
                            dtype=layouts[a.var].dtype))
-    return out
+    return out, layouts
 
 
 def _layouts(ks: KernelSource, inits: dict[str, ast.Assign], accs: list[Accumulation]) -> dict:
@@ -568,11 +565,9 @@ def _layouts(ks: KernelSource, inits: dict[str, ast.Assign], accs: list[Accumula
     return layouts
 
 
-def _repeated_launches(ks: KernelSource, comp: Computation, accs: list[Accumulation], partials: list[Partial],
-                       phase: str, last: int, fill: int) -> list[Edit]:
+def _repeated_launches(ks: KernelSource, comp: Computation, partials: list[Partial], layouts: dict, phase: str,
+                       last: int, fill: int) -> list[Edit]:
     """Each launch becomes its workspaces and one launch per phase (1..last) when split, else one (PHASE 0)."""
-    inits = {a.var: _initial(ks, _loop_of(ks, comp, a), a) for a in accs}
-    layouts = {p.var: accumulator_layout(ks, inits[p.var].value) for p in partials}
     edits = []
     splits, sites = _workspace_launches(ks, comp, partials, layouts, None, fill, f"{phase}={_PHASE_MARK}")
     for statement, lines, inside in sites:
@@ -592,9 +587,9 @@ def _repeated_launches(ks: KernelSource, comp: Computation, accs: list[Accumulat
 
 def _workspace_launches(ks: KernelSource, comp: Computation, partials: list[Partial], layouts: dict,
                         arrivals: str | None, fill: int, more: str) -> tuple[str, list[tuple[ast.stmt, str, list[Edit]]]]:
-    """The wrapper's name for the number of slices, and per launch: its statement, the wrapper lines before it (hoisted block literals, the number of slices, the
-    workspaces and arrival counters) and the edits inside it (the 2-D grid, the hoisted values, the workspaces
-    and `more` passed by keyword)."""
+    """The wrapper's name for the number of slices, and per launch: its statement, the wrapper lines before it
+    (hoisted block literals, the number of slices, the workspaces and arrival counters) and the edits inside it
+    (the 2-D grid, the hoisted values, the workspaces and `more` passed by keyword)."""
     torch = imported_as(ks, "torch")
     splits = ks.fresh("row_splits")
     dims_used = {d.id for lay in layouts.values() for d in lay.dims if isinstance(d, ast.Name)}
@@ -618,11 +613,6 @@ def _workspace_launches(ks: KernelSource, comp: Computation, partials: list[Part
                                   + f", {more}")]
         out.append((statement, lines, inside))
     return splits, out
-
-
-def _loop_of(ks: KernelSource, comp: Computation, acc: Accumulation) -> ast.For:
-    line = comp.var(acc.loop).line
-    return next(n for n in ast.walk(ks.fn) if isinstance(n, ast.For) and n.lineno == line)
 
 
 def _wrapper_values(ks: KernelSource, call: ast.Call, params: set[str]) -> tuple[dict[str, tuple[str, str]],
