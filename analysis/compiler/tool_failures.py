@@ -109,9 +109,11 @@ def not_analysed_hint(
     error = first.message.split(" [", 1)[0]
     give = f' or add "{insert_text}" above the kernel' if insert_text else ""
     message = (
-        f"levels 3-4 did not analyse {kernel}: its compile failed for a reason of the tool, not of the code "
-        f"({'; '.join(reasons)}): {error[:240]}. Nothing is reported about this compile. Record real launches "
-        f"(`tritonlens record -- pytest ...`){give}"
+        # "may": a failure at an assumed value can still be the code's (a parameter reassigned in a loop fails at
+        # any value); given the real values, it shows as a finding
+        f"levels 3-4 did not analyse {kernel}: its compile failed, and the failure may come from the tool, not the "
+        f"code ({'; '.join(reasons)}): {error[:240]}. Nothing is reported about this compile until real values "
+        f"are given: record real launches (`tritonlens record -- pytest ...`){give}"
     )
     data = {
         "not_analysed": [
