@@ -174,3 +174,51 @@ def get_inputs():
 M, N, K, B = 37, 45, 29, 3
 TEST_SHAPES = [{"B": 3, "M": 37, "N": 45, "K": 29}, {"B": 2, "M": 70, "N": 19, "K": 83}]
 ''')
+
+# x (batch, M, K) against one weight (N, K) every batch shares, read transposed; the batch is program axis 1 and
+# only moves x's and y's base pointers (its step is no multiple of their row strides); a scale after the loop
+SHARED_W = task('''
+@triton.jit
+def shared_w(x_ptr, w_ptr, y_ptr, M, N, K, scale, sxb, sxm, sxk, swn, swk, syb, sym, syn,
+             TM: tl.constexpr, TN: tl.constexpr, TK: tl.constexpr):
+    tile = tl.program_id(0)
+    batch = tl.program_id(1)
+    n_tiles = tl.cdiv(N, TN)
+    rows = (tile // n_tiles) * TM + tl.arange(0, TM)
+    cols = (tile % n_tiles) * TN + tl.arange(0, TN)
+    x_base = x_ptr + batch * sxb
+    y_base = y_ptr + batch * syb
+    acc = tl.zeros((TM, TN), dtype=tl.float32)
+    for k0 in range(0, K, TK):
+        ks = k0 + tl.arange(0, TK)
+        xt = tl.load(x_base + rows[:, None] * sxm + ks[None, :] * sxk,
+                     mask=(rows[:, None] < M) & (ks[None, :] < K), other=0.0)
+        wt = tl.load(w_ptr + cols[None, :] * swn + ks[:, None] * swk,
+                     mask=(cols[None, :] < N) & (ks[:, None] < K), other=0.0)
+        acc = acc + tl.dot(xt, wt, input_precision="ieee")
+    tl.store(y_base + rows[:, None] * sym + cols[None, :] * syn, acc * scale,
+             mask=(rows[:, None] < M) & (cols[None, :] < N))
+
+
+class Model(nn.Module):
+    def forward(self, x, w):
+        return (x @ w.t()) * 0.25
+
+
+class ModelNew(nn.Module):
+    def forward(self, x, w):
+        batch, m, k = x.shape
+        n = w.shape[0]
+        y = torch.empty((batch, m, n), dtype=x.dtype)
+        grid = (triton.cdiv(m, 16) * triton.cdiv(n, 16), batch)
+        shared_w[grid](x, w, y, m, n, k, 0.25, x.stride(0), x.stride(1), x.stride(2), w.stride(0), w.stride(1),
+                       y.stride(0), y.stride(1), y.stride(2), TM=16, TN=16, TK=16)
+        return y
+
+
+def get_inputs():
+    return [torch.randn(B, M, K), torch.randn(N, K)]
+''' + '''
+M, N, K, B = 37, 45, 29, 3
+TEST_SHAPES = [{"B": 3, "M": 37, "N": 45, "K": 29}, {"B": 2, "M": 70, "N": 19, "K": 83}]
+''')

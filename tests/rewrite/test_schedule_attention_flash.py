@@ -71,6 +71,11 @@ BENCH = {
     "online_exp_causal": "attention/causal_attention.py",
     "flash_hd128": "blind/attention/attention_hd128.py",
     "flash_causal_hd64": "blind/attention/causal_attention_hd64.py",
+    # head dims padded to a power of two and masked (`offs_d < D`), bf16 tiles upcast under a constexpr flag for
+    # the interpreter, K/V heads shared by groups of query heads
+    "flash_padded_hd256": "blind6/attention/attention_hd256_fp16.py",
+    "flash_causal_hd80_upcast": "blind6/attention/causal_attention_hd80_bf16.py",
+    "flash_gqa_upcast": "blind6/attention/gqa_attention_noncausal_bf16.py",
 }
 
 
@@ -92,9 +97,14 @@ def test_own_draft_becomes_flash_with_causal_skipping() -> None:
 def test_bench_drafts_rewritten(stem: str) -> None:
     text = (ROOT / BENCH[stem]).read_text(encoding="utf-8")
     (cand,) = rewrite(NAME, text, _kernel(text))
-    kernel = cand.source.split("class Model")[0]
+    start = cand.source.index("@triton.jit")
+    kernel = cand.source[start:cand.source.index("\n\n\n", start)]
     assert "tl.exp2(" in kernel and "tl.dot(" in kernel and "tl.exp(" not in kernel
     assert ("causal" in stem) == ("causal block skipping" in cand.title)
+    if "padded" in stem or "upcast" in stem:  # the head-dim mask on every Q/K/V tile, unmasked key blocks too
+        assert kernel.count("(lane_d[:, None] < ") == 2 and kernel.count("(lane_d[None, :] < ") == 3
+    if "upcast" in stem:  # the draft's static casts follow each tile the flash form loads
+        assert kernel.count(".to(tl.float32)") == 1 + 2 * 2 + (2 if "causal" in stem else 0)  # q; k, v and (hd80) p per block
 
 
 def test_candidates_correct_under_interpreter(tmp_path) -> None:
@@ -108,6 +118,8 @@ def test_candidates_correct_under_interpreter(tmp_path) -> None:
 def test_declines_with_the_models_reason() -> None:
     bf16 = (ROOT / "blind/attention/causal_attention_hd32_bf16.py").read_text(encoding="utf-8")
     assert "branch" in declined(NAME, bf16, "causal_attention_kernel")
+    prefix = TWO_PASS_CAUSAL.replace("(kk <= row)", "((kk <= row) | (kk < 8))")  # a prefix-LM mask
+    assert "with `|`" in declined(NAME, prefix, "causal_rows")
     anti = TWO_PASS_CAUSAL.replace("(kk <= row)", "(kk >= row)")
     assert "not a causal mask" in declined(NAME, anti, "causal_rows")
     capped = TWO_PASS_CAUSAL.replace("e = tl.where((kk < n_ctx) & (kk <= row), tl.exp(",

@@ -15,6 +15,7 @@ STYLES = {
     "rank1": (drafts.RANK1, "mm_rank1"),
     "blocked": (drafts.BLOCKED, "linear_silu"),
     "batched_t": (drafts.BATCHED_T, "bmm_bt"),
+    "shared_w": (drafts.SHARED_W, "shared_w"),
 }
 NAME = "schedule-dot-tiles"
 

@@ -29,11 +29,15 @@ from tritonlens.server.engine.optimize.gate import compile_facts
 
 pytestmark = pytest.mark.cuda_env
 BENCH = Path(__file__).resolve().parents[2] / "bench"
-TASKS = (  # flash drafts of the tuning sets: head dims 64 and 128, causal and not, fp16 and bf16
+TASKS = (  # flash drafts of the tuning sets: head dims 64 to 256, causal and not, fp16 and bf16
     "blind2/attention/causal_attention_hd128_fp16.py",
     "blind2/attention/attention_hd64_bf16.py",
     "blind/attention/causal_attention_hd64.py",
     "blind/attention/attention_hd128.py",
+    # head dims padded to a power of two and masked, flag-guarded upcasts, grouped K/V heads (blind set 6, tuning)
+    "blind6/attention/attention_hd256_fp16.py",
+    "blind6/attention/causal_attention_hd80_bf16.py",
+    "blind6/attention/gqa_attention_noncausal_bf16.py",
 )
 
 
@@ -42,10 +46,11 @@ def runner(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalRunner]:
     yield from warm_runner("cuda", tmp_path_factory, timeout_s=300)
 
 
-def _compiled(text: str, path: str, kernel: str, runner: LocalRunner) -> dict:
+def _compiled(text: str, path: str, kernel: str, runner: LocalRunner, flags: frozenset[str] = frozenset()) -> dict:
     analysis = next(a for a in analyze_document(text, path, "sm_90", runner) if a.kernel == kernel)
     assert analysis.primary is not None, analysis.error
-    assert not variant_guesses(analysis.primary.specialization), "the launch values should come from get_inputs()"
+    guessed = set(variant_guesses(analysis.primary.specialization)) - flags
+    assert not guessed, "the launch values should come from get_inputs()"
     facts = compile_facts(analysis)
     assert facts["registers"], facts
     return facts
@@ -57,8 +62,11 @@ def test_flash_kernel_spills_no_more_than_the_draft(task: str, runner: LocalRunn
     text = path.read_text(encoding="utf-8")
     kernel = next(k.name for k in parse_module(text).kernels if k.launched)
     candidate = rewrite("schedule-attention-flash", text, kernel)[0].source
-    draft = _compiled(text, str(path), kernel, runner)
-    flash = _compiled(candidate, str(path), kernel, runner)
+    # a flag read from the environment at import (the interpreter's upcast) is a named guess; every size is not
+    flags = frozenset({"causal_attention_hd80_bf16.py": "DOT_FP32", "gqa_attention_noncausal_bf16.py": "UPCAST_DOT"}
+                      .get(Path(task).name, "").split() or ())
+    draft = _compiled(text, str(path), kernel, runner, flags)
+    flash = _compiled(candidate, str(path), kernel, runner, flags)
     assert int(flash["spill_stores"] or 0) <= int(draft["spill_stores"] or 0), (draft, flash)
 
 

@@ -3,9 +3,12 @@
 Works on the computation model: a kernel the model classifies as attention (a running max, exp, a sum and a
 product accumulation over key blocks; or a two/three-pass softmax followed by P@V) gets its roles from the lifted
 accesses of Q (loaded once), K and V (loaded in the P@V loop) and the output O: query rows M (Q and O only), keys N
-(K and V only), the head dim D (a lane of all four) and batch/head program ids (all four). Strides, bounds (the
-draft's comparisons, or the launch grid / loop stop), the causal mask (a comparison between key and query index)
-and the softmax scale (the scalar factors applied to Q K^T before exp) come from the model, never from names.
+(K and V only), the head dim D (a lane of all four) and batch/head program ids (all four; or Q/O only and K/V
+only, with a step of their own, as grouped-query attention's heads). Strides, bounds (the draft's comparisons, or the
+launch grid / loop stop; a head dim padded to a power of two keeps its mask on every tile), the causal mask (a
+comparison between key and query index; a mask built with `|` or a negation is declined) and the softmax scale (the
+scalar factors applied to Q K^T before exp) come from the model, never from names. Static branches that only recast
+a tile (`if FLAG: k = k.to(tl.float32)`, drafts' interpreter upcasts) follow the tile the flash form loads.
 The body is re-emitted: BLOCK_M query rows per program, Q loaded once, K^T/V tiles addressed from each key block's start,
 `tl.dot` for QK^T and PV, exp2 with scale * log2(e) folded into one multiply, the accumulator rescaled by the
 running max; key blocks wholly inside the bounds (below the diagonal when causal) run unmasked and only the
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass
 
 from ...computation import classify, lift_kernel
 from ...computation.classify import ATTENTION
@@ -84,6 +88,8 @@ def _roles(comp: Computation, q, k, v, o) -> tuple[dict[str, str], dict[str, de.
             raise Decline(f"index `{label}` addresses {'/'.join(t.tensor for t, w in zip((q, k, v, o), where, strict=True) if w)}"
                           " only: not a query, key, head-dim or batch index of attention")
         of_var[var] = role
+    for role, source in ((M, q), (N, k)):  # grouped-query attention: `h` selects Q's head, `h // GROUP` K/V's
+        de.own_batches(comp, of_var, role, source)
     roles = {}
     for role, source in ((M, q), (N, k), (D, q)):
         vars_ = [x for x, r in of_var.items() if r == role]
@@ -129,6 +135,9 @@ def _causal(view: de.LoopView, roles: dict[str, de.Role]) -> tuple[int | None, l
     diag: set[int] = set()
     other = []
     for cmp in view.compares:
+        if cmp.loose and (set(cmp.left.expr.variables) | set(cmp.right.expr.variables)) & (set(mw) | set(nw)):
+            raise Decline(f"a mask combines {cmp.left.expr} vs {cmp.right.expr} with `|`, `^` or a negation "
+                          "(not modelled)")
         if cmp.op in (ast.Lt, ast.LtE):
             d, strict = cmp.left.expr + (-cmp.right.expr), cmp.op is ast.Lt
         elif cmp.op in (ast.Gt, ast.GtE):
@@ -137,8 +146,8 @@ def _causal(view: de.LoopView, roles: dict[str, de.Role]) -> tuple[int | None, l
             other.append(cmp)
             continue
         coeffs = dict(d.coeffs)
-        if not coeffs or coeffs in (mw, nw):
-            continue  # constant, or a bound of the rows / keys (read by de.bound)
+        if not coeffs or coeffs in (mw, nw, roles[D].weights):
+            continue  # constant, or a bound of the rows / keys / head dim (read by de.bound)
         plus = {**nw, **{x: -w for x, w in mw.items()}}
         if coeffs == plus and d.const.constant is not None:
             diag.add(-d.const.constant - (1 if strict else 0))
@@ -174,8 +183,12 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
                     f"line {s.lineno}: a loop inside a compound statement")
     prologue = [s for s in body if not isinstance(s, ast.For) and s.lineno < loop.lineno]
     epilogue = [s for s in body if s.lineno > loop.end_lineno]
+    casts = _cast_branches(ks, prologue + loop.body)
+    allowed = {id(x) for b in casts for x in ast.walk(b.node)}
     for lp in loops:
         for s in ast.walk(lp):
+            if id(s) in allowed:
+                continue
             if isinstance(s, (ast.If, ast.While, ast.Break, ast.Continue, ast.Return)) or (
                     isinstance(s, ast.For) and s is not lp):
                 raise Decline(f"line {s.lineno}: the key loop has a branch or a nested loop")
@@ -210,6 +223,7 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
     if view.opaque_compares:
         raise Decline(f"line {view.opaque_compares[0]}: a mask computed from loaded values (not modelled)")
     diag, other = _causal(view, roles)
+    d_bound = de.bound(view, roles[D])
     loop_vars = {x.name for x in comp.index_vars if x.kind == LOOP}
     for cmp in other:
         vars_ = set(cmp.left.expr.variables) | set(cmp.right.expr.variables)
@@ -235,6 +249,13 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
     _decline_if(flash and diag is None, "already in the target form (flash loop with tl.dot and exp2, no causal mask)")
     scale = _scale(ks, q_t[0], k_t, loops, loop)
     names = {**_loaded_names(loop, {k.line: "k", v.line: "v"}), **_loaded_names_list(prologue, {q.line: "q"})}
+    p_user = _probabilities(ks, loop, names.get("v"))
+    for b in casts:
+        _decline_if(b.target not in (names.get("q"), names.get("k"), names.get("v"), p_user) or (
+            b.target == names.get("q") and b.node not in prologue) or (
+            b.target != names.get("q") and b.node in prologue),
+            f"line {b.node.lineno}: a branch on {ks.segment(b.node.test)} casts `{b.target}`, which is no loaded "
+            "Q/K/V tile or P@V's probabilities")
     dot_kw = {}
     for c in ast.walk(loop):
         if isinstance(c, ast.Call) and ks.is_tl(c, "dot"):
@@ -244,9 +265,65 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
     saw_dot = any(isinstance(c, ast.Call) and ks.is_tl(c, "dot") for c in ast.walk(loop))
     exact = not saw_dot or dot_kw.get("input_precision", "").strip("'\"") == "ieee" or dot_kw.get("allow_tf32") == "False"
     ctx = dict(comp=comp, view=view, of_var=of_var, roles=roles, q=q, k=k, v=v, o=o, acc=acc, diag=diag,
-               m_bound=m_bound, n_bound=n_bound, head=head, scale=scale, exp2=exps == {"exp2"}, names=names,
+               m_bound=m_bound, n_bound=n_bound, d_bound=d_bound, casts=casts, p_user=p_user, head=head, scale=scale, exp2=exps == {"exp2"}, names=names,
                exact=exact, prologue=prologue, loop=loop, epilogue=epilogue, end=end, m_prog=m_prog[0])
     return _emit(recipe, ks, ctx)
+
+
+@dataclass
+class _Cast:
+    """A static branch (`if FLAG:` on constexprs) whose statements only recast one tile: `k = k.to(tl.float32)`."""
+
+    node: ast.If
+    target: str
+    test: str
+    suffixes: list[str]  # the text after the name on each right-hand side (`.to(tl.float32)`)
+
+
+def _cast_branches(ks: KernelSource, stmts: list[ast.stmt]) -> list[_Cast]:
+    """The branches among `stmts` the flash form can carry: after it loads (or computes) the tile, it recasts it
+    under the same static test (drafts upcast bf16 tiles this way for the interpreter)."""
+    out = []
+    constexprs = {p.name for p in ks.info.params if p.is_constexpr}
+    for s in stmts:
+        if not isinstance(s, ast.If) or s.orelse or not {
+                x.id for x in ast.walk(s.test) if isinstance(x, ast.Name)} <= constexprs:
+            continue
+        per_target: dict[str, list[str]] = {}
+        for a in s.body:
+            if not (isinstance(a, ast.Assign) and len(a.targets) == 1 and isinstance(a.targets[0], ast.Name)):
+                break
+            name, node = a.targets[0].id, a.value
+            while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "to":
+                node = node.func.value
+            if not (isinstance(node, ast.Name) and node.id == name and node is not a.value):
+                break
+            per_target.setdefault(name, []).append(ks.segment(a.value)[len(name):])
+        else:
+            for name, suffixes in per_target.items():
+                out.append(_Cast(s, name, ks.segment(s.test), suffixes))
+    return out
+
+
+def _probabilities(ks: KernelSource, loop: ast.For, v_name: str | None) -> str | None:
+    """The user's name of the probabilities multiplied into V (`tl.dot(p.to(v.dtype), v)` -> "p")."""
+    for c in ast.walk(loop):
+        if isinstance(c, ast.Call) and ks.is_tl(c, "dot") and len(c.args) >= 2 and \
+                isinstance(c.args[1], ast.Name) and c.args[1].id == v_name:
+            node = c.args[0]
+            while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "to":
+                node = node.func.value
+            return node.id if isinstance(node, ast.Name) else None
+    return None
+
+
+def _recast(casts: list[_Cast], target: str | None, name: str) -> list[str]:
+    """The draft's static recasts of `target`, re-emitted on the schedule's `name` for it."""
+    out = []
+    for b in casts:
+        if target is not None and b.target == target:
+            out += [f"if {b.test}:", *[f"    {name} = {name}{suffix}" for suffix in b.suffixes]]
+    return out
 
 
 def loop_vars_lanes(comp: Computation, loops: list[ast.For]) -> set[str]:
@@ -334,6 +411,14 @@ def _emit(recipe: SourceRecipe, ks: KernelSource, c: dict) -> list:  # noqa: PLR
     m_run = maxes[0] if (maxes and m_lane and maxes[0] not in (l_run, acc)) else fresh("m_i")
     tile = {M: n["rows"], D: n["lane_d"]}
 
+    def d_ok(place: str) -> str:
+        """The head-dim mask the draft applies (`offs_d < D` when the head dim is padded to a power of two)."""
+        return "" if c["d_bound"] is None else f"({n['lane_d']}{place} < {de.poly_text(c['d_bound'])})"
+
+    def masked_by(*conds: str) -> str:
+        parts = [x for x in conds if x]
+        return f", mask={' & '.join(parts)}, other=0.0" if parts else ""
+
     # the user's statements after the loop, and the prologue names they read, rebound to the new tiles
     bound_first: list[str] = []
     if l_user and not m_lane:
@@ -387,6 +472,7 @@ def _emit(recipe: SourceRecipe, ks: KernelSource, c: dict) -> list:  # noqa: PLR
     prec = ""
     if c["exact"]:
         prec = ', input_precision="ieee"'
+    q_mask = masked_by(f"({n['rows']}[:, None] < {mb})", d_ok("[None, :]"))
     scale_text = c["scale"] if c["exp2"] else f"{c['scale']} * {LOG2E}"
     lines = [
         "# tritonlens schedule: online-softmax (flash) attention over key blocks: exp2 with the scale folded into "
@@ -402,7 +488,8 @@ def _emit(recipe: SourceRecipe, ks: KernelSource, c: dict) -> list:  # noqa: PLR
         f"{n['lane_d']}[None, :] * ({sq[D]})",
         f"{n['k_base']} = {c['k'].tensor} + {bases['k']}",
         f"{n['v_base']} = {c['v'].tensor} + {bases['v']}",
-        f"{q_name} = {tl('load')}({n['q_tile_ptrs']}, mask={n['rows']}[:, None] < {mb}, other=0.0)",
+        f"{q_name} = {tl('load')}({n['q_tile_ptrs']}{q_mask})",
+        *_recast(c["casts"], user.get("q"), q_name),
         f"{n['qk_scale']} = {scale_text}",
         f"{m_run} = {tl('full')}(({bm},), float(\"-inf\"), dtype={tl('float32')})",
         f"{l_run} = {tl('zeros')}(({bm},), dtype={tl('float32')})",
@@ -417,15 +504,16 @@ def _emit(recipe: SourceRecipe, ks: KernelSource, c: dict) -> list:  # noqa: PLR
         lines += [f"{n['lo']} = {n['n_full']}", f"{n['hi']} = {nb}"]
 
     def block(masked: bool) -> list[str]:
-        kmask = f", mask={n['keys']}[None, :] < {nb}, other=0.0" if masked else ""
-        vmask = f", mask={n['keys']}[:, None] < {nb}, other=0.0" if masked else ""
+        keys_in = masked  # only the boundary and diagonal blocks reach past the key bound
+        kmask = masked_by(f"({n['keys']}[None, :] < {nb})" if keys_in else "", d_ok("[:, None]"))
+        vmask = masked_by(f"({n['keys']}[:, None] < {nb})" if keys_in else "", d_ok("[None, :]"))
         # addresses from the key block's start, not pointer tiles carried across the loop: a carried
         # BLOCK_N x HEAD_D pointer tile costs two registers per element (measured at 64 x 64 x 128, 4 warps:
         # 3,456 B spill stores with carried tiles, none without)
         k_addr = f"{n['k_base']} + {n['lane_d']}[:, None] * ({sk[D]}) + {n['keys']}[None, :] * ({sk[N]})"
         v_addr = f"{n['v_base']} + {n['keys']}[:, None] * ({sv[N]}) + {n['lane_d']}[None, :] * ({sv[D]})"
         out = [f"{n['keys']} = {n['start_n']} + {n['lane_n']}"]
-        out += [f"{k_name} = {tl('load')}({k_addr}{kmask})",
+        out += [f"{k_name} = {tl('load')}({k_addr}{kmask})", *_recast(c["casts"], user.get("k"), k_name),
                 f"{n['scores']} = {tl('dot')}({q_name}, {k_name}{prec}) * {n['qk_scale']}"]
         if masked:
             keep = f"({n['keys']}[None, :] < {nb})"
@@ -436,7 +524,8 @@ def _emit(recipe: SourceRecipe, ks: KernelSource, c: dict) -> list:  # noqa: PLR
                 f"{n['alpha']} = {tl('exp2')}({m_run} - {n['m_new']})",
                 f"{n['p']} = {tl('exp2')}({n['scores']} - {n['m_new']}[:, None])",
                 f"{l_run} = {l_run} * {n['alpha']} + {tl('sum')}({n['p']}, 1)",
-                f"{v_name} = {tl('load')}({v_addr}{vmask})",
+                f"{v_name} = {tl('load')}({v_addr}{vmask})", *_recast(c["casts"], user.get("v"), v_name),
+                *_recast(c["casts"], c["p_user"], n["p"]),
                 f"{acc} = {acc} * {n['alpha']}[:, None]",
                 f"{acc} = {tl('dot')}({n['p']}.to({v_name}.dtype), {v_name}, {acc}{prec})",
                 f"{m_run} = {n['m_new']}"]

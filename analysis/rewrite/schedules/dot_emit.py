@@ -31,6 +31,7 @@ class Compare:
     op: type
     left: Index
     right: Index
+    loose: bool = False  # under `|`, `or`, `^`, `~` or `not`: the mask it builds is not this comparison's bound
 
 
 class _Recorder(Lifter):
@@ -42,6 +43,7 @@ class _Recorder(Lifter):
         self.before_loop: dict | None = None
         self.compares: list[Compare] = []
         self.opaque_compares: list[int] = []  # lines of comparisons with a side that is not an affine index
+        self._loose = 0  # depth of `|`/`or`/`^`/`~`/`not` around the expression being lifted
 
     def stmt(self, s: ast.stmt, env: dict):  # noqa: ANN201
         if isinstance(s, ast.For) and s.lineno == self.loop_line and self.recording and self.before_loop is None:
@@ -53,10 +55,23 @@ class _Recorder(Lifter):
             with self.silent():
                 left, right = self.expr(e.left, env), self.expr(e.comparators[0], env)
             if isinstance(left, Index) and isinstance(right, Index) and left.expr and right.expr:
-                self.compares.append(Compare(type(e.ops[0]), left, right))
+                self.compares.append(Compare(type(e.ops[0]), left, right, self._loose > 0))
             else:
                 self.opaque_compares.append(e.lineno)
+        if _loosens(e):
+            self._loose += 1
+            try:
+                return super().expr(e, env)
+            finally:
+                self._loose -= 1
         return super().expr(e, env)
+
+
+def _loosens(e: ast.expr | None) -> bool:
+    """An operator after which a comparison no longer bounds what it compares (`(j < P) | (j <= i)`)."""
+    return (isinstance(e, ast.BinOp) and isinstance(e.op, (ast.BitOr, ast.BitXor))) or (
+        isinstance(e, ast.BoolOp) and isinstance(e.op, ast.Or)) or (
+        isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.Invert, ast.Not)))
 
 
 @dataclass
@@ -148,14 +163,35 @@ def assign_roles(comp: Computation, a: Access, b: Access, out: Access) -> Roles:
                           f"{', '.join(t for t, w in zip((a.tensor, b.tensor, out.tensor), where, strict=True) if w)}"
                           ": not a matmul index")
         result.of_var[v] = role
+    for role, source in ((M, a), (N, b)):
+        own_batches(comp, result.of_var, role, source)
     for role, source in ((M, a), (N, b), (K, a), (BATCH, a)):
         vars_ = [v for v, r in result.of_var.items() if r == role]
         if not vars_:
             if role in (M, N, K):
                 raise Decline(f"no index runs over the {role} axis of the product")
             continue
+        if role == BATCH and any(a.offset.coefficient(v).is_zero for v in vars_):
+            source = b  # a batch of B (and the output) only: A is shared by every batch
         result.roles[role] = role_of(comp, role, vars_, source)
     return result
+
+
+def own_batches(comp: Computation, of_var: dict[str, str], role: str, source: Access) -> None:
+    """Moves to BATCH the program ids of `role` whose step in `source` is no multiple of the role's lane stride.
+
+    `a_ptr + pid_b * stride_ab + rows * stride_am` against a weight every batch shares: pid_b indexes A and the
+    output only, like the rows, but its step is no multiple of the row stride, so it cannot be part of the row
+    index: it selects a batch (or a head), kept as a program axis of its own, and the shared operand is read
+    without it."""
+    lanes = [v for v, r in of_var.items() if r == role and comp.var(v) and comp.var(v).kind == LANE]
+    if len(lanes) != 1:
+        return
+    stride = source.offset.coefficient(lanes[0])
+    for v, r in list(of_var.items()):
+        if r == role and comp.var(v) and comp.var(v).kind == PROGRAM and \
+                divide(source.offset.coefficient(v), stride) is None:
+            of_var[v] = BATCH
 
 
 def role_of(comp: Computation, role: str, vars_: list[str], access: Access) -> Role:
@@ -190,6 +226,8 @@ def operand(roles: Roles, access: Access, kinds: tuple[str, ...]) -> Operand:
         for v, w in role.weights.items():
             if access.offset.coefficient(v) != stride * w:
                 raise Decline(f"{access.tensor} is addressed along {kind} other than its element index")
+        if kind == BATCH and stride.is_zero:
+            continue  # an operand every batch shares
         strides[kind] = stride
     return Operand(access, strides, access.offset.const)
 
@@ -199,6 +237,8 @@ def bound(view: LoopView, role: Role) -> Poly | None:
     """The bound a comparison of the kernel sets on the role's element index (`offs_m < M` -> M)."""
     target = {v: w for v, w in role.weights.items()}
     for c in view.compares:
+        if c.loose:
+            continue
         if c.op in (ast.Lt, ast.LtE):
             d = c.left.expr + (-c.right.expr)
         elif c.op in (ast.Gt, ast.GtE):
