@@ -76,7 +76,30 @@ BENCH = {
     "flash_padded_hd256": "blind6/attention/attention_hd256_fp16.py",
     "flash_causal_hd80_upcast": "blind6/attention/causal_attention_hd80_bf16.py",
     "flash_gqa_upcast": "blind6/attention/gqa_attention_noncausal_bf16.py",
+    "flash_causal_softcap": "blind6/attention/causal_attention_softcap_fp16.py",
 }
+
+
+# the team's online-softmax draft with a soft cap on its scores, 4 * tanh(s / 4) written through tl.sigmoid, and the
+# reference computing the same
+SCORES = "        s = tl.dot(q, tl.trans(k)) * scale\n"
+SOFTCAP = SCORES + "        t = s / 4.0\n        s = 4.0 * (2.0 * tl.sigmoid(2.0 * t) - 1.0)\n"
+SOFTCAP_MODEL = '''class Model(nn.Module):
+    def forward(self, q, k, v):
+        s = 4.0 * torch.tanh(q.float() @ k.float().transpose(-1, -2) / math.sqrt(q.shape[-1]) / 4.0)
+        n = q.shape[-2]
+        s = s.masked_fill(torch.ones(n, n, dtype=torch.bool).triu(1), float("-inf"))
+        return (torch.softmax(s, -1) @ v.float()).half()
+
+
+class ModelNew('''
+
+
+def _softcapped() -> str:
+    text = (ROOT / "attention/causal_attention.py").read_text(encoding="utf-8")
+    assert SCORES in text
+    head, rest = text.replace(SCORES, SOFTCAP).split("class Model(", 1)
+    return head + SOFTCAP_MODEL + rest.split("class ModelNew(", 1)[1]
 
 
 def _kernel(text: str) -> str:
@@ -99,7 +122,8 @@ def test_bench_drafts_rewritten(stem: str) -> None:
     (cand,) = rewrite(NAME, text, _kernel(text))
     start = cand.source.index("@triton.jit")
     kernel = cand.source[start:cand.source.index("\n\n\n", start)]
-    assert "tl.exp2(" in kernel and "tl.dot(" in kernel and "tl.exp(" not in kernel
+    assert "tl.exp2(" in kernel and "tl.dot(" in kernel
+    assert ("tl.exp(" in kernel) == ("softcap" in stem)  # only the draft's own soft cap keeps its tl.exp
     assert ("causal" in stem) == ("causal block skipping" in cand.title)
     if "padded" in stem or "upcast" in stem:  # the head-dim mask on every Q/K/V tile, unmasked key blocks too
         assert kernel.count("(lane_d[:, None] < ") == 2 and kernel.count("(lane_d[None, :] < ") == 3
@@ -107,8 +131,22 @@ def test_bench_drafts_rewritten(stem: str) -> None:
         assert kernel.count(".to(tl.float32)") == 1 + 2 * 2 + (2 if "causal" in stem else 0)  # q; k, v and (hd80) p per block
 
 
+def test_score_modification_is_carried() -> None:
+    (cand,) = rewrite(NAME, _softcapped(), "causal_attention_kernel")
+    new = cand.source
+    # each block's scores: the draft's scale, its modification on the new name, then log2(e), then the masks
+    assert new.count("scores = tl.dot(q, k) * qk_scale\n        t = scores / 4.0\n        scores = 4.0 * (2.0 * "
+                     "tl.sigmoid(2.0 * t) - 1.0)\n        scores = scores * 1.4426950408889634\n") == 2
+    assert "qk_scale = (scale)\n" in new and "modification of the scores" in cand.rationale
+    # the softcap draft of blind set 6 (tuning) wrote tanh with tl.exp; read as a scale of 1/cap before the fix
+    text = (ROOT / "blind6/attention/causal_attention_softcap_fp16.py").read_text(encoding="utf-8")
+    new = rewrite(NAME, text, _kernel(text))[0].source
+    assert "qk_scale = (scale)\n" in new and new.count("t = scores / cap") == 2
+
+
 def test_candidates_correct_under_interpreter(tmp_path) -> None:
-    sources = {"two_pass_causal": rewrite(NAME, TWO_PASS_CAUSAL, "causal_rows")[0].source}
+    sources = {"two_pass_causal": rewrite(NAME, TWO_PASS_CAUSAL, "causal_rows")[0].source,
+               "softcap_sigmoid": rewrite(NAME, _softcapped(), "causal_attention_kernel")[0].source}
     for stem, rel in BENCH.items():
         text = (ROOT / rel).read_text(encoding="utf-8")
         sources[stem] = rewrite(NAME, text, _kernel(text))[0].source
@@ -120,6 +158,8 @@ def test_declines_with_the_models_reason() -> None:
     assert "branch" in declined(NAME, bf16, "causal_attention_kernel")
     prefix = TWO_PASS_CAUSAL.replace("(kk <= row)", "((kk <= row) | (kk < 8))")  # a prefix-LM mask
     assert "with `|`" in declined(NAME, prefix, "causal_rows")
+    alibi = _softcapped().replace("t = s / 4.0", "t = s - 0.1 * (offs_m[:, None] - offs_n[None, :])")
+    assert "modified with offs_m, offs_n" in declined(NAME, alibi, "causal_attention_kernel")
     anti = TWO_PASS_CAUSAL.replace("(kk <= row)", "(kk >= row)")
     assert "not a causal mask" in declined(NAME, anti, "causal_rows")
     capped = TWO_PASS_CAUSAL.replace("e = tl.where((kk < n_ctx) & (kk <= row), tl.exp(",

@@ -38,6 +38,7 @@ TASKS = (  # flash drafts of the tuning sets: head dims 64 to 256, causal and no
     "blind6/attention/attention_hd256_fp16.py",
     "blind6/attention/causal_attention_hd80_bf16.py",
     "blind6/attention/gqa_attention_noncausal_bf16.py",
+    "blind6/attention/causal_attention_softcap_fp16.py",  # a soft cap on the scores, carried
 )
 
 

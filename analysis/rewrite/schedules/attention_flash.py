@@ -8,7 +8,8 @@ only, with a step of their own, as grouped-query attention's heads). Strides, bo
 launch grid / loop stop; a head dim padded to a power of two keeps its mask on every tile), the causal mask (a
 comparison between key and query index; a mask built with `|` or a negation is declined) and the softmax scale (the
 scalar factors applied to Q K^T before exp) come from the model, never from names. Static branches that only recast
-a tile (`if FLAG: k = k.to(tl.float32)`, drafts' interpreter upcasts) follow the tile the flash form loads.
+a tile (`if FLAG: k = k.to(tl.float32)`, drafts' interpreter upcasts) follow the tile the flash form loads; a
+modification of the scores alone (a soft cap) is re-emitted on each block's scores before the masks.
 The body is re-emitted: BLOCK_M query rows per program, Q loaded once, K^T/V tiles addressed from each key block's start,
 `tl.dot` for QK^T and PV, exp2 with scale * log2(e) folded into one multiply, the accumulator rescaled by the
 running max; key blocks wholly inside the bounds (below the diagonal when causal) run unmasked and only the
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ...computation import classify, lift_kernel
 from ...computation.classify import ATTENTION
@@ -185,6 +186,8 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
     epilogue = [s for s in body if s.lineno > loop.end_lineno]
     casts = _cast_branches(ks, prologue + loop.body)
     allowed = {id(x) for b in casts for x in ast.walk(b.node)}
+    mods = _score_mods(ks, loop, {a.var for a in comp.accumulations if a.op == "max"})
+    allowed |= {id(x) for st in mods.stmts for x in ast.walk(st)}  # elementwise: any tl function may appear
     for lp in loops:
         for s in ast.walk(lp):
             if id(s) in allowed:
@@ -242,12 +245,14 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
     head = roles[D].lane_extent
     _decline_if(not (ks.info.param(head) and ks.info.param(head).is_constexpr) and not head.isdigit(),
                 f"the head dim `{head}` is not a constexpr")
-    exps = {ks.tl_call(c) for lp in loops for c in ast.walk(lp) if isinstance(c, ast.Call)} & {"exp", "exp2"}
+    in_mods = {id(x) for st in mods.stmts for x in ast.walk(st)}
+    exps = {ks.tl_call(c) for lp in loops for c in ast.walk(lp) if isinstance(c, ast.Call) and id(c) not in in_mods} \
+        & {"exp", "exp2"}
     _decline_if(len(exps) != 1, "the loop mixes exp and exp2")
     dots = sum(1 for x in ast.walk(loop) if isinstance(x, ast.Call) and ks.tl_call(x) == "dot")
     flash = exps == {"exp2"} and len(loops) == 1 and roles[M].lane_extent is not None and dots >= 2
     _decline_if(flash and diag is None, "already in the target form (flash loop with tl.dot and exp2, no causal mask)")
-    scale = _scale(ks, q_t[0], k_t, loops, loop)
+    scale, post_scale = _scale(ks, q_t[0], k_t, loops, mods)
     names = {**_loaded_names(loop, {k.line: "k", v.line: "v"}), **_loaded_names_list(prologue, {q.line: "q"})}
     p_user = _probabilities(ks, loop, names.get("v"))
     for b in casts:
@@ -265,7 +270,7 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
     saw_dot = any(isinstance(c, ast.Call) and ks.is_tl(c, "dot") for c in ast.walk(loop))
     exact = not saw_dot or dot_kw.get("input_precision", "").strip("'\"") == "ieee" or dot_kw.get("allow_tf32") == "False"
     ctx = dict(comp=comp, view=view, of_var=of_var, roles=roles, q=q, k=k, v=v, o=o, acc=acc, diag=diag,
-               m_bound=m_bound, n_bound=n_bound, d_bound=d_bound, casts=casts, p_user=p_user, head=head, scale=scale, exp2=exps == {"exp2"}, names=names,
+               m_bound=m_bound, n_bound=n_bound, d_bound=d_bound, casts=casts, p_user=p_user, head=head, scale=scale, post_scale=post_scale, mods=mods, exp2=exps == {"exp2"}, names=names,
                exact=exact, prologue=prologue, loop=loop, epilogue=epilogue, end=end, m_prog=m_prog[0])
     return _emit(recipe, ks, ctx)
 
@@ -347,20 +352,92 @@ def _loaded_names_list(stmts: list[ast.stmt], lines: dict[int, str]) -> dict[str
     return out
 
 
-def _scale(ks: KernelSource, q_t: str, k_t: str, loops: list[ast.For], loop: ast.For) -> str:
-    """The softmax scale: the product of the scalar factors applied to Q K^T (or to Q) before exp."""
+def _scale(ks: KernelSource, q_t: str, k_t: str, loops: list[ast.For], mods: _ScoreMods) -> tuple[str, str]:
+    """The softmax scale: the products of the scalar factors applied to Q K^T (or to Q) before exp, split into
+    those before the draft's score modification and those after it (all of them "before" when there is none)."""
     rec = _ScaleRecorder(ks.ctx.module, ks.info, {q_t, k_t})
     rec.run()
     earlier = [(lp.lineno, lp.end_lineno) for lp in loops[:-1]]
-    parts = []
+    pre, post = [], []
     for (line, _), (op, node) in sorted(rec.factors.items()):
-        if any(a <= line <= b for a, b in earlier):
-            continue  # the same scale in an earlier pass
+        if any(a <= line <= b for a, b in earlier) or line in mods.lines:
+            continue  # the same scale in an earlier pass; a factor inside the modification is re-emitted with it
         _decline_if(any(isinstance(x, ast.Call) and ks.is_tl(x, "load") for x in ast.walk(node)),
                     f"line {line}: the scores are scaled by a loaded value")
         text = ks.segment(node)
-        parts.append(f"({text})" if op == "*" else f"(1.0 / ({text}))")
-    return " * ".join(parts) or "1.0"
+        (post if mods.lines and line > max(mods.lines) else pre).append(
+            f"({text})" if op == "*" else f"(1.0 / ({text}))")
+    return " * ".join(pre) or "1.0", " * ".join(post) or "1.0"
+
+
+@dataclass
+class _ScoreMods:
+    """The draft's elementwise modification of the scores between Q K^T and the running max (a soft cap
+    `cap * tanh(s / cap)`, written any way), re-emitted on the flash form's scores before its masks."""
+
+    name: str | None = None  # the user's name of the scores
+    stmts: list[ast.stmt] = field(default_factory=list)
+
+    @property
+    def lines(self) -> set[int]:
+        return {ln for st in self.stmts for ln in range(st.lineno, st.end_lineno + 1)}
+
+
+def _score_mods(ks: KernelSource, loop: ast.For, stops: set[str]) -> _ScoreMods:
+    """Walks the key loop from the statement computing Q K^T to the one taking the running max (or reading a
+    max of an earlier pass): statements that only scale the scores by a scalar, or mask them with tl.where, are
+    modelled (scale, compares); any other statement that reads the scores is a modification, carried verbatim when
+    it reads nothing but the scores, its own temporaries, kernel parameters and tl."""
+    mods = _ScoreMods()
+    names: set[str] = set()
+    params = {p.name for p in ks.info.params}
+    for st in loop.body:
+        calls = {ks.tl_call(c) for c in ast.walk(st) if isinstance(c, ast.Call)}
+        reads = set(free_names([st]))
+        if calls & {"max", "maximum"} or reads & stops:
+            break
+        target = st.targets[0].id if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(
+            st.targets[0], ast.Name) else st.target.id if isinstance(st, ast.AugAssign) and isinstance(
+            st.target, ast.Name) else None
+        if mods.name is None:
+            if calls & {"dot", "sum"} and target is not None:
+                mods.name = target
+                names = {target}
+            continue
+        if not reads & names:
+            continue
+        _decline_if(target is None, f"line {st.lineno}: the scores are read by a statement the schedule cannot carry")
+        if target == mods.name and _scales_or_masks(ks, st.value, mods.name, names):
+            continue
+        if mods.name in reads and target != mods.name:
+            names.add(target)  # a temporary of the modification
+        unknown = reads - names - params - {ks.tl_alias, "float", "triton", "tl"}
+        _decline_if(bool(unknown), f"line {st.lineno}: the scores are modified with "
+                    f"{', '.join(sorted(unknown))} (the flash form carries modifications of the scores alone)")
+        mods.stmts.append(st)
+    return mods
+
+
+def _renamed(st: ast.stmt, old: str | None, new: str) -> ast.stmt:
+    """A copy of `st` with the name `old` read or written as `new`."""
+    copy = ast.parse(ast.unparse(st)).body[0]
+    for x in ast.walk(copy):
+        if isinstance(x, ast.Name) and x.id == old:
+            x.id = new
+    return copy
+
+
+def _scales_or_masks(ks: KernelSource, value: ast.expr, name: str, names: set[str]) -> bool:
+    """`s * c`, `s / c` (c free of the scores) or `tl.where(cond, s, const)`: what the flash form models."""
+    if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Mult, ast.Div)):
+        sides = [(value.left, value.right)] + ([(value.right, value.left)] if isinstance(value.op, ast.Mult) else [])
+        return any(isinstance(a, ast.Name) and a.id == name and not set(free_names([ast.Expr(b)])) & names
+                   for a, b in sides)
+    if ks.is_tl(value, "where") and len(value.args) == 3:
+        cond, x, y = value.args
+        return not set(free_names([ast.Expr(cond)])) & names and any(
+            isinstance(a, ast.Name) and a.id == name for a in (x, y))
+    return False
 
 
 def _emit(recipe: SourceRecipe, ks: KernelSource, c: dict) -> list:  # noqa: PLR0915 (one kernel's text)
@@ -473,7 +550,16 @@ def _emit(recipe: SourceRecipe, ks: KernelSource, c: dict) -> list:  # noqa: PLR
     if c["exact"]:
         prec = ', input_precision="ieee"'
     q_mask = masked_by(f"({n['rows']}[:, None] < {mb})", d_ok("[None, :]"))
-    scale_text = c["scale"] if c["exp2"] else f"{c['scale']} * {LOG2E}"
+    mods: _ScoreMods = c["mods"]
+    to_log2 = "" if c["exp2"] else f" * {LOG2E}"
+    # with a modification the scores stay in the draft's units through it; log2(e) is folded after it
+    scale_text = c["scale"] if mods.stmts else f"{c['scale']}{to_log2}"
+    post_text = ""
+    if mods.stmts:
+        post_text = LOG2E if c["post_scale"] == "1.0" and to_log2 else f"{c['post_scale']}{to_log2}"
+    mod_lines = [ast.unparse(_renamed(st, mods.name, n["scores"])) for st in mods.stmts]
+    if post_text and post_text != "1.0":
+        mod_lines.append(f"{n['scores']} = {n['scores']} * {post_text}")
     lines = [
         "# tritonlens schedule: online-softmax (flash) attention over key blocks: exp2 with the scale folded into "
         "one multiply,",
@@ -514,7 +600,7 @@ def _emit(recipe: SourceRecipe, ks: KernelSource, c: dict) -> list:  # noqa: PLR
         v_addr = f"{n['v_base']} + {n['keys']}[:, None] * ({sv[N]}) + {n['lane_d']}[None, :] * ({sv[D]})"
         out = [f"{n['keys']} = {n['start_n']} + {n['lane_n']}"]
         out += [f"{k_name} = {tl('load')}({k_addr}{kmask})", *_recast(c["casts"], user.get("k"), k_name),
-                f"{n['scores']} = {tl('dot')}({q_name}, {k_name}{prec}) * {n['qk_scale']}"]
+                f"{n['scores']} = {tl('dot')}({q_name}, {k_name}{prec}) * {n['qk_scale']}", *mod_lines]
         if masked:
             keep = f"({n['keys']}[None, :] < {nb})"
             if c["diag"] is not None:
@@ -561,6 +647,10 @@ def _emit(recipe: SourceRecipe, ks: KernelSource, c: dict) -> list:  # noqa: PLR
         "running max; only the boundary block" + (" and the diagonal block(s) apply masks, and key blocks past the "
                                                   "diagonal are skipped" if c["diag"] is not None else " applies masks")
         + ". The statements after the loop are the draft's own, rebound to the new tiles."
+        + (f" The draft's modification of the scores (line {mods.stmts[0].lineno}"
+           + (f"-{mods.stmts[-1].end_lineno}" if mods.stmts[-1].end_lineno != mods.stmts[0].lineno else "")
+           + ") is applied to every block's scores, in the draft's units, before the masks; log2(e) is folded after it."
+           if mods.stmts else "")
     )
     return [finish(recipe, ks.ctx, [body_edit, *sig_edits, *launch], "online-softmax (flash) attention"
                    + (" with causal block skipping" if c["diag"] is not None else ""), rationale,
