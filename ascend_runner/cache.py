@@ -106,12 +106,26 @@ def sibling_files(source: str, path: str) -> dict[str, str]:
     them: what a remote runner needs to import them. Files over SIBLING_MAX_BYTES are left out."""
     out: dict[str, str] = {}
     for name, (_digest, file) in _siblings(source, path).items():
+        if name.startswith(OUTSIDE):
+            continue  # outside the folder a remote job recreates
         try:
             if file.stat().st_size <= SIBLING_MAX_BYTES:
                 out[name] = file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue
     return out
+
+
+OUTSIDE = "<package root>/"  # names of modules of the file's package found outside its folder (digests only)
+
+
+def _package_root(folder: Path) -> Path | None:
+    """The folder above the file's top package (where `import pkg.mod` resolves), when its folder is a package."""
+    top = None
+    while (folder / "__init__.py").is_file() and folder.parent != folder:
+        folder = folder.parent
+        top = folder
+    return top
 
 
 def _siblings(source: str, path: str) -> dict[str, tuple[str, Path]]:
@@ -122,12 +136,17 @@ def _siblings(source: str, path: str) -> dict[str, tuple[str, Path]]:
     except (OSError, ValueError):
         return {}
     out: dict[str, tuple[str, Path]] = {}
+    top = _package_root(root)
     todo: list[tuple[Path, tuple[tuple[int, str], ...]]] = [(root, module_imports(source))]
     while todo and len(out) < SIBLING_MAX_FILES:
         package_dir, imports = todo.pop(0)
         for level, dotted in imports:
-            for file in _module_files(root, package_dir, level, dotted):
-                name = file.relative_to(root).as_posix()
+            files = _module_files(root, package_dir, level, dotted)
+            if top is not None and level == 0:  # a package's module imports its package from the package root
+                files += _module_files(top, package_dir, level, dotted)
+            for file in files:
+                name = file.relative_to(root).as_posix() if file.resolve().is_relative_to(root) else \
+                    OUTSIDE + file.relative_to(top).as_posix()
                 if name in out or len(out) >= SIBLING_MAX_FILES:
                     continue
                 try:

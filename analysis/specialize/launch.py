@@ -98,6 +98,9 @@ def resolve(expr: ast.expr, scope: Scope, depth: int = 0) -> ArgFact:
         if base.kind == "tensor":
             return ArgFact("tensor", dtype=base.dtype, reason=base.reason)  # a view: layout no longer known
         return UNKNOWN_FACT
+    info = _numeric_limit(expr)
+    if info is not None:  # `torch.finfo(q.dtype).min`: a Python float, whatever the dtype
+        return ArgFact(info, reason=f"a numeric limit at line {line}")
     if isinstance(expr, ast.Attribute) and expr.attr in ("T", "mT"):
         base = resolve(expr.value, scope, depth + 1)
         if base.kind != "tensor":
@@ -159,6 +162,19 @@ def _holds_tensor(value: Any) -> bool:
 
 def _constant_env(scope: Scope, depth: int) -> dict[str, Any]:
     return _ConstantEnv(scope, depth)
+
+
+def _numeric_limit(expr: ast.expr) -> str | None:
+    """"float" for `torch.finfo(d).min` (max, eps, tiny, ...), "int" for `torch.iinfo(d).max`; else None."""
+    if not (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Call)):
+        return None
+    func = expr.value.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+    if name == "finfo" and expr.attr in ("min", "max", "eps", "tiny", "smallest_normal", "resolution"):
+        return "float"
+    if name == "iinfo" and expr.attr in ("min", "max"):
+        return "int"
+    return None
 
 
 def _param_fact(arg: ast.arg, scope: Scope, depth: int) -> ArgFact:

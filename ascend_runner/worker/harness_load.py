@@ -17,7 +17,7 @@ import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from source_module import import_roots, package_of
+from source_module import import_roots, package_of, sibling_fallback
 
 _counter = 0
 
@@ -55,7 +55,11 @@ def _import_context(path: str, argv: list[str] | None = None) -> Iterator[None]:
     root and the workspace root (`from mylib.util import x` in mylib/ops.py, or in the gate's copy of it)."""
     folder = os.path.abspath(import_folder) if import_folder else os.path.dirname(os.path.abspath(path))
     old_path, old_argv = list(sys.path), list(sys.argv)
-    sys.path[0:0] = [folder, *(r for r in import_roots(path)[1:] if r != folder)]
+    roots = import_roots(path)
+    sys.path[0:0] = ([folder] if import_folder or folder in roots else []) + [r for r in roots if r != folder]
+    fallback = sibling_fallback(path)
+    if fallback and not import_folder:
+        sys.path.append(fallback)
     if argv is not None:
         sys.argv = [path, *argv]
     try:

@@ -182,15 +182,24 @@ def workspace_root(path: str) -> str | None:
 
 
 def import_roots(path: str) -> list[str]:
-    """sys.path entries the file's imports need, in Python's order: its folder (as `python file.py` would),
-    the package root, the workspace root."""
+    """sys.path entries the file's imports need ahead of the installed packages, in Python's order: its folder
+    (as `python file.py` would) unless the file is a module of a package, the package root, the workspace root.
+
+    A package's module is imported through its package, so Python never puts its own folder first: a sibling
+    `torch.py` there must not hide the installed torch (sibling_fallback puts that folder after them)."""
     folder = os.path.dirname(os.path.abspath(path))
     root, _ = package_of(path)
-    out = [folder]
+    out = [] if root else [folder]
     for extra in (root, workspace_root(path)):
         if extra and extra not in out and os.path.isdir(extra):
             out.append(extra)
     return out
+
+
+def sibling_fallback(path: str) -> str | None:
+    """The folder of a package's module, for the end of sys.path: a bare `import helper` of a sibling still
+    resolves (as in the scripts such folders hold), after every installed package."""
+    return os.path.dirname(os.path.abspath(path)) if package_of(path)[0] else None
 
 
 def _enter_package(package: str, root: str, created: list[str]) -> str | None:
@@ -294,6 +303,10 @@ def load_source(
     roots = [folder] if job_folder else import_roots(path)
     added = [p for p in roots if os.path.isdir(p) and p not in sys.path]
     sys.path[:0] = added
+    fallback = None if job_folder else sibling_fallback(path)
+    if fallback and fallback not in sys.path:
+        sys.path.append(fallback)
+        added.append(fallback)
     before = set(sys.modules)
     stand_ins = standing_in()
     stood = stand_ins.__enter__()

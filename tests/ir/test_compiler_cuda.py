@@ -27,7 +27,7 @@ FIRES = [
     ("layernorm_naive", "TL303", "w = tl.load(w_ptr + cols, mask=mask)", "`n_cols`"),
     ("add_strided", "TL304", "tl.store(out_ptr + offs * stride", "shared memory"),
     ("matmul_fp32_ieee", "TL305", "acc += tl.dot(a, b, input_precision=", "ieee"),
-    ("matmul_small_tile", "TL306", "acc += tl.dot(a, b)", "BLOCK_M=16"),
+    ("matmul_small_tile", "TL306", "acc += tl.dot(a, b)", "M tile (rows of its first operand) is 16 < 64"),
     ("matmul_no_stages", "TL307", "for _k in range(0, K, BLOCK_K):", "num_stages=1"),
     ("matmul_unaligned", "TL307", "for _k in range(0, K, BLOCK_K):", "cp.async"),
     ("matmul_huge", "TL308", "def matmul_kernel(", "spilled"),

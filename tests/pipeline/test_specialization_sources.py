@@ -113,6 +113,23 @@ def test_launch_site_literals_names_and_dtypes() -> None:
     assert spec.provenance["BLOCK_SIZE"] == f"launch at line {launch}"
 
 
+def test_numeric_limits_passed_are_floats_or_ints() -> None:
+    # `torch.finfo(q.dtype).min` as a masking value: a Python float (the kernel body gave no type; it was guessed i32)
+    kernel = """
+        @triton.jit
+        def fill(out_ptr, n, lo, hi, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            tl.store(out_ptr + offs, tl.where(offs % 2 == 0, lo, hi), mask=offs < n)
+        """
+    launch = """
+        def run(x):
+            fill[(1,)](x, x.numel(), torch.finfo(x.dtype).min, torch.iinfo(torch.int32).max, BLOCK=128)
+        """
+    spec = only(specializations(src(kernel, launch), "fill"))
+    assert spec.signature["lo"] == "fp32" and spec.signature["hi"] == "i32"
+    assert "numeric limit" in spec.provenance["lo"]
+
+
 def test_launch_literal_ints_follow_the_jit() -> None:
     source = src(
         ADD,

@@ -55,3 +55,11 @@ def test_declines_when_the_loop_writes_through_the_pointer() -> None:
 def test_declines_without_invariant_load() -> None:
     source = SCALE.replace("t = tl.load(t_ptr)", "t = tl.load(t_ptr + start * 0)")
     assert "no loop-invariant load" in declined("hoist-invariant-load", source, "scale_kernel")
+
+
+def test_a_cast_load_moves_with_its_cast(tmp_path) -> None:
+    # `tl.load(p).to(tl.float32)`: TL106 flags the load; the recipe declined it as "no loop-invariant load"
+    source = SCALE.replace("t = tl.load(t_ptr)", "t = tl.load(t_ptr).to(tl.float32)")
+    new = rewrite("hoist-invariant-load", source, "scale_kernel")[0].source
+    assert "    t = tl.load(t_ptr).to(tl.float32)  # the temperature\n    for start" in new
+    check_correct({"cast_rewritten": new}, tmp_path)

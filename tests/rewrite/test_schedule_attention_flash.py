@@ -77,6 +77,9 @@ BENCH = {
     "flash_causal_hd80_upcast": "blind6/attention/causal_attention_hd80_bf16.py",
     "flash_gqa_upcast": "blind6/attention/gqa_attention_noncausal_bf16.py",
     "flash_causal_softcap": "blind6/attention/causal_attention_softcap_fp16.py",
+    "flash_gqa_causal": "blind3/attention/gqa_causal_attention_fp16.py",
+    "flash_padded_hd32": "blind5/attention/attention_hd32_long_fp16.py",
+    "flash_padded_causal_hd96": "blind5/attention/causal_attention_hd96_fp16.py",
 }
 
 
@@ -142,6 +145,12 @@ def test_score_modification_is_carried() -> None:
     text = (ROOT / "blind6/attention/causal_attention_softcap_fp16.py").read_text(encoding="utf-8")
     new = rewrite(NAME, text, _kernel(text))[0].source
     assert "qk_scale = (scale)\n" in new and new.count("t = scores / cap") == 2
+    # an additive mask is a mask, not a modification
+    text = (ROOT / "attention/causal_attention.py").read_text(encoding="utf-8")
+    additive = text.replace('s = tl.where(allowed, s, -float("inf"))', 's = s + tl.where(allowed, 0.0, -float("inf"))')
+    assert additive != text
+    new = rewrite(NAME, additive, "causal_attention_kernel")[0].source
+    assert "tl.where(allowed" not in new and "* 1.4426950408889634" in new
 
 
 def test_candidates_correct_under_interpreter(tmp_path) -> None:

@@ -95,6 +95,29 @@ def test_transitive_and_package_imports(tmp_path: Path) -> None:
     assert sibling_digests(kernel.read_text(), str(kernel))["ops/common.py"] != before
 
 
+def test_a_package_module_imports_through_its_package_root(tmp_path: Path) -> None:
+    # src/pkg/kern.py does `from pkg.configs import CONFIGS`: the module lives beside it, reached from src/; the
+    # key resolved the import in src/pkg/pkg/ (nothing there), so an edit of configs.py reused a stale result
+    pkg = tmp_path / "src" / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    for init in (pkg / "__init__.py", pkg / "sub" / "__init__.py"):
+        init.write_text("")
+    (pkg / "configs.py").write_text("CONFIGS = [1]\n")
+    (pkg / "sub" / "tables.py").write_text("T = 1\n")
+    kernel = pkg / "ops" / "kern.py" if False else pkg / "kern.py"
+    kernel.write_text("from pkg.configs import CONFIGS\nfrom pkg.sub.tables import T\nimport triton\n")
+    digests = sibling_digests(kernel.read_text(), str(kernel))
+    assert {"configs.py", "sub/tables.py"} <= set(digests), digests
+    before = digests["configs.py"]
+    edit(pkg / "configs.py", "CONFIGS = [1, 2]\n")
+    assert sibling_digests(kernel.read_text(), str(kernel))["configs.py"] != before
+    # a module of the package outside the file's folder keys the result, but is not shipped to a remote job
+    inner = pkg / "sub" / "kern2.py"
+    inner.write_text("from pkg.configs import CONFIGS\n")
+    assert "<package root>/pkg/configs.py" in sibling_digests(inner.read_text(), str(inner))
+    assert not any(n.startswith("<") for n in cache.sibling_files(inner.read_text(), str(inner)))
+
+
 def test_only_bounded_local_files_are_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     inner = tmp_path / "inner"
     inner.mkdir()

@@ -131,7 +131,8 @@ def check_dots(ctx: Context) -> None:
                     continue  # a few query rows against streamed keys (decode / a GQA head group): no 64 rows
                 reasons = []
                 if m_dim < 64:
-                    reasons.append(f"BLOCK_M={m_dim} < 64 (a warp group needs a 64-row tile)")
+                    reasons.append(f"the dot's M tile (rows of its first operand) is {m_dim} < 64 (a warp group "
+                                   "needs a 64-row tile)")
                 if ctx.num_warps % 4:
                     reasons.append(f"num_warps={ctx.num_warps} is not a multiple of 4")
                 why = "; ".join(reasons) or "the operands or layout do not fit wgmma"
@@ -141,7 +142,8 @@ def check_dots(ctx: Context) -> None:
                     f"`tl.dot` uses Ampere-style mma.sync (MMA v2) on {ctx.target}, not {'tcgen05' if cap >= 100 else 'wgmma'}: {why}.",
                     [ctx.excerpt("ttgir", [op.ir_line])],
                     "up to ~2x tensor-core throughput with wgmma",
-                    "raise BLOCK_M to >= 64 with num_warps=4 (or 8)",
+                    "size the rows of the dot's first operand to >= 64 (whichever constexpr sets them) with "
+                    "num_warps=4 (or 8)",
                     block_m=m_dim,
                 )
 
@@ -227,7 +229,8 @@ def check_pipelining(ctx: Context) -> None:
                     f"the loads on line(s) {', '.join(map(str, narrow))} move fewer than 4 bytes per thread, "
                     "below cp.async's minimum, so the pipeliner keeps them synchronous"
                 )
-                fix = "make the loaded tiles contiguous and 16-byte aligned (see the TL301/TL302 findings)"
+                fix = ("make the loaded tiles contiguous and 16-byte aligned, or load at least 4 bytes per thread "
+                       "(1-byte masks and flags: load them as wider words or once outside the loop)")
             else:
                 why = "the pipeliner could not schedule these loads asynchronously"
                 fix = "check that the loads' addresses are loop-carried pointer increments"

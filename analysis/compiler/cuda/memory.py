@@ -329,8 +329,10 @@ def check_layout_conversions(ctx: Context) -> None:
             continue  # a tile accumulated over a loop, re-laid out once for its store: amortized over the loop
         if _loaded(flow, op) and _feeds_dot(users, op):
             continue  # a loaded tile staged for a dot operand: how mma operands are fed, nothing to remove
-        if only_store and not op.loops and (_reduced(flow, op) or numel <= ctx.num_warps * 32):
-            # A reduction's result (or at most one value per thread) stored once per program: a small
+        if not op.loops and numel <= ctx.num_warps * 32:
+            continue  # at most one value per thread, once per program (hoisted out of any loop): negligible
+        if only_store and not op.loops and _reduced(flow, op):
+            # A reduction's result stored once per program: a small
             # fraction of the data the kernel moved, and no rewrite avoids it.
             continue
         stats = ctx.lines.get(line)
@@ -346,7 +348,7 @@ def check_layout_conversions(ctx: Context) -> None:
             line,
             f"`ttg.convert_layout` of a {'x'.join(map(str, shape)) or 'scalar'} {elem} tensor {cause} survives "
             f"RemoveLayoutConversions and is lowered through shared memory (st.shared + barrier + ld.shared)"
-            f"{' on every loop iteration' if in_loop else ''}.",
+            f"{' on every loop iteration' if in_loop else ' once per program, outside any loop'}.",
             [ctx.excerpt("ttgir", [op.ir_line]), _shared_evidence(ctx, line)],
             "removes a shared-memory round trip and a barrier" + (" per iteration" if in_loop else ""),
             "use the same index expression (and so the same coalesced layout) for producer and consumer, or "

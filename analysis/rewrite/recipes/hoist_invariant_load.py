@@ -1,6 +1,6 @@
 """Move a load that reads the same address on every iteration out of the loop.
 
-A `x = tl.load(ptr, ...)` whose address, mask and other value use nothing the loop changes is issued once per
+A `x = tl.load(ptr, ...)` (or the load under casts, `.to(...)`) whose address, mask and other value use nothing the loop changes is issued once per
 iteration for one value. It moves right before the loop. It declines when the loop stores to memory reachable
 from the same pointer (the value could change) or reads the name before the load.
 """
@@ -24,6 +24,13 @@ def _roots(ks: KernelSource, expr: ast.AST) -> set[str]:
     return names & params
 
 
+def _cast_of(value: ast.AST) -> ast.AST:
+    """The load under pure casts (`tl.load(p).to(tl.float32)`): the cast moves with it."""
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "to":
+        value = value.func.value
+    return value
+
+
 def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
     edits: list[Edit] = []
     reasons: list[str] = []
@@ -42,7 +49,7 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
                 isinstance(stmt, ast.Assign)
                 and len(stmt.targets) == 1
                 and isinstance(stmt.targets[0], ast.Name)
-                and ks.is_tl(stmt.value, "load")
+                and ks.is_tl(_cast_of(stmt.value), "load")
             ):
                 continue
             name = stmt.targets[0].id

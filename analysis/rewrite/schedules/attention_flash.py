@@ -437,6 +437,9 @@ def _scales_or_masks(ks: KernelSource, value: ast.expr, name: str, names: set[st
         cond, x, y = value.args
         return not set(free_names([ast.Expr(cond)])) & names and any(
             isinstance(a, ast.Name) and a.id == name for a in (x, y))
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):  # an additive mask: s + where(c, 0, -inf)
+        return any(isinstance(a, ast.Name) and a.id == name and ks.is_tl(b, "where") and not set(
+            free_names([ast.Expr(b)])) & names for a, b in ((value.left, value.right), (value.right, value.left)))
     return False
 
 
