@@ -14,6 +14,7 @@ import importlib
 import json
 import os
 import select
+import subprocess
 import sys
 import threading
 import time
@@ -174,8 +175,23 @@ def handle_health(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
         info["triton_error"] = f"{type(exc).__name__}: {exc}"
     devices = {"cuda": sorted(d for d in os.listdir("/dev") if d.startswith("nvidia") and d[6:].isdigit())}
     devices["npu"] = sorted(d for d in os.listdir("/dev") if d.startswith("davinci") and d[7:].isdigit())
+    if not devices["cuda"]:
+        devices["cuda_driver"] = _driver_device_count()
     info["devices"] = devices
     return info
+
+
+def _driver_device_count() -> int:
+    """GPUs the CUDA driver reports, asked in a child process (this worker must not initialise CUDA: its jobs may
+    start children): the confirmation, for a machine whose /dev lists no nvidiaN, that it truly has none."""
+    probe = ("import ctypes\ntry:\n    lib = ctypes.CDLL('libcuda.so.1')\nexcept OSError:\n    print(0)\nelse:\n"
+             "    n = ctypes.c_int(0)\n    ok = lib.cuInit(0) == 0 and lib.cuDeviceGetCount(ctypes.byref(n)) == 0\n"
+             "    print(n.value if ok else 0)\n")
+    try:
+        out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=20)
+        return int(out.stdout.strip() or 0)
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return 0
 
 
 # Job kind -> handler. Other modules extend this table (HANDLERS["name"] = fn) before serve() runs.

@@ -31,7 +31,7 @@ from ..engine.bench.tasks import find_tasks, parse_shard, shard
 from ..engine.optimize.loop import Budget
 from ..engine.optimize.proposer_set import build_proposers
 from ..engine.optimize.proposers import Proposer, llm_proposer
-from ..engine.profile.jobs import BACKEND_CHOICES
+from ..engine.profile.jobs import BACKEND_CHOICES, device_missing
 from ..provenance import Recorder, markdown_lines, provenance
 from .profile import make_runner
 
@@ -156,6 +156,11 @@ def run(args: argparse.Namespace) -> int:
                                       workers=max(2, 2 * local_jobs)))
     except RuntimeError as exc:
         print(f"tritonlens bench: {exc}", file=sys.stderr)
+        return 2
+    missing = device_missing(runner.health(), args.backend)
+    if missing:  # every task would fail to run its first draft: say it once, before any work
+        print(f"tritonlens bench: {missing}", file=sys.stderr)
+        runner.close()
         return 2
     try:
         llm = llm_proposer(args.llm_base_url, args.llm_model, api_key_env=args.llm_api_key_env)

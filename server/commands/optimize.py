@@ -21,7 +21,7 @@ from ..engine.optimize.gate import GateConfig
 from ..engine.optimize.loop import Budget, OptimizeOptions, optimize_source
 from ..engine.optimize.proposer_set import build_proposers
 from ..engine.optimize.proposers import llm_proposer
-from ..engine.profile.jobs import BACKEND_CHOICES, detect_harness
+from ..engine.profile.jobs import BACKEND_CHOICES, detect_harness, device_missing
 from ..engine.record.launch_store import recorded_for
 from ..provenance import Recorder, markdown_lines, provenance
 from ..source_files import decode_python_source, read_python_source
@@ -94,6 +94,11 @@ def run(args: argparse.Namespace) -> int:
         runner = Recorder(make_runner(args.runner, args.token_env, args.token_file, cache=True, workers=WORKERS))
     except RuntimeError as exc:
         print(f"tritonlens optimize: {exc}", file=sys.stderr)
+        return 2
+    missing = device_missing(runner.health(), args.backend)
+    if missing:  # every candidate would compile, then fail to run: say it once, before any work
+        print(f"tritonlens optimize: {missing}", file=sys.stderr)
+        runner.close()
         return 2
     if (args.llm_base_url or args.llm_model) and llm is None:
         notes.append(

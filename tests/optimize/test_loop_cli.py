@@ -15,6 +15,7 @@ from tritonlens.server.cli import main
 from tritonlens.server.engine.optimize.loop import Budget, OptimizeOptions, optimize_source
 from tritonlens.server.engine.optimize.proposers import Proposer, RecipeProposer
 from tritonlens.server.engine.optimize.report import to_dict, to_markdown
+from tritonlens.server.engine.profile.jobs import backend_from_health
 
 pytestmark = pytest.mark.cuda_env
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "optimize" / "kb_scale.py"
@@ -136,6 +137,18 @@ def test_cli_usage_errors(tmp_path, capsys):
     assert main(["optimize", str(tmp_path / "missing.py"), "--backend", "interpret"]) == 2
     assert main(["optimize", str(tmp_path), "--budget", "rounds=x"]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_a_device_backend_without_the_device_stops_before_any_work(runner, tmp_path, capsys):
+    # before: `optimize --backend cuda` on a CPU machine compiled every candidate, rejected each ("could not
+    # run"), took 84 s on a public kernel's wrapper and exited 0 (check 3, latkins/trifast)
+    if backend_from_health(runner.health()) == "cuda":
+        pytest.skip("this machine has a GPU")
+    for command in ("optimize", "bench"):
+        assert main([command, str(FIXTURE), "--backend", "cuda", "--report", str(tmp_path / command)]) == 2
+        err = capsys.readouterr().err
+        assert "see no NVIDIA GPU" in err and "--backend interpret" in err, err
+        assert not (tmp_path / command).exists()
 
 
 def test_no_candidate_is_started_with_less_time_left_than_a_verification_takes():

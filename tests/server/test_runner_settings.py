@@ -13,7 +13,12 @@ from tritonlens.ascend_runner.factory import get_runner
 from tritonlens.ascend_runner.remote_client import RemoteRunner
 from tritonlens.ascend_runner.settings import RemoteSettings, RunnerSettings, parse_runner_settings
 from tritonlens.server.commands.runners import load_runner_config
-from tritonlens.server.engine.profile.jobs import analyze_result, backend_from_health, backend_setting
+from tritonlens.server.engine.profile.jobs import (
+    analyze_result,
+    backend_from_health,
+    backend_setting,
+    device_missing,
+)
 from tritonlens.server.engine.runner_survey import survey
 from tritonlens.server.features.escalation import EscalationSettings, escalation_settings
 from tritonlens.server.features.profile import ProfiledKernel, hover_markdown, lens_title
@@ -123,8 +128,9 @@ def test_escalation_settings() -> None:
 
 def test_backend_choice_from_health() -> None:
     gpu = {"runner": {"backends": {"cuda": {"available": True, "devices": {"cuda": ["nvidia0"], "npu": []}}}}}
-    npu = {
-        "backends": {"ascend": {"available": True, "worker": {"devices": {"cuda": [], "npu": ["davinci0"]}}}}
+    npu = {  # a local runner's answer names its kind beside the backends (read as none before)
+        "runner": "local",
+        "backends": {"ascend": {"available": True, "worker": {"devices": {"cuda": [], "npu": ["davinci0"]}}}},
     }
     cpu = {"runner": {"backends": {"cuda": {"available": True, "devices": {"cuda": [], "npu": []}}}}}
     down = {"runner": {"backends": {"cuda": {"available": False, "devices": {"cuda": ["nvidia0"]}}}}}
@@ -136,6 +142,13 @@ def test_backend_choice_from_health() -> None:
         "interpret",
     ]
     assert backend_setting("npu") == "npu" and backend_setting("auto") is None and backend_setting(3) is None
+    # optimize and bench refuse a device backend once, up front, when a worker answered and saw no such device
+    assert [device_missing(h, "cuda") is None for h in (gpu, npu, cpu, down, {})] == [True, False, False, True, True]
+    assert "--backend interpret" in device_missing(cpu, "cuda") and "NVIDIA GPU" in device_missing(cpu, "cuda")
+    assert device_missing(npu, "npu") is None and device_missing(cpu, "interpret") is None
+    # a container whose /dev lists no nvidiaN but whose driver counts a GPU has one
+    driver = {"runner": {"backends": {"cuda": {"available": True, "devices": {"cuda": [], "cuda_driver": 1}}}}}
+    assert device_missing(driver, "cuda") is None and backend_from_health(driver) == "cuda"
 
 
 def test_lens_and_hover_on_a_real_h200_profile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

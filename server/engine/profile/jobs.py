@@ -110,24 +110,48 @@ def local_devices(dev: str = "/dev") -> dict[str, list[str]]:
     }
 
 
+def _sightings(health: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The devices each available backend's worker reported (local: {"runner": "local", "backends": ...};
+    remote: {"runner": {"backends": ...}})."""
+    runner = health.get("runner")
+    if not isinstance(runner, Mapping):
+        runner = health  # local: {"runner": "local", "backends": ...}
+    backends = runner.get("backends", {})
+    out = []
+    for info in backends.values() if isinstance(backends, Mapping) else []:
+        if isinstance(info, Mapping) and info.get("available"):
+            found = info.get("devices") or (info.get("worker") or {}).get("devices")
+            if isinstance(found, Mapping):
+                out.append(found)
+    return out
+
+
 def backend_from_health(health: Mapping[str, Any]) -> str:
     """cuda when the runner sees an NVIDIA GPU, npu when it sees an Ascend NPU, else interpret (CPU).
 
     `health` is a runner's health answer (local: {"backends": ...}; remote: {"runner": {"backends": ...}})."""
-    runner = health.get("runner", health)
-    backends = runner.get("backends", {}) if isinstance(runner, Mapping) else {}
-    seen: dict[str, bool] = {"cuda": False, "npu": False}
-    for info in backends.values() if isinstance(backends, Mapping) else []:
-        if not isinstance(info, Mapping) or not info.get("available"):
-            continue
-        found = info.get("devices") or (info.get("worker") or {}).get("devices") or {}
-        for kind in seen:
-            seen[kind] = seen[kind] or bool(found.get(kind))
-    if seen["cuda"]:
-        return "cuda"
-    if seen["npu"]:
-        return "npu"
+    seen = _sightings(health)
+    for kind in ("cuda", "npu"):
+        if any(_sees(found, kind) for found in seen):
+            return kind
     return "interpret"
+
+
+def _sees(found: Mapping[str, Any], kind: str) -> bool:
+    """Device nodes of `kind`, or (CUDA) GPUs the driver counts where /dev lists none (some containers)."""
+    return bool(found.get(kind)) or bool(found.get(f"{kind}_driver"))
+
+
+def device_missing(health: Mapping[str, Any], backend: str) -> str | None:
+    """Why `backend` cannot time anything on this runner, when a worker answered and saw no such device; None
+    when one did, or when no worker said (a busy or remote pool: the jobs will tell)."""
+    seen = _sightings(health)
+    if backend == "interpret" or not seen or any(_sees(found, backend) for found in seen):
+        return None
+    device = {"cuda": "NVIDIA GPU", "npu": "Ascend NPU"}.get(backend, backend)
+    return (f"the runner's workers see no {device}, which backend '{backend}' runs and times candidates on; "
+            "verify on the CPU with --backend interpret (correctness only, no timing), or point --runner at a "
+            "machine that has one")
 
 
 def backend_setting(raw: Any) -> str | None:
