@@ -31,7 +31,7 @@ from ..engine.bench.tasks import find_tasks, parse_shard, shard
 from ..engine.optimize.loop import Budget
 from ..engine.optimize.proposer_set import build_proposers
 from ..engine.optimize.proposers import Proposer, llm_proposer
-from ..engine.profile.jobs import BACKEND_CHOICES, device_missing
+from ..engine.profile.jobs import BACKEND_CHOICES, runner_lacks_device
 from ..provenance import Recorder, markdown_lines, provenance
 from .profile import make_runner
 
@@ -157,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
     except RuntimeError as exc:
         print(f"tritonlens bench: {exc}", file=sys.stderr)
         return 2
-    missing = device_missing(runner.health(), args.backend)
+    missing = runner_lacks_device(runner, args.backend)
     if missing:  # every task would fail to run its first draft: say it once, before any work
         print(f"tritonlens bench: {missing}", file=sys.stderr)
         runner.close()

@@ -21,7 +21,7 @@ from ..engine.optimize.gate import GateConfig
 from ..engine.optimize.loop import Budget, OptimizeOptions, optimize_source
 from ..engine.optimize.proposer_set import build_proposers
 from ..engine.optimize.proposers import llm_proposer
-from ..engine.profile.jobs import BACKEND_CHOICES, detect_harness, device_missing
+from ..engine.profile.jobs import BACKEND_CHOICES, detect_harness, runner_lacks_device
 from ..engine.record.launch_store import recorded_for
 from ..provenance import Recorder, markdown_lines, provenance
 from ..source_files import decode_python_source, read_python_source
@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     except RuntimeError as exc:
         print(f"tritonlens optimize: {exc}", file=sys.stderr)
         return 2
-    missing = device_missing(runner.health(), args.backend)
+    missing = runner_lacks_device(runner, args.backend)
     if missing:  # every candidate would compile, then fail to run: say it once, before any work
         print(f"tritonlens optimize: {missing}", file=sys.stderr)
         runner.close()

@@ -18,6 +18,7 @@ from tritonlens.server.engine.profile.jobs import (
     backend_from_health,
     backend_setting,
     device_missing,
+    runner_lacks_device,
 )
 from tritonlens.server.engine.runner_survey import survey
 from tritonlens.server.features.escalation import EscalationSettings, escalation_settings
@@ -149,6 +150,17 @@ def test_backend_choice_from_health() -> None:
     # a container whose /dev lists no nvidiaN but whose driver counts a GPU has one
     driver = {"runner": {"backends": {"cuda": {"available": True, "devices": {"cuda": [], "cuda_driver": 1}}}}}
     assert device_missing(driver, "cuda") is None and backend_from_health(driver) == "cuda"
+
+    class Unreachable:
+        def health(self) -> dict:
+            raise ConnectionError("refused")
+
+    class Cpu:
+        def health(self) -> dict:
+            return cpu
+
+    assert runner_lacks_device(Unreachable(), "cuda") is None  # no verdict: the jobs will say what failed
+    assert runner_lacks_device(Cpu(), "cuda") == device_missing(cpu, "cuda") and not runner_lacks_device(Cpu(), "interpret")
 
 
 def test_lens_and_hover_on_a_real_h200_profile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

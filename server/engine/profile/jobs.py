@@ -142,6 +142,17 @@ def _sees(found: Mapping[str, Any], kind: str) -> bool:
     return bool(found.get(kind)) or bool(found.get(f"{kind}_driver"))
 
 
+def runner_lacks_device(runner: Any, backend: str) -> str | None:
+    """device_missing on the runner's own health answer; None when it cannot answer (the jobs will tell)."""
+    if backend == "interpret":
+        return None
+    try:
+        health = runner.health()
+    except Exception:  # noqa: BLE001 - an unreachable or busy runner: no verdict here
+        return None
+    return device_missing(health, backend) if isinstance(health, Mapping) else None
+
+
 def device_missing(health: Mapping[str, Any], backend: str) -> str | None:
     """Why `backend` cannot time anything on this runner, when a worker answered and saw no such device; None
     when one did, or when no worker said (a busy or remote pool: the jobs will tell)."""
