@@ -80,10 +80,15 @@ def specialization_findings(
         text = pragma_text(info, list(guessed))
         notes = specs[0].provenance
         values = ", ".join(f"{k}={v!r}{cases_note(notes.get(k, ''))}" for k, v in guessed.items())
+        why = "nothing shows them"
+        if info.configs_unreadable and not info.configs:
+            # `@autotune(configs=CONFIGS)` with CONFIGS imported or computed: they exist, this file cannot read them
+            why = ("the @triton.autotune configs are not written in this file as literal triton.Config lists, so "
+                   "their values could not be read")
         findings.append(
             CANNOT_SPECIALIZE.finding(
                 (
-                    f"levels 3-4 compiled {kernel} with assumed values {values} (nothing shows them); findings "
+                    f"levels 3-4 compiled {kernel} with assumed values {values} ({why}); findings "
                     f"that rest on them are not shown, the others say so. Record real launches (`tritonlens record -- pytest ...` or "
                     f'`-- python script.py`), or add "{text}" above the kernel'
                 ),

@@ -344,6 +344,26 @@ def test_unknown_constexprs_are_guessed_and_the_hint_says_what_to_add() -> None:
     assert finding.data["insert_line"] == def_line - 1
 
 
+def test_configs_from_another_module_are_named_as_unread_not_absent() -> None:
+    # `@autotune(configs=_fwd_configs)` imported from a helper module (check 3, latkins/trifast): the hint said
+    # "nothing shows them" although the configs exist
+    source = src(
+        """
+        from .tuning import FWD_CONFIGS
+
+        @triton.autotune(configs=FWD_CONFIGS, key=["n"])
+        @triton.jit
+        def k(x_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.arange(0, BLOCK)
+            tl.store(x_ptr + offs, 0.0, mask=offs < n)
+        """
+    )
+    specs = specializations(source, "k")
+    (finding,) = specialization_findings(source, "k", specs)
+    assert "autotune configs are not written in this file" in finding.message, finding.message
+    assert "nothing shows them" not in finding.message
+
+
 def test_the_hint_asks_for_a_dtype_where_the_kernel_uses_the_constexpr_as_one() -> None:
     source = src(
         """
