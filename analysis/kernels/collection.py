@@ -110,8 +110,9 @@ class Collector(DecoratorReader, LaunchFinder):
                         jitted.append((stmt, stmt.name, decorators))
         jitted.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
         names = {node.name for node, _, _ in jitted}
+        searched = names | self.alias_names(names) if names else names
+        launches = tuple(self._launches(tops, searched, frozenset(searched), names)) if names else ()
         names_key = frozenset(names)
-        launches = tuple(self._launches(tops, names, names_key)) if names else ()
         launched = {site.kernel for site in launches}
         owners = self._owners(tops, [node for node, _, _ in jitted])
         calls = {

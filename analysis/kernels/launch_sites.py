@@ -1,5 +1,6 @@
 """Launch sites `kernel[grid](args...)`: found only on lines where `name[` appears, with the grid (literal or a
-name assigned once in the same scope) and each argument's text, span and literal value.
+name assigned once in the same scope) and each argument's text, span and literal value. A local name bound once to
+a kernel or a choice of kernels (`fn = a if c else b`) launches each of them (`through`, `shared_by`).
 
 `LaunchFinder` is a part of the collector (collection.py): it reads `source`, `lines`, `chunks`, `tree` and the
 statement lists the collector caches per chunk."""
@@ -10,6 +11,7 @@ import ast
 import bisect
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from ..source.chunks import Chunk
@@ -23,6 +25,8 @@ from .nodes import Entry, header_nodes, single_assignments
 # the last file's, so re's cache never answered). The word matched is whole: a shorter prefix of it is followed by
 # a word character, never by the bracket.
 _NAME_BRACKET = re.compile(r"\b([^\W\d]\w*)\s*\[")
+# `name = a` or `name = a if cond else b` on one line: a local name for one of several kernels (checked in the AST)
+_ALIAS = re.compile(r"^[ \t]*([^\W\d]\w*)[ \t]*=[ \t]*([^\W\d]\w*)(?:[ \t]+if\b.*\belse[ \t]+([^\W\d]\w*))?[ \t]*(?:#.*)?$", re.M)
 _NAME_BRACKET_IN_LINE = re.compile(r"\b([^\W\d]\w*)[^\S\n]*\[")
 
 
@@ -67,10 +71,38 @@ class LaunchFinder:
             out.extend(cached[1])
         return out
 
+    def alias_names(self, kernels: set[str]) -> set[str]:
+        """Names a line binds to one kernel or a choice between kernels (`fn = a if c else b`): launched by them,
+        those kernels are launched. A text scan, cached per chunk (like `_hit_lines`); `_expand` checks each
+        in its scope."""
+        if "\r" in self.source:
+            found = [m.groups() for m in _ALIAS.finditer(self.source)]
+        else:
+            found = []
+            for chunk in self.chunks:
+                cached = chunk.memo.get(("alias_lines",))
+                if cached is None:  # the bindings a chunk's text holds do not depend on the kernels' names
+                    text = "\n".join(self.lines.lines[chunk.start : chunk.end])
+                    cached = tuple(m.groups() for m in _ALIAS.finditer(text))
+                    chunk.memo[("alias_lines",)] = cached
+                found.extend(cached)
+        return {name for name, first, other in found
+                if first in kernels and (other is None or other in kernels) and name not in kernels}
+
+    def _expand(self, site: LaunchSite, scope_node: ast.AST, kernels: set[str]) -> list[LaunchSite]:
+        """The site for each kernel an alias launched here may be (none when the alias is not one here)."""
+        if site.kernel in kernels:
+            return [site]
+        chosen = _kernel_choice(self._scope_assignments(scope_node).get(site.kernel), kernels)
+        return [replace(site, kernel=k, through=site.kernel, shared_by=tuple(chosen)) for k in chosen]
+
     def _launches(
-        self, tops: list[tuple[ast.stmt, Chunk]], names: set[str], names_key: frozenset[str]
+        self, tops: list[tuple[ast.stmt, Chunk]], names: set[str], names_key: frozenset[str],
+        kernels: set[str] | None = None,
     ) -> list[LaunchSite]:
-        """Launch sites `name[grid](...)`, looking only at statements on lines where `name[` appears."""
+        """Launch sites `name[grid](...)`, looking only at statements on lines where `name[` appears; `names`
+        may hold aliases of `kernels` (every name is a kernel when None)."""
+        kernels = names if kernels is None else kernels
         hit_lines = self._hit_lines(names, names_key)
         if not hit_lines:
             return []
@@ -79,7 +111,7 @@ class LaunchFinder:
             index = bisect.bisect_left(hit_lines, first)
             return index < len(hit_lines) and hit_lines[index] <= last
 
-        found: dict[int, LaunchSite] = {}
+        found: dict[tuple[int, str], LaunchSite] = {}
         for top, chunk in tops:
             first = top.lineno
             if not hit(first, top.end_lineno or first):
@@ -91,11 +123,12 @@ class LaunchFinder:
                 if not hit(first, last):
                     continue
                 for node in self._subscript_calls(stmt, chunk):
-                    if id(node) not in found:
-                        site = self._launch_cached(node, scope, scope_node, names, chunk)
-                        if site is not None:
-                            found[id(node)] = site
-        return sorted(found.values(), key=lambda site: (site.span.line, site.span.col))
+                    site = self._launch_cached(node, scope, scope_node, names, chunk)
+                    if site is None:
+                        continue
+                    for each in self._expand(site, scope_node or self.tree, kernels):
+                        found.setdefault((id(node), each.kernel), each)
+        return sorted(found.values(), key=lambda site: (site.span.line, site.span.col, site.kernel))
 
     @staticmethod
     def _subscript_calls(stmt: ast.AST, chunk: Chunk) -> list[ast.Call]:
@@ -181,3 +214,13 @@ class LaunchFinder:
         if starred:
             text = f"**{text}"
         return LaunchArg(name=name, text=text, has_literal=ok, value=value, span=span, starred=is_starred)
+
+
+def _kernel_choice(value: ast.AST | None, kernels: set[str]) -> list[str]:
+    """The kernels `a` or `a if c else b` (nested) names, in order; [] when any branch is something else."""
+    if isinstance(value, ast.Name):
+        return [value.id] if value.id in kernels else []
+    if isinstance(value, ast.IfExp):
+        body, orelse = _kernel_choice(value.body, kernels), _kernel_choice(value.orelse, kernels)
+        return list(dict.fromkeys(body + orelse)) if body and orelse else []
+    return []

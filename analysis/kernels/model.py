@@ -114,6 +114,9 @@ class LaunchSite:
     kwargs: tuple[LaunchArg, ...]
     function: str | None  # the enclosing def, None at module level
     node: ast.Call = field(compare=False, repr=False)
+    # `kernel = fwd_a if cond else fwd_b; kernel[grid](...)`: the name launched, and every kernel it may be
+    through: str | None = None
+    shared_by: tuple[str, ...] = ()
 
     def kwarg(self, name: str) -> LaunchArg | None:
         return next((a for a in self.kwargs if a.name == name), None)

@@ -89,7 +89,12 @@ class KernelSource:
         return name
 
     def launches(self) -> list[LaunchSite]:
-        return self.ctx.module.launches_of(self.ctx.kernel)
+        sites = self.ctx.module.launches_of(self.ctx.kernel)
+        shared = next((s for s in sites if len(s.shared_by) > 1), None)
+        if shared is not None:  # its grid and arguments also feed the other kernels: an edit would change them
+            raise Decline(f"the launch at line {shared.span.line} runs `{shared.through}`, one of "
+                          f"{', '.join(shared.shared_by)}: rewriting it would change the others too")
+        return sites
 
     def node_at(self, site: LaunchSite) -> ast.Call:
         for node in ast.walk(self.tree):

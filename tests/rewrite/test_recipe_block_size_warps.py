@@ -87,3 +87,17 @@ def test_declines() -> None:
     assert "already" in declined("block-size-warps", big, "scale_kernel")
     tuned = SCALE.replace("@triton.jit", "@triton.autotune(configs=[], key=['n'])\n@triton.jit")
     assert "autotuned" in declined("block-size-warps", tuned, "scale_kernel")
+
+
+def test_a_launch_shared_by_two_kernels_is_left_alone() -> None:
+    # `kernel = a if c else b; kernel[grid](...)`: new block sizes in that launch would reach the other kernel too
+    other = (
+        "@triton.jit\n"
+        "def scale3_kernel(x_ptr, out_ptr, n, BLOCK_SIZE: tl.constexpr):\n"
+        "    offs = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)\n"
+        "    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 3.0, mask=offs < n)\n\n\n"
+    )
+    twin = SCALE.replace("class Model(", other + "class Model(", 1).replace(
+        "        scale_kernel[grid](", "        kernel = scale_kernel if x.numel() > 0 else scale3_kernel\n        kernel[grid](")
+    assert "        kernel[grid](" in twin and "def scale3_kernel" in twin
+    assert "would change the others too" in declined("block-size-warps", twin, "scale_kernel")

@@ -104,6 +104,43 @@ def test_launch_sites() -> None:
     assert set(bound) == {"x_ptr", "n"} and bound["n"].value == 10
 
 
+CHOSEN = """
+import triton
+import triton.language as tl
+
+@triton.jit
+def fwd_a(x_ptr, n, BLOCK: tl.constexpr):
+    tl.store(x_ptr + tl.arange(0, BLOCK), 1.0)
+
+@triton.jit
+def fwd_b(x_ptr, n, BLOCK: tl.constexpr):
+    tl.store(x_ptr + tl.arange(0, BLOCK), 2.0)
+
+def run(x, fast):
+    kernel = fwd_a if fast else fwd_b  # one launch, either kernel
+    kernel[(1,)](x, x.numel(), BLOCK=256)
+
+def plain(x):
+    fn = fwd_b
+    fn[(2,)](x, 4, BLOCK=128)
+
+def unrelated(x):
+    kernel = x.numel
+    kernel[0]  # a subscript, not a kernel's launch
+"""
+
+
+def test_launches_through_a_local_name_for_a_kernel() -> None:
+    # DeepSpeed's `kernel = a if cond else b; kernel[grid](...)` (check 3): the launch was not followed, and the
+    # kernels were compiled at guessed values
+    m = parse_module(CHOSEN)
+    a, b = m.launches_of("fwd_a"), m.launches_of("fwd_b")
+    assert [(s.through, s.shared_by, s.kwarg("BLOCK").value) for s in a] == [("kernel", ("fwd_a", "fwd_b"), 256)]
+    assert [(s.through, s.shared_by, s.kwarg("BLOCK").value) for s in b] == [
+        ("kernel", ("fwd_a", "fwd_b"), 256), ("fn", ("fwd_b",), 128)]
+    assert m.kernel("fwd_a").launched and m.kernel("fwd_b").launched
+
+
 def test_unicode_before_a_kernel_uses_character_columns() -> None:
     src = '# café ☕ naïve\nimport triton\nimport triton.language as tl\n\n@triton.jit\ndef k(x):  # π\n    y = "é" + "ü"; tl.store(x, 1)\n'
     m = parse_module(src)
