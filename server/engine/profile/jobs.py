@@ -10,13 +10,16 @@ from __future__ import annotations
 import ast
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ....analysis.core import devices
 from ....analysis.profile import analyze as profiling
 from ....analysis.profile.ncu import NcuParseError, parse_source_csv
 from ....ascend_runner.protocol import ProfileRequest, profile_request_from
 from . import ceilings as ceilings_cache
+
+if TYPE_CHECKING:  # the runner client is imported where a runner is made, not by the engine
+    from ....ascend_runner.client import Runner
 
 DEFAULT_PROFILE_TIMEOUT_S = 600.0
 BACKEND_CHOICES = ("cuda", "npu", "interpret")
@@ -142,7 +145,7 @@ def _sees(found: Mapping[str, Any], kind: str) -> bool:
     return bool(found.get(kind)) or bool(found.get(f"{kind}_driver"))
 
 
-def runner_lacks_device(runner: Any, backend: str) -> str | None:
+def runner_lacks_device(runner: Runner, backend: str) -> str | None:
     """device_missing on the runner's own health answer; None when it cannot answer (the jobs will tell)."""
     if backend == "interpret":
         return None
