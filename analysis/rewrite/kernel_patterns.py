@@ -136,6 +136,13 @@ def add_terms(node: ast.AST) -> list[ast.AST]:
     return [node]
 
 
+def uncast(node: ast.AST) -> ast.AST:
+    """The value under `.to(...)` casts (`tl.load(p).to(tl.float32)` -> the load)."""
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "to":
+        node = node.func.value
+    return node
+
+
 def is_zero(node: ast.AST | None) -> bool:
     return isinstance(node, ast.Constant) and node.value in (0, 0.0) and not isinstance(node.value, bool)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import faulthandler
+import functools
 import importlib
 import json
 import os
@@ -181,6 +182,7 @@ def handle_health(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
     return info
 
 
+@functools.cache  # asked once per worker: devices do not appear while it runs
 def _driver_device_count() -> int:
     """GPUs the CUDA driver reports, asked in a child process (this worker must not initialise CUDA: its jobs may
     start children): the confirmation, for a machine whose /dev lists no nvidiaN, that it truly has none."""

@@ -169,6 +169,9 @@ def test_declines_with_the_models_reason() -> None:
     assert "with `|`" in declined(NAME, prefix, "causal_rows")
     alibi = _softcapped().replace("t = s / 4.0", "t = s - 0.1 * (offs_m[:, None] - offs_n[None, :])")
     assert "modified with offs_m, offs_n" in declined(NAME, alibi, "causal_attention_kernel")
+    # a mask added under a static branch (a public draft's `if is_causal: S += mask`): declined with the branch
+    branched = _softcapped().replace("        t = s / 4.0\n", "        if HEAD_DIM > 0:\n            t = s / 4.0\n")
+    assert "scores are read inside an `if`" in declined(NAME, branched, "causal_attention_kernel")
     anti = TWO_PASS_CAUSAL.replace("(kk <= row)", "(kk >= row)")
     assert "not a causal mask" in declined(NAME, anti, "causal_rows")
     capped = TWO_PASS_CAUSAL.replace("e = tl.where((kk < n_ctx) & (kk <= row), tl.exp(",

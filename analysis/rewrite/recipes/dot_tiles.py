@@ -15,7 +15,15 @@ from __future__ import annotations
 
 import ast
 
-from ..kernel_patterns import add_terms, additive_update, count_name, is_zero, load_parts, simple_range
+from ..kernel_patterns import (
+    add_terms,
+    additive_update,
+    count_name,
+    is_zero,
+    load_parts,
+    simple_range,
+    uncast,
+)
 from ..recipe_edits import substitute
 from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from ..source_edit import Edit
@@ -25,8 +33,7 @@ BLOCK_K = 32
 
 def _factor(node: ast.AST) -> tuple[str, str] | None:
     """('a', 'col') for `a[:, None]` (possibly inside `.to(...)` casts), ('b', 'row') for `b[None, :]`."""
-    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "to":
-        node = node.func.value
+    node = uncast(node)
     if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)):
         return None
     index = node.slice

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from ..kernel_patterns import assigned_names, count_name, loaded_names
+from ..kernel_patterns import assigned_names, count_name, loaded_names, uncast
 from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from ..source_edit import Edit, reindent
 
@@ -22,13 +22,6 @@ def _roots(ks: KernelSource, expr: ast.AST) -> set[str]:
     params = {p.name for p in ks.info.params}
     names = loaded_names(expr)
     return names & params
-
-
-def _cast_of(value: ast.AST) -> ast.AST:
-    """The load under pure casts (`tl.load(p).to(tl.float32)`): the cast moves with it."""
-    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "to":
-        value = value.func.value
-    return value
 
 
 def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
@@ -49,7 +42,7 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
                 isinstance(stmt, ast.Assign)
                 and len(stmt.targets) == 1
                 and isinstance(stmt.targets[0], ast.Name)
-                and ks.is_tl(_cast_of(stmt.value), "load")
+                and ks.is_tl(uncast(stmt.value), "load")
             ):
                 continue
             name = stmt.targets[0].id

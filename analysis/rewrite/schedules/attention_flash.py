@@ -30,6 +30,7 @@ from ...computation.lift import Lifter
 from ...computation.model import LANE, LOOP, PROGRAM, Computation
 from ...computation.symbolic import Poly
 from ...computation.values import Data, Index
+from ..kernel_patterns import uncast
 from ..model import ANY_KERNEL
 from ..recipe_edits import and_mask, imported_as
 from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
@@ -187,7 +188,8 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
     casts = _cast_branches(ks, prologue + loop.body)
     allowed = {id(x) for b in casts for x in ast.walk(b.node)}
     mods = _score_mods(ks, loop, {a.var for a in comp.accumulations if a.op == "max"})
-    allowed |= {id(x) for st in mods.stmts for x in ast.walk(st)}  # elementwise: any tl function may appear
+    in_mods = {id(x) for st in mods.stmts for x in ast.walk(st)}
+    allowed |= in_mods  # elementwise: any tl function may appear in a modification of the scores
     for lp in loops:
         for s in ast.walk(lp):
             if id(s) in allowed:
@@ -245,7 +247,6 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
     head = roles[D].lane_extent
     _decline_if(not (ks.info.param(head) and ks.info.param(head).is_constexpr) and not head.isdigit(),
                 f"the head dim `{head}` is not a constexpr")
-    in_mods = {id(x) for st in mods.stmts for x in ast.walk(st)}
     exps = {ks.tl_call(c) for lp in loops for c in ast.walk(lp) if isinstance(c, ast.Call) and id(c) not in in_mods} \
         & {"exp", "exp2"}
     _decline_if(len(exps) != 1, "the loop mixes exp and exp2")
@@ -270,7 +271,8 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
     saw_dot = any(isinstance(c, ast.Call) and ks.is_tl(c, "dot") for c in ast.walk(loop))
     exact = not saw_dot or dot_kw.get("input_precision", "").strip("'\"") == "ieee" or dot_kw.get("allow_tf32") == "False"
     ctx = dict(comp=comp, view=view, of_var=of_var, roles=roles, q=q, k=k, v=v, o=o, acc=acc, diag=diag,
-               m_bound=m_bound, n_bound=n_bound, d_bound=d_bound, casts=casts, p_user=p_user, head=head, scale=scale, post_scale=post_scale, mods=mods, exp2=exps == {"exp2"}, names=names,
+               m_bound=m_bound, n_bound=n_bound, d_bound=d_bound, casts=casts, p_user=p_user, head=head, scale=scale,
+               post_scale=post_scale, mods=mods, exp2=exps == {"exp2"}, names=names,
                exact=exact, prologue=prologue, loop=loop, epilogue=epilogue, end=end, m_prog=m_prog[0])
     return _emit(recipe, ks, ctx)
 
@@ -298,9 +300,7 @@ def _cast_branches(ks: KernelSource, stmts: list[ast.stmt]) -> list[_Cast]:
         for a in s.body:
             if not (isinstance(a, ast.Assign) and len(a.targets) == 1 and isinstance(a.targets[0], ast.Name)):
                 break
-            name, node = a.targets[0].id, a.value
-            while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "to":
-                node = node.func.value
+            name, node = a.targets[0].id, uncast(a.value)
             if not (isinstance(node, ast.Name) and node.id == name and node is not a.value):
                 break
             per_target.setdefault(name, []).append(ks.segment(a.value)[len(name):])
@@ -315,9 +315,7 @@ def _probabilities(ks: KernelSource, loop: ast.For, v_name: str | None) -> str |
     for c in ast.walk(loop):
         if isinstance(c, ast.Call) and ks.is_tl(c, "dot") and len(c.args) >= 2 and \
                 isinstance(c.args[1], ast.Name) and c.args[1].id == v_name:
-            node = c.args[0]
-            while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "to":
-                node = node.func.value
+            node = uncast(c.args[0])
             return node.id if isinstance(node, ast.Name) else None
     return None
 
@@ -359,13 +357,14 @@ def _scale(ks: KernelSource, q_t: str, k_t: str, loops: list[ast.For], mods: _Sc
     rec.run()
     earlier = [(lp.lineno, lp.end_lineno) for lp in loops[:-1]]
     pre, post = [], []
+    mod_lines = mods.lines
     for (line, _), (op, node) in sorted(rec.factors.items()):
-        if any(a <= line <= b for a, b in earlier) or line in mods.lines:
+        if any(a <= line <= b for a, b in earlier) or line in mod_lines:
             continue  # the same scale in an earlier pass; a factor inside the modification is re-emitted with it
         _decline_if(any(isinstance(x, ast.Call) and ks.is_tl(x, "load") for x in ast.walk(node)),
                     f"line {line}: the scores are scaled by a loaded value")
         text = ks.segment(node)
-        (post if mods.lines and line > max(mods.lines) else pre).append(
+        (post if mod_lines and line > max(mod_lines) else pre).append(
             f"({text})" if op == "*" else f"(1.0 / ({text}))")
     return " * ".join(pre) or "1.0", " * ".join(post) or "1.0"
 
@@ -406,7 +405,9 @@ def _score_mods(ks: KernelSource, loop: ast.For, stops: set[str]) -> _ScoreMods:
             continue
         if not reads & names:
             continue
-        _decline_if(target is None, f"line {st.lineno}: the scores are read by a statement the schedule cannot carry")
+        kind = type(st).__name__.lower()
+        _decline_if(target is None, f"line {st.lineno}: the scores are read inside {'an' if kind[0] in 'aeiou' else 'a'} "
+                    f"`{kind}` (a branch or loop the flash form cannot carry)")
         if target == mods.name and _scales_or_masks(ks, st.value, mods.name, names):
             continue
         if mods.name in reads and target != mods.name:
