@@ -23,6 +23,10 @@ import traceback
 from collections.abc import Callable, Iterator
 from typing import Any, TextIO
 
+if os.path.dirname(os.path.abspath(__file__)) not in sys.path:  # its siblings, however it was loaded
+    sys.path.append(os.path.dirname(os.path.abspath(__file__)))
+import device_lock  # noqa: E402 (stdlib only: how long this process waited for the shared device)
+
 SCHEMA_VERSION = 1
 MEMORY_ENV = "TRITONLENS_WORKER_MEMORY_MB"  # address-space limit for this process, set by the pool
 WARM_UP_ENV = "TRITONLENS_WORKER_WARMUP"  # comma-separated sibling modules whose warm_up() runs at start
@@ -304,9 +308,12 @@ def run_one(job: Any) -> dict[str, Any]:
     if kind in ("run", "profile", "verify") and payload.get("backend") is None:  # a typed request sends None
         payload = {**payload, "backend": job.get("backend")}  # run_job picks cuda / npu / interpret from it
     started = time.perf_counter()
+    waited = device_lock.waited_s()
     try:
         with _in_job_folder(payload.get("workdir")):
             result = handler(kind, payload)
+        if kind in ("run", "profile", "verify") and isinstance(result, dict):
+            result = _with_device_wait(result, device_lock.waited_s() - waited)
     except JobError as exc:
         return _reply(job_id, kind, error=(exc.stage, exc.message))
     except MemoryError:
@@ -319,6 +326,13 @@ def run_one(job: Any) -> dict[str, Any]:
         return _reply(job_id, kind, error=("worker", f"{type(exc).__name__}: {exc}"))
     print(f"[worker {os.getpid()}] {kind} {job_id} {time.perf_counter() - started:.3f}s", file=sys.stderr)
     return _reply(job_id, kind, result=result)
+
+
+def _with_device_wait(result: dict[str, Any], here: float) -> dict[str, Any]:
+    """The job's result with the seconds it waited for other jobs' holds on the shared device (this process's and,
+    for a verify job, its candidate process's): the client's time budget leaves them out."""
+    total = here + float(result.get("device_wait_s") or 0.0)
+    return {**result, "device_wait_s": round(total, 3)} if total > 0 else result
 
 
 @contextlib.contextmanager

@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from typing import Any
 
 import sandbox_exec
@@ -135,6 +136,7 @@ def _run(be: Backend, payload: dict[str, Any], result: dict[str, Any], root: str
     harness = dict(payload["harness"])
     # The reference's process never sees the candidate's text; it reads the original texts only.
     ref_spec = {**spec, "harness": {**harness, "source": None} if _has_original(payload) else harness}
+    began = time.monotonic()
     expected_bytes, kept = _reference_outputs(be, ref_spec, root, cand_dir,
                                               float(payload.get("budget_s") or DEFAULT_BUDGET_S),
                                               dict(payload.get("kept_references") or {}))
@@ -142,6 +144,8 @@ def _run(be: Backend, payload: dict[str, Any], result: dict[str, Any], root: str
                                    ) if kept.pop("reused") else "computed"
     if kept.get("key"):
         result["reference_kept"] = kept
+    # where a verification's seconds go (the device's time is short: the next run can be planned from them)
+    result["seconds"] = seconds = {"reference": round(time.monotonic() - began, 2)}
     _write_spec(cand_dir, spec)
     budget = float(payload.get("budget_s") or DEFAULT_BUDGET_S)
     env = sandbox_exec.allowed_environment(os.environ, {**_phase_env(be.name), **_timing_flag(be)})
@@ -151,6 +155,7 @@ def _run(be: Backend, payload: dict[str, Any], result: dict[str, Any], root: str
         timeout_s=budget, hidden=[os.path.dirname(root), *references_parent(), *_store()], memory_mb=_memory_mb(),
         kind=confinement["mechanism"] if confinement["confined"] else "plain",
     )
+    seconds["candidate"] = round(out.seconds, 2)
     expected = torch.load(io.BytesIO(expected_bytes), weights_only=True)["expected"]
     cases = cases_of(spec, timed)
     if out.timed_out:
@@ -162,7 +167,15 @@ def _run(be: Backend, payload: dict[str, Any], result: dict[str, Any], root: str
     record, outputs = _read_candidate(torch, cand_dir)
     if isinstance(record, str):
         return _fail(result, record)
+    timing_s = _number((record.get("timing") or {}).get("seconds") if isinstance(record.get("timing"), dict) else None)
+    if timing_s is not None:
+        seconds["candidate_timing"] = round(timing_s, 2)  # part of "candidate"
+    waited = _number(record.get("device_wait_s"))
+    if waited and not payload.get("untrusted"):  # an LLM's process could claim any wait: only ours are believed
+        result["device_wait_s"] = waited
+    began = time.monotonic()
     _compare_all(be, payload, cases, expected, record, outputs, result)
+    seconds["compare"] = round(time.monotonic() - began, 2)
     launched = {str(rec.get("kernel")) for rec in record["launches"] if isinstance(rec, dict)}
     if result["passed"] and not launched:
         _fail(result, NO_KERNEL.format(name=cand_name))

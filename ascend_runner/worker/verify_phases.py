@@ -17,10 +17,12 @@ import io
 import json
 import os
 import sys
+import time
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import device_lock  # noqa: E402
 import sealed  # noqa: E402
 from harness_backend import Backend, interpret_mode, make_backend  # noqa: E402
 from harness_load import HarnessError, captured_output, job_imports, load_module, tail  # noqa: E402
@@ -181,11 +183,14 @@ def candidate_phase(be: Backend, payload: dict[str, Any], folder: str) -> None:
                 break
         if timed and not crashed:
             try:
+                began = time.monotonic()
                 record["timing"] = _time(be, payload, cases, sizes, cand_mod, others)
+                record["timing"]["seconds"] = round(time.monotonic() - began, 2)  # compiles, waits and samples
             except Exception as exc:  # e.g. out of memory at the benchmark shape: no timing, said plainly
                 record["errors"].append(f"timing at the benchmark shape failed: {describe_exception(exc)}")
     record["launches"] = recorder.launches
     record["errors"] += recorder.errors
+    record["device_wait_s"] = round(device_lock.waited_s(), 3)
     record["stdout"] = tail(printed.getvalue(), 2000)
     torch.save(outputs, os.path.join(folder, "outputs.pt"))
     with open(os.path.join(folder, "record.json"), "w", encoding="utf-8") as fh:

@@ -133,3 +133,17 @@ def test_a_candidate_cut_by_the_optimize_budget_is_not_rejected_as_wrong():
     assert not cut.accepted and cut.stage == "budget" and "no verdict on the candidate" in cut.reason
     hung = g.judge_reply(c, _killed_reply(600.0), {})
     assert not hung.accepted and hung.stage == "correctness" and "ran past its budget of 600 s" in hung.reason
+
+
+def test_a_device_wait_is_carried_from_our_candidates_only():
+    """The worker's device_wait_s (waits for other jobs' holds on a shared device) leaves the optimize budget; an
+    LLM's candidate runs code that could claim any wait, so its report is dropped."""
+    import dataclasses
+
+    g = Gate(None, GateConfig(backend="cuda"), plan_shapes(SOURCE), PATH)
+    reply = _timed_reply([2.0, 2.02, 2.01], [1.0, 1.0, 1.01])
+    reply["result"]["device_wait_s"] = 12.5
+    ours = candidate(SOURCE.replace("BLOCK = 64", "BLOCK = 128"))
+    assert g.judge_reply(ours, reply, {}).details["device_wait_s"] == 12.5
+    llm = dataclasses.replace(ours, origin="llm")
+    assert "device_wait_s" not in g.judge_reply(llm, reply, {}).details

@@ -205,3 +205,37 @@ def test_a_run_stopped_during_the_final_check_is_cancelled_not_a_result(monkeypa
     result = optimize_source(FIXTURE.read_text(), str(FIXTURE), runner, options, [Doubler()], cancel=cancel)
     assert result.applied and result.overall is not None and not result.overall.accepted
     assert result.cancelled  # the bench runs the task again instead of recording the draft's time as its result
+
+
+class SharedDeviceRunner(ScriptedRunner):
+    """Each verify job takes 10 s of a stand-in clock, 9 of them waiting while other jobs' timings held the device
+    (as `bench --jobs N` reports them: the worker's device_wait_s)."""
+
+    def __init__(self, clock: list[float], wait_s: float) -> None:
+        super().__init__()
+        self.clock, self.wait_s = clock, wait_s
+
+    def verify(self, backend: str, payload: VerifyRequest, **kw: Any) -> dict[str, Any]:
+        self.clock[0] += 10.0
+        reply = super().verify(backend, payload, **kw)
+        reply["result"]["device_wait_s"] = self.wait_s
+        return reply
+
+
+@pytest.mark.parametrize("wait_s, rounds_applied", [(9.0, 3), (0.0, 1)])
+def test_waits_for_a_shared_device_are_outside_the_time_budget(monkeypatch, wait_s, rounds_applied):
+    from tritonlens.server.engine.optimize import loop
+
+    clock = [1000.0]
+    monkeypatch.setattr(loop.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(loop, "collect", lambda *a, **k: loop.Evidence())
+    runner = SharedDeviceRunner(clock, wait_s)
+    options = OptimizeOptions(backend="cuda", budget=Budget(candidates=10, rounds=3, seconds=25),
+                              gate=GateConfig(backend="cuda", compile_check=False), profile=False)
+    result = optimize_source(FIXTURE.read_text(), str(FIXTURE), runner, options, [Doubler()])
+    # 10 s per verification: two of them spend a 25 s budget, unless 9 s of each were waits for the device
+    assert len(result.applied) == rounds_applied
+    waited = [n for n in result.notes if n.startswith("waited ")]
+    assert bool(waited) == (wait_s > 0)
+    assert result.device_wait_s == pytest.approx(6 * wait_s)
+    assert result.elapsed_s >= 60 if wait_s else result.elapsed_s < 60

@@ -98,3 +98,46 @@ def test_the_sandbox_passes_the_lock_to_candidates() -> None:
 
     env = sandbox_exec.allowed_environment({DEVICE_LOCK_ENV: "/x/device.lock", "API_TOKEN": "s"})
     assert env.get(DEVICE_LOCK_ENV) == "/x/device.lock" and "API_TOKEN" not in env
+
+
+def test_a_wait_behind_another_jobs_hold_is_counted(tmp_path: Path) -> None:
+    """A job's time waiting for the device is counted, so the client can leave it out of the task's time budget."""
+    lock = tmp_path / "device.lock"
+    lock.touch()
+    first = _holder(lock, 1.0, tmp_path, "a")
+    assert first.stdout is not None
+    held = first.stdout.readline()
+    assert held.startswith("held")
+    script = tmp_path / "waiter.py"
+    script.write_text(textwrap.dedent("""
+        import sys
+        sys.path.insert(0, sys.argv[1])
+        import device_lock
+        assert device_lock.waited_s() == 0.0
+        with device_lock.exclusive():
+            pass
+        print(device_lock.waited_s())
+    """))
+    env = {**os.environ, device_lock.ENV: str(lock)}
+    waited = subprocess.run([sys.executable, str(script), str(WORKER)], env=env, capture_output=True, text=True,
+                            timeout=60, check=True)
+    _spans(first, held)
+    assert 0.3 < float(waited.stdout) < 30  # it waited for most of the holder's second
+
+
+def test_a_jobs_reply_carries_its_wait_and_its_candidates(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("tl_worker_main_wait", WORKER / "main.py")
+    main = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(main)
+
+    def verify(kind: str, payload: dict) -> dict:
+        device_lock._waited[0] += 2.0  # this process waited 2 s; its candidate's process reported 1.5 s
+        return {"ok": True, "device_wait_s": 1.5}
+
+    monkeypatch.setitem(main.HANDLERS, "verify", verify)
+    monkeypatch.setattr(device_lock, "_waited", [0.0])
+    reply = main.run_one({"schema": main.SCHEMA_VERSION, "id": "1", "kind": "verify", "backend": "interpret",
+                          "payload": {"harness": {"mode": "kernelbench", "path": "k.py"}}})
+    assert reply["ok"] and reply["result"]["device_wait_s"] == pytest.approx(3.5)

@@ -22,6 +22,7 @@ class Evidence:
     profile: dict[str, Any] | None = None  # the runner's RunResult dict
     roofline: list[dict[str, Any]] = field(default_factory=list)  # per launch: kernel, time, bound, fraction
     notes: list[str] = field(default_factory=list)
+    device_wait_s: float = 0.0  # the profile's wait for a device other jobs held (outside the time budget)
 
     def codes(self) -> set[str]:
         return {f.code for f in self.findings}
@@ -85,6 +86,8 @@ def _profile(source: str, path: str, runner: Runner, backend: str, ev: Evidence)
         return
     result = dict(reply.get("result") or {})
     ev.profile = result
+    wait = result.get("device_wait_s")
+    ev.device_wait_s = float(wait) if isinstance(wait, (int, float)) and not isinstance(wait, bool) else 0.0
     report = profiling.analyze_run(result, devices.from_runner(result.get("device") or {}), source=source, path=path)
     ev.findings.extend(report.findings)
     ev.notes.extend(report.notes)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -264,6 +265,7 @@ class Gate:
         if plan.request is None:
             result.verdict = _reject(candidate, "replay", plan.refusal or "replay cannot verify it")
             return result
+        began = time.monotonic()
         if self.config.compile_check:
             error, result = self.compile_check(candidate.source, cancel, untrusted=candidate.origin == "llm")
             ascend = {"ascend": result.ascend.to_dict()} if result.ascend is not None else {}
@@ -273,13 +275,21 @@ class Gate:
         if cancel is not None and cancel.is_set():
             result.verdict = _reject(candidate, "cancelled", "cancelled before verification")
             return result
+        compile_s = time.monotonic() - began
         request = self.trusted(plan.request, candidate, budget_s)
+        began = time.monotonic()
         reply = self.send(request, cancel)
+        verify_s = time.monotonic() - began
         self._remember_reference(reply)
         cut = request.budget_s if budget_s is not None and budget_s < self.config.timeout_s else None
         verdict = self.judge_reply(candidate, reply, result.compile_summary, budget_cut_s=cut)
         if result.ascend is not None:
             verdict.details["ascend"] = result.ascend.to_dict()
+        # where the verification's seconds went: the compile check here, the verify job (its phases as the worker
+        # measured them, a shared device's waits among them)
+        worker = verdict.details.pop("seconds", None)
+        verdict.details["seconds"] = {"compile_check": round(compile_s, 2), "verify_job": round(verify_s, 2),
+                                      **(worker if isinstance(worker, dict) else {})}
         result.verdict = self.redacted(verdict)
         return result
 
@@ -333,6 +343,10 @@ class Gate:
         res0 = reply.get("result") if isinstance(reply.get("result"), dict) else {}
         if res0.get("sandbox"):
             details["sandbox"] = res0["sandbox"]  # how the candidate's process was confined, or why it was not
+        if isinstance(res0.get("seconds"), dict):
+            details["seconds"] = {k: v for k, v in res0["seconds"].items() if isinstance(v, (int, float))}
+        if candidate.origin != "llm" and isinstance(res0.get("device_wait_s"), (int, float)):
+            details["device_wait_s"] = res0["device_wait_s"]  # waits for other jobs' holds: outside the budget
         if not reply.get("ok"):
             error = reply.get("error") or {}
             message = error.get("message") if isinstance(error, dict) else str(error)

@@ -93,6 +93,7 @@ class OptimizeResult:
     error: str | None = None
     cancelled: bool = False
     elapsed_s: float = 0.0
+    device_wait_s: float = 0.0  # waits for a device other jobs held: inside elapsed_s, outside the time budget
 
     ascend_original: dict[str, Any] | None = None  # an Ascend target: the original text's BiSheng record
 
@@ -126,7 +127,7 @@ def optimize_source(
     progress: Progress | None = None,
     cancel: threading.Event | None = None,
 ) -> OptimizeResult:
-    started = time.monotonic()
+    clock = BudgetClock()
     say = progress or (lambda message, fraction: None)
     out = OptimizeResult(path, source, source, options.backend, options.target)
     try:
@@ -172,7 +173,7 @@ def optimize_source(
     budget = options.budget
     current = source
     for round_no in range(1, budget.rounds + 1):
-        if _stop(cancel, out, started, budget):
+        if _stop(cancel, out, clock, budget):
             break
         if ev_for is not None and ev_for[0] == current:  # a round that applied nothing: same text, same evidence
             ev = ev_for[1]
@@ -181,6 +182,7 @@ def optimize_source(
             ev = collect(current, path, options.target, runner, backend=options.backend, cancel=cancel,
                          profile=options.profile and not launches,  # level 2 profiles KernelBench modules
                          untrusted=_llm_text(out))
+            clock.excuse(ev.device_wait_s)
             ev_for = (current, ev)
         if round_no == 1:
             out.evidence_before = ev
@@ -195,14 +197,15 @@ def optimize_source(
             break
         accepted: list[Step] = []
         for i, (source_name, cand, plan) in enumerate(planned):
-            if spent >= budget.candidates or _stop(cancel, out, started, budget, costs):
+            if spent >= budget.candidates or _stop(cancel, out, clock, budget, costs):
                 break
             spent += 1
             say(f"round {round_no}: verifying {cand.title} ({i + 1}/{len(planned)})", spent / budget.candidates)
             began = time.monotonic()
-            verdict = gate.check(current, cand, cancel, plan=plan, budget_s=_left(started, budget)).verdict
+            verdict = gate.check(current, cand, cancel, plan=plan, budget_s=_left(clock, budget)).verdict
+            waited = clock.excuse(verdict.details.get("device_wait_s"))
             if verdict.stage != "budget":
-                costs.append(time.monotonic() - began)
+                costs.append(time.monotonic() - began - waited)
             tried.add((cand.kernel, cand.producer))
             step = Step(cand, verdict, round_no)
             feedback.setdefault((source_name, cand.kernel), []).append(verdict)
@@ -228,7 +231,7 @@ def optimize_source(
             kernel=out.applied[-1].candidate.kernel, title="all applied rewrites",
             rationale="the final text against the original", level=max(s.candidate.level for s in out.applied),
         )
-        out.overall = gate.check(source, whole, cancel, budget_s=max(60.0, _left(started, budget))).verdict
+        out.overall = gate.check(source, whole, cancel, budget_s=max(60.0, _left(clock, budget))).verdict
         if cancel is not None and cancel.is_set():  # stopped while measuring the final text: no result, not a miss
             out.cancelled = True
         out.evidence_after = collect(current, path, options.target, runner, backend=options.backend,
@@ -237,7 +240,11 @@ def optimize_source(
     out.ascend_original = original.to_dict() if original is not None else None
     out.declined = [d for p in proposers for d in getattr(p, "declined", [])] + replay_declined
     out.notes.extend(n for p in proposers if callable(getattr(p, "notes", None)) for n in p.notes())
-    out.elapsed_s = time.monotonic() - started
+    out.elapsed_s = time.monotonic() - clock.started
+    out.device_wait_s = clock.excused
+    if clock.excused >= 1.0:
+        out.notes.append(f"waited {clock.excused:.0f} s for the device while other jobs' timings held it (outside "
+                         "the time budget)")
     return out
 
 
@@ -260,9 +267,30 @@ def _verifiable(
 MIN_SHARE_OF_TYPICAL = 0.6  # start a candidate only with at least this share of a typical verification's seconds left
 
 
-def _left(started: float, budget: Budget) -> float:
+@dataclass
+class BudgetClock:
+    """What a task's time budget has spent: the wall time less the waits for a device that other jobs held (`bench
+    --jobs N` shares one device: one task's search is not cut short by the others' timings and profiles). The waits
+    are the workers' own counts (worker/device_lock.py); an LLM candidate's are not believed (gate.judge_reply)."""
+
+    started: float = field(default_factory=lambda: time.monotonic())
+    excused: float = 0.0
+
+    def spent(self) -> float:
+        return time.monotonic() - self.started - self.excused
+
+    def excuse(self, seconds: Any) -> float:
+        """Leave `seconds` (a worker's reported wait) out of the budget; returns what was left out."""
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds > 0:
+            return 0.0
+        seconds = min(float(seconds), time.monotonic() - self.started - self.excused)  # never more than passed
+        self.excused += seconds
+        return seconds
+
+
+def _left(clock: BudgetClock, budget: Budget) -> float:
     """Seconds the budget has left (at least a few: a candidate taken in the last second still gets a verdict)."""
-    return max(5.0, budget.seconds - (time.monotonic() - started))
+    return max(5.0, budget.seconds - clock.spent())
 
 
 def _llm_text(out: OptimizeResult) -> bool:
@@ -270,14 +298,14 @@ def _llm_text(out: OptimizeResult) -> bool:
     return any(s.candidate.origin == "llm" for s in out.applied)
 
 
-def _stop(cancel: threading.Event | None, out: OptimizeResult, started: float, budget: Budget,
+def _stop(cancel: threading.Event | None, out: OptimizeResult, clock: BudgetClock, budget: Budget,
           costs: Sequence[float] = ()) -> bool:
     """Whether to stop: cancelled, the budget spent, or (with `costs`, the seconds earlier verifications took) less
     left than a verification here takes: one started then is killed by the budget, which only wastes the device."""
     if cancel is not None and cancel.is_set():
         out.cancelled = True
         return True
-    left = budget.seconds - (time.monotonic() - started)
+    left = budget.seconds - clock.spent()
     typical = statistics.median(costs) if costs else 0.0
     if left <= MIN_SHARE_OF_TYPICAL * typical:
         note = "time budget spent" if left <= 0 else (

@@ -49,6 +49,7 @@ def to_dict(result: OptimizeResult) -> dict[str, Any]:
         "error": result.error,
         "cancelled": result.cancelled,
         "elapsed_s": round(result.elapsed_s, 2),
+        "device_wait_s": round(result.device_wait_s, 2),
         "shapes": None
         if result.shapes is None
         else {
