@@ -413,6 +413,7 @@ class RunResult:
     errors: list[str] = field(default_factory=list)
     versions: dict[str, str] = field(default_factory=dict)
     elapsed_s: float = 0.0
+    device_wait_s: float = 0.0  # waits for another job's hold on a shared device (worker/device_lock.py)
 
     def specializations(self) -> list[dict[str, Any]]:
         return [launch.specialization() for launch in self.launches]
@@ -455,6 +456,8 @@ class VerifyResult:
     # the reference outputs: "computed", or kept from an earlier job (sealed; worker/verify_isolated.py)
     reference_outputs: str = ""
     reference_kept: dict[str, Any] = field(default_factory=dict)  # {"key", "secret"}: send back in kept_references
+    seconds: dict[str, float] = field(default_factory=dict)  # where the job's time went (reference, candidate...)
+    device_wait_s: float = 0.0  # waits for another job's hold on a shared device (worker/device_lock.py)
 
 
 def _build(cls: type, raw: Any, what: str) -> Any:

@@ -25,7 +25,10 @@ from typing import Any, TextIO
 
 if os.path.dirname(os.path.abspath(__file__)) not in sys.path:  # its siblings, however it was loaded
     sys.path.append(os.path.dirname(os.path.abspath(__file__)))
-import device_lock  # noqa: E402 (stdlib only: how long this process waited for the shared device)
+try:
+    import device_lock  # noqa: E402 (stdlib only: how long this process waited for the shared device)
+except ModuleNotFoundError:  # a worker folder without it: no job here shares a device lock
+    device_lock = None
 
 SCHEMA_VERSION = 1
 MEMORY_ENV = "TRITONLENS_WORKER_MEMORY_MB"  # address-space limit for this process, set by the pool
@@ -308,11 +311,11 @@ def run_one(job: Any) -> dict[str, Any]:
     if kind in ("run", "profile", "verify") and payload.get("backend") is None:  # a typed request sends None
         payload = {**payload, "backend": job.get("backend")}  # run_job picks cuda / npu / interpret from it
     started = time.perf_counter()
-    waited = device_lock.waited_s()
+    waited = device_lock.waited_s() if device_lock else 0.0
     try:
         with _in_job_folder(payload.get("workdir")):
             result = handler(kind, payload)
-        if kind in ("run", "profile", "verify") and isinstance(result, dict):
+        if kind in ("run", "profile", "verify") and isinstance(result, dict) and device_lock:
             result = _with_device_wait(result, device_lock.waited_s() - waited)
     except JobError as exc:
         return _reply(job_id, kind, error=(exc.stage, exc.message))

@@ -155,10 +155,10 @@ def test_no_candidate_is_started_with_less_time_left_than_a_verification_takes()
     """A candidate started with a few seconds left is only killed by the budget: the loop stops first, and says so."""
     import time
 
-    from tritonlens.server.engine.optimize.loop import OptimizeResult, _stop
+    from tritonlens.server.engine.optimize.loop import BudgetClock, OptimizeResult, _stop
 
     budget = Budget(candidates=8, rounds=2, seconds=100)
-    started = time.monotonic() - 90  # 10 s left
+    started = BudgetClock(time.monotonic() - 90)  # 10 s left
     out = OptimizeResult(path="k.py", original="", final="", backend="cuda", target="sm_90")
     assert not _stop(None, out, started, budget, costs=[12.0, 14.0])  # 10 s > 0.6 x 13 s
     assert _stop(None, out, started, budget, costs=[30.0, 25.0, 40.0])

@@ -377,6 +377,82 @@ ROWS_BLOCKPTR_HELPER = task('''
 ''')
 
 
+# an online logsumexp over the rows of each column block (a running max and a sum kept relative to it, rescaled by
+# exp2 through a named factor, no -inf guard): each slice keeps its own (max, sum), the last slice folds them with
+# the loop's own step
+COLUMN_LSE_ONLINE = task('''
+    TEST_SHAPES = [{"M": 203, "N": 37}, {"M": 9, "N": 70}]
+    M, N = 203, 37
+
+    @triton.jit
+    def col_lse(x_ptr, out_ptr, n_rows, n_cols, stride_m, BM: tl.constexpr, BN: tl.constexpr):
+        cols = tl.program_id(0) * BN + tl.arange(0, BN)
+        run_max = tl.full((BN,), float("-inf"), tl.float32)
+        run_sum = tl.zeros((BN,), dtype=tl.float32)
+        for start in range(0, n_rows, BM):
+            rows = start + tl.arange(0, BM)
+            ok = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)
+            tile = tl.load(x_ptr + rows[:, None] * stride_m + cols[None, :], mask=ok, other=float("-inf"))
+            new_max = tl.maximum(run_max, tl.max(tile, axis=0))
+            alpha = tl.exp2((run_max - new_max) * 1.4426950408889634)
+            run_sum = alpha * run_sum + tl.sum(tl.exp2((tile - new_max[None, :]) * 1.4426950408889634), axis=0)
+            run_max = new_max
+        tl.store(out_ptr + cols, run_max + tl.log(run_sum), mask=cols < n_cols)
+
+    class Model(nn.Module):
+        def forward(self, x):
+            return torch.logsumexp(x, dim=0)
+
+    class ModelNew(nn.Module):
+        def forward(self, x):
+            out = torch.empty(x.shape[1], device=x.device, dtype=torch.float32)
+            col_lse[(triton.cdiv(x.shape[1], 16),)](x, out, x.shape[0], x.shape[1], x.stride(0), BM=8, BN=16)
+            return out
+
+    def get_inputs():
+        return [torch.randn(M, N)]
+''')
+
+# a softmax over the rows of each column (dim 0): the online statistics, then a pass that writes every element;
+# kernel fission: launch 1 stores each slice's pair, launch 2 folds them and normalises in slices
+COLUMN_SOFTMAX_ONLINE = task('''
+    TEST_SHAPES = [{"M": 203, "N": 37}, {"M": 9, "N": 70}]
+    M, N = 203, 37
+
+    @triton.jit
+    def col_softmax(x_ptr, y_ptr, n_rows, n_cols, BM: tl.constexpr, BN: tl.constexpr):
+        cols = tl.program_id(0) * BN + tl.arange(0, BN)
+        hi = tl.full((BN,), float("-inf"), tl.float32)
+        den = tl.zeros((BN,), dtype=tl.float32)
+        for r in range(0, n_rows, BM):
+            rows = r + tl.arange(0, BM)
+            ok = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)
+            v = tl.load(x_ptr + rows[:, None] * n_cols + cols[None, :], mask=ok, other=float("-inf"))
+            hi_new = tl.maximum(tl.max(v, axis=0), hi)
+            safe = tl.where(hi_new == float("-inf"), 0.0, hi_new)
+            den = den * tl.exp(hi - safe) + tl.sum(tl.exp(v - safe[None, :]), axis=0)
+            hi = hi_new
+        for r in range(0, n_rows, BM):
+            rows = r + tl.arange(0, BM)
+            ok = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)
+            v = tl.load(x_ptr + rows[:, None] * n_cols + cols[None, :], mask=ok, other=0.0)
+            tl.store(y_ptr + rows[:, None] * n_cols + cols[None, :], tl.exp(v - hi[None, :]) / den[None, :], mask=ok)
+
+    class Model(nn.Module):
+        def forward(self, x):
+            return torch.softmax(x, dim=0)
+
+    class ModelNew(nn.Module):
+        def forward(self, x):
+            y = torch.empty_like(x)
+            col_softmax[(triton.cdiv(x.shape[1], 16),)](x, y, x.shape[0], x.shape[1], BM=8, BN=16)
+            return y
+
+    def get_inputs():
+        return [torch.randn(M, N)]
+''')
+
+
 @pytest.fixture(scope="module")
 def rewrites() -> dict[str, str]:
     out = {}
@@ -394,6 +470,8 @@ def rewrites() -> dict[str, str]:
         ("softmax_passes", ROWS_BLOCKPTR_HELPER, "smax", "schedule-reduction-split"),
         ("column_var_passes", COLUMN_VAR_TWO_PASS, "colvar", "schedule-reduction-split"),
         ("column_std_dead_start", COLUMN_STD_DEAD_START, "colstd", "schedule-reduction-split"),
+        ("column_lse_online", COLUMN_LSE_ONLINE, "col_lse", "schedule-reduction-split"),
+        ("column_softmax_online", COLUMN_SOFTMAX_ONLINE, "col_softmax", "schedule-reduction-split"),
         ("column_sqrt", COLUMN_BLOCKPTR.replace("acc * 0.5 / M", "tl.sqrt(acc)").replace(
             "x.mean(dim=0) * 0.5", "x.sum(dim=0).sqrt()").replace("torch.randn(M, N)", "torch.rand(M, N)"),
          "colscaled", "schedule-reduction-split"),
@@ -462,6 +540,23 @@ def test_rewrite_shape(rewrites: dict[str, str]) -> None:
     assert rows.count("v = x_tile") == 2 and "for s in range" not in rows.split("def rms_multipass")[0]
     assert "B=triton.next_power_of_2(x.shape[1]), num_warps=8)" in rows
     assert "rms_multipass[(x.shape[0],)](x, w, o, x.shape[1], x.stride(0), B=64)" in rows
+
+
+def test_online_pairs_fold_with_the_users_step(rewrites: dict[str, str]) -> None:
+    lse = rewrites["column_lse_online_0"]  # no loop after it: the last slice to arrive folds and finishes
+    assert "tl.store(run_max_partials + slot, run_max)" in lse and "tl.store(run_sum_partials + slot, run_sum)" in lse
+    assert "slot = (tl.program_id(0) * tl.num_programs(1) + tl.program_id(1)) * BN + tl.arange(0, BN)" in lse
+    fold = lse[lse.index("busy_slices = "):lse.index("    if finishes:\n")]
+    assert "new_max = tl.maximum(run_max, run_max_slice)" in fold  # the user's step, a slice's max for the block's
+    assert "alpha = tl.exp2((run_max - new_max) * 1.4426950408889634)" in fold  # its factor, copied
+    assert "run_sum = run_sum * (alpha) + run_sum_slice * (tl.exp2((run_max_slice - new_max) * 1.4426950408889634))" \
+        in fold
+    assert "run_max_partials = torch.empty(" in lse and "* row_splits if row_splits > 1 else 1" in lse
+    soft = rewrites["column_softmax_online_0"]  # a normalising pass follows: one launch per pass
+    assert "PHASE: tl.constexpr" in soft and "arrivals" not in soft
+    assert "tl.store(den_partials + slot, den)" in soft and "hi_new = tl.maximum(hi_slice, hi)" in soft
+    assert "den = den * (tl.exp(hi - safe)) + den_slice * (tl.exp(hi_slice - tl.where(hi_new == float('-inf'), " \
+        "0.0, hi_new)))" in soft
 
 
 def test_stay_correct(rewrites: dict[str, str], tmp_path) -> None:

@@ -51,6 +51,7 @@ from .emit import (
     require_class,
     span_text,
 )
+from .online_pairs import OnlinePair, fold_slices, online_pairs
 from .split_combine import (
     ATOMIC,
     Partial,
@@ -224,8 +225,11 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
     loop, accs = _split_loop(ks, comp, kind)
     loop, start, stop, step = reorderable_loop(ks, comp.var(accs[0].loop), {a.var for a in accs}, "reduction")
     inits = {a.var: _initial(ks, loop, a) for a in accs}
+    pairs = online_pairs(ks, loop, accs)  # a running max with a sum relative to it: combined by folding slots
+    paired = {v for p in pairs for v in (p.max_var, p.sum_var)}
     for a in accs:
-        _plain_updates(ks, loop, a)
+        if a.var not in paired:
+            _plain_updates(ks, loop, a)
     if any(accs[0].loop in s.in_loops for s in comp.stores):
         raise Decline(f"line {loop.lineno}: the reduction loop stores (each slice would store a partial)")
     # a value the loop leaves behind (its last iteration's offsets, say) would come from one slice's last iteration
@@ -234,18 +238,22 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
     if left:
         raise Decline(f"line {loop.lineno}: {', '.join(sorted(left))} is set in the reduction loop and read after it")
 
+    busy: dict[str, str] = {}
     loop_edits = _sliced(ks, loop, (start, stop, step), "the reduced axis is split over grid axis 1: this program "
-                         "reduces one slice of it")
+                         "reduces one slice of it", busy)
     try:
         store = _direct_store(ks, comp, loop, accs)
     except Decline as why_not:
-        return _through_workspace(recipe, ks, comp, kind, loop, accs, inits, loop_edits, fill, target, str(why_not))
+        return _through_workspace(recipe, ks, comp, kind, loop, accs, inits, loop_edits, fill, target, str(why_not),
+                                  pairs, busy)
     return _straight_into_output(recipe, ks, comp, kind, loop, accs[0], store, loop_edits, fill, target)
 
 
-def _sliced(ks: KernelSource, loop: ast.For, bounds: tuple[ast.expr, ast.expr, ast.expr | None], why: str) -> list:
+def _sliced(ks: KernelSource, loop: ast.For, bounds: tuple[ast.expr, ast.expr, ast.expr | None], why: str,
+            busy: dict[str, str] | None = None) -> list:
     """Edits that give this program a contiguous slice of the loop's steps, one slice per program on grid axis 1
-    (a whole number of steps each, so the user's masks stay right)."""
+    (a whole number of steps each, so the user's masks stay right). `busy` receives, under "count", the kernel text
+    of how many slices get at least one step (the others keep their start values)."""
     start, stop, step = bounds
     tl, var = ks.tl, loop.target.id
     chunk, first = ks.fresh(f"{var}_slice"), ks.fresh(f"{var}_first")
@@ -259,6 +267,8 @@ def _sliced(ks: KernelSource, loop: ast.For, bounds: tuple[ast.expr, ast.expr, a
     offset = f"{tl('program_id')}(1) * {chunk}" if zero_start else f"{start_text} + {tl('program_id')}(1) * {chunk}"
     header = f"{indent}# {why}\n{indent}{chunk} = {per_slice}\n{indent}{first} = {offset}\n"
     bound = f"{tl('minimum')}({first} + {chunk}, {stop_text})"
+    if busy is not None:
+        busy["count"] = f"{tl('minimum')}({tl('num_programs')}(1), {tl('cdiv')}({span}, {per_slice}))"
     new_range = f"range({first}, {bound})" if step is None else f"range({first}, {bound}, {step_text})"
     return [ks.text.insert_before(loop, header), ks.text.replace(loop.iter, new_range)]
 
@@ -304,7 +314,7 @@ def _straight_into_output(recipe: ScheduleRecipe, ks: KernelSource, comp: Comput
 
 def _through_workspace(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Kind, loop: ast.For,
                        accs: list[Accumulation], inits: dict[str, ast.Assign], edits: list, fill: int, target,  # noqa: ANN001
-                       why_not_direct: str) -> list:
+                       why_not_direct: str, pairs: list[OnlinePair], busy: dict[str, str]) -> list:
     at = ks.fn.body.index(loop)
     before, rest = ks.fn.body[:at], ks.fn.body[at + 1:]
     if any(ks.tl_call(n) in ("store",) or (ks.tl_call(n) or "").startswith("atomic_") for s in before
@@ -315,9 +325,7 @@ def _through_workspace(recipe: ScheduleRecipe, ks: KernelSource, comp: Computati
     layouts = _layouts(ks, inits, accs)
     tl = ks.tl
     program = f"{tl('program_id')}(0)"
-    partials = [Partial(a.var, a.op, ks.fresh(f"{a.var}_partials"),
-                        program_slot(tl, program, [ks.segment(d) for d in layouts[a.var].dims]),
-                        dtype=layouts[a.var].dtype) for a in accs]
+    partials = _partials(ks, accs, layouts, inits, pairs, program, busy.get("count", ""))
     slot_names: dict[str, str] = {}
     for p in partials:
         slot_names.setdefault(p.slot, ks.fresh("slot") if not slot_names else ks.fresh(f"{p.var}_slot"))
@@ -354,6 +362,7 @@ def _through_workspace(recipe: ScheduleRecipe, ks: KernelSource, comp: Computati
         f"the loop, under `if`; {why_alone}). One slice (a grid that already fills the device) skips the "
         "workspace."
     )
+    rationale += _online_note(partials)
     if dropped:
         rationale += (" Dropped: " + ", ".join(f"`{ks.segment(s)}` (line {s.lineno})" for s in dropped) +
                       ", a start value the rest overwrites before reading it (Triton would refuse to merge its "
@@ -361,6 +370,41 @@ def _through_workspace(recipe: ScheduleRecipe, ks: KernelSource, comp: Computati
     return [finish(recipe, ks.ctx, [e for e in edits if isinstance(e, Edit)],
                    f"Split the reduced axis over a second grid axis ({len(accs)} partial(s) combined, the last "
                    "slice finishes)", rationale, config={"max_split": MAX_SPLIT})]
+
+
+def _partials(ks: KernelSource, accs: list[Accumulation], layouts: dict, inits: dict[str, ast.Assign],
+              pairs: list[OnlinePair], program: str, busy: str) -> list[Partial]:
+    """One workspace per accumulator: a total the slices add into, or (an online pair) a slot per slice, folded
+    over the `busy` slices (an empty one holds only start values, which the user's step need not accept)."""
+    tl = ks.tl
+    workspaces = {a.var: ks.fresh(f"{a.var}_partials") for a in accs}
+    paired = {v: p for p in pairs for v in (p.max_var, p.sum_var)}
+    out = []
+    for a in accs:
+        dims = [ks.segment(d) for d in layouts[a.var].dims]
+        pair = paired.get(a.var)
+        if pair is None:
+            out.append(Partial(a.var, a.op, workspaces[a.var], program_slot(tl, program, dims),
+                               dtype=layouts[a.var].dtype))
+            continue
+        slices = f"{tl('num_programs')}(1)"
+        own = program_slot(tl, f"({program} * {slices} + {tl('program_id')}(1))", dims)
+        fold = "" if a.var != pair.sum_var else fold_slices(
+            ks, pair, {v: ks.segment(inits[v].value) for v in (pair.max_var, pair.sum_var)},
+            {v: workspaces[v] for v in (pair.max_var, pair.sum_var)},
+            program_slot(tl, f"({program} * {slices} + {{k}})", dims), ks.fresh("each_slice"), busy)
+        out.append(Partial(a.var, "online", workspaces[a.var], own, dtype=layouts[a.var].dtype, fold=fold))
+    return out
+
+
+def _online_note(partials: list[Partial]) -> str:
+    online = [p.var for p in partials if p.op == "online"]
+    if not online:
+        return ""
+    return (f" {' and '.join(f'`{v}`' for v in online)} are a running maximum and a sum kept relative to it (an "
+            "online softmax's statistics): slices with different maxima do not add up, so each slice stores its "
+            "own pair and they are folded with the loop's own step (its statements copied), a slice's state "
+            "standing in for a block.")
 
 
 @dataclass
@@ -527,6 +571,7 @@ def _launch_per_pass(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation
            if tail_loops else "") +
         ". One slice (a grid that already fills the device) runs the kernel whole in one launch."
     )
+    rationale += _online_note(everything)
     return [finish(recipe, ks.ctx, [e for e in edits if isinstance(e, Edit)],
                    f"Split every pass over the reduced axis over a second grid axis ({last} launches, "
                    f"{len(everything)} partial(s) combined)", rationale, config={"max_split": MAX_SPLIT})]

@@ -41,6 +41,9 @@ class Partial:
     slot: str  # kernel text: this program's offsets into the workspace
     mask: str | None = None  # kernel text: which lanes of the slot exist (output-coordinate slots)
     dtype: str = "float32"  # the workspace's element type (torch / tl name)
+    # op "online" (online_pairs.py): `slot` is this slice's own slot, stored to, not added into; `fold` (on the
+    # pair's sum) is the kernel text that rebuilds the pair from every slice's slot
+    fold: str = ""
 
 
 @dataclass(frozen=True)
@@ -110,15 +113,17 @@ def combine_then_finish(ks: KernelSource, indent: str, partials: list[Partial], 
         if p.slot not in slots:
             slots[p.slot] = names[p.var]
             body.append(f"{slots[p.slot]} = {p.slot}")
-        mask = f", mask={p.mask}" if p.mask else ""
-        body.append(f"{tl(ATOMIC[p.op])}({p.workspace} + {slots[p.slot]}, {p.var}{mask}, sem=\"relaxed\")")
+        body.append(_combine_call(tl, p, slots[p.slot]))
     body += [
         f"{tl('debug_barrier')}()  # every partial of this program is in before it counts itself in",
         f"{finishes} = {tl('atomic_add')}({arrivals} + {program}, 1) == {slices} - 1",
-        f"if {finishes}:  # every slice is in: read the totals back from L2, where the atomics landed",
+        f"if {finishes}:  # every slice is in: read the partials back from L2, where they landed",
     ]
     reloads = []
     for p in partials:
+        if p.op == "online":
+            reloads += p.fold.splitlines()
+            continue
         mask = f", mask={p.mask}, other=0" if p.mask else ""
         reloads.append(f"{p.var} = {tl('load')}({p.workspace} + {slots[p.slot]}{mask}, cache_modifier=\".cg\")")
     text = "".join(f"{indent}{x}\n" for x in lines)
@@ -135,8 +140,10 @@ def combine_per_launch(ks: KernelSource, indent: str, partials: list[Partial], p
     tl = ks.tl
     adds, loads = [], []
     for p in partials:
-        mask = f", mask={p.mask}" if p.mask else ""
-        adds.append(f"{tl(ATOMIC[p.op])}({p.workspace} + {slots[p.var]}, {p.var}{mask}, sem=\"relaxed\")")
+        adds.append(_combine_call(tl, p, slots[p.var]))
+        if p.op == "online":
+            loads += p.fold.splitlines()
+            continue
         other = f", mask={p.mask}, other=0" if p.mask else ""
         loads.append(f"{p.var} = {tl('load')}({p.workspace} + {slots[p.var]}{other})")
     setup = []
@@ -146,6 +153,15 @@ def combine_per_launch(ks: KernelSource, indent: str, partials: list[Partial], p
     text += "".join(f"{indent}    {x}\n" for x in setup + adds)
     text += f"{indent}if {phase} > {k}:  # a later launch: every slice reads the totals back\n"
     return text + "".join(f"{indent}    {x}\n" for x in setup + loads)
+
+
+def _combine_call(tl: callable, p: Partial, slot: str) -> str:
+    """How one slice's partial meets the others: an atomic into the total, or (an online pair) a store into the
+    slice's own slot."""
+    mask = f", mask={p.mask}" if p.mask else ""
+    if p.op == "online":
+        return f"{tl('store')}({p.workspace} + {slot}, {p.var}{mask})"
+    return f"{tl(ATOMIC[p.op])}({p.workspace} + {slot}, {p.var}{mask}, sem=\"relaxed\")"
 
 
 def indented_rest(text: str, indent: str) -> str:
@@ -162,6 +178,10 @@ def workspace_lines(torch: str, indent: str, partials: list[Partial], sizes: dic
     (none for a kernel launched twice, whose first launch ends before the second reads the totals)."""
     out = []
     for p in partials:
+        if p.op == "online":  # a slot per slice, each written before it is read
+            out.append(f"{indent}{p.workspace} = {torch}.empty({sizes[p.var]} * {splits} if {splits} > 1 else 1, "
+                       f"device={device}, dtype={torch}.{p.dtype})")
+            continue
         size = f"{sizes[p.var]} if {splits} > 1 else 1"
         fill = f", {_FILL_VALUE[p.op]}" if p.op in _FILL_VALUE else ""
         shape = f"({size},)" if fill else size

@@ -1,0 +1,170 @@
+"""A running maximum and a sum kept relative to it (online softmax, logsumexp, a flash denominator), split into slices.
+
+Such a loop carries `m` (the largest value so far) and `s` (a sum of terms relative to `m`), rescaling `s` whenever
+`m` grows:
+
+    m_new = tl.maximum(m, <block's max>)
+    <statements of m and m_new alone: an -inf guard, the rescale factor>
+    s = s * R + <block's terms>        # R rescales a sum relative to m to one relative to the new maximum
+    m = m_new
+
+Neither is a partial that atomics combine (the slices' sums are relative to different maxima), but two states
+combine by the loop's own step, with a slice's (m_k, s_k) standing in for a block: its max is m_k and its terms
+are s_k rescaled from m_k, that is `s_k * R` with m_k for m. Each slice stores its pair in its own slot; whoever
+finishes walks the slots and folds them in with the user's statements (copied, so a guard or an exp2 stays the
+user's). Pure: AST in, kernel text out.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from dataclasses import dataclass
+
+from ...computation.model import Accumulation
+from ..kernel_patterns import assigned_names
+from ..recipe_kit import Decline, KernelSource
+from .emit import names_in
+
+
+@dataclass(frozen=True)
+class OnlinePair:
+    max_var: str  # m
+    sum_var: str  # s
+    new_max: ast.Assign  # m_new = tl.maximum(m, X)
+    block_max: ast.expr  # X, the block's maximum
+    derived: tuple[ast.Assign, ...]  # statements of m and m_new alone, in order (a guard, the rescale factor)
+    rescale: ast.expr  # R in `s = s * R + E`
+
+
+def online_pairs(ks: KernelSource, loop: ast.For, accs: list[Accumulation]) -> list[OnlinePair]:
+    """Every (max, sum) pair of the loop's accumulators updated in the online form; [] when there is none."""
+    maxes = {a.var for a in accs if a.op == "max"}
+    out = []
+    for acc in accs:
+        if acc.op != "sum":
+            continue
+        update = _single_assign(loop, acc.var)
+        found = _rescaled(update, acc.var) if update is not None else None
+        if found is None:
+            continue
+        rescale, terms = found
+        if acc.var in names_in(terms):
+            continue
+        reads = names_in(rescale)
+        paired = [m for m in maxes if m in reads or any(m in names_in(d.value) for d in _definitions(loop, reads))]
+        if len(paired) != 1:
+            continue
+        out.append(_pair(ks, loop, paired[0], acc.var, update, rescale))
+    return out
+
+
+def _single_assign(loop: ast.For, name: str) -> ast.Assign | None:
+    """The one top-level statement of the loop body that sets `name` (and nothing else does, at any depth)."""
+    top = [s for s in loop.body if isinstance(s, ast.Assign) and len(s.targets) == 1
+           and isinstance(s.targets[0], ast.Name) and s.targets[0].id == name]
+    nested = [n for s in loop.body if s not in top for n in ast.walk(s)
+              if isinstance(n, (ast.Assign, ast.AugAssign)) and name in assigned_names([n])]
+    return top[0] if len(top) == 1 and not nested else None
+
+
+def _rescaled(update: ast.Assign, var: str) -> tuple[ast.expr, ast.expr] | None:
+    """(R, E) of `s = s * R + E` (any operand order of the sum and the product), else None."""
+    value = update.value
+    if not (isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add)):
+        return None
+    for product, terms in ((value.left, value.right), (value.right, value.left)):
+        if isinstance(product, ast.BinOp) and isinstance(product.op, ast.Mult):
+            for own, rescale in ((product.left, product.right), (product.right, product.left)):
+                if isinstance(own, ast.Name) and own.id == var and var not in names_in(rescale):
+                    return rescale, terms
+    return None
+
+
+def _definitions(loop: ast.For, names: set[str]) -> list[ast.Assign]:
+    return [s for s in loop.body if isinstance(s, ast.Assign) and len(s.targets) == 1
+            and isinstance(s.targets[0], ast.Name) and s.targets[0].id in names]
+
+
+def _pair(ks: KernelSource, loop: ast.For, m: str, s: str, update: ast.Assign, rescale: ast.expr) -> OnlinePair:
+    body = loop.body
+    m_update = _single_assign(loop, m)
+    if m_update is None or not isinstance(m_update.value, ast.Name):
+        raise Decline(f"`{m}` and `{s}` look like an online max and sum, but `{m}` is not set once from a new "
+                      "maximum (`m = m_new`)")
+    new = _single_assign(loop, m_update.value.id)
+    block_max = _other_argument(ks, new.value, m) if new is not None else None
+    if new is None or block_max is None:
+        raise Decline(f"line {m_update.lineno}: `{ks.segment(m_update)}` does not take the maximum of `{m}` "
+                      "and a block's")
+    if not body.index(new) < body.index(update) < body.index(m_update):
+        raise Decline(f"line {update.lineno}: the sum is not rescaled between the new maximum and `{m}`'s update")
+    # statements between the new maximum and the sum's update that read only the two maxima (and values set
+    # before the loop): they are the step's own arithmetic, run again for every slice's state
+    inside = assigned_names(body)
+    known = {m, new.targets[0].id}
+    derived = []
+    for st in body[body.index(new) + 1: body.index(update)]:
+        if (isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)
+                and names_in(st.value) & inside <= known):
+            derived.append(st)
+            known.add(st.targets[0].id)
+    if names_in(rescale) & inside - known:
+        raise Decline(f"line {update.lineno}: the factor that rescales `{s}` reads values of the block, not only "
+                      f"the old and new maximum")
+    return OnlinePair(m, s, new, block_max, tuple(derived), rescale)
+
+
+def _other_argument(ks: KernelSource, value: ast.expr, m: str) -> ast.expr | None:
+    if not (ks.is_tl(value, "maximum") and len(value.args) == 2 and not value.keywords):
+        return None
+    own = [isinstance(a, ast.Name) and a.id == m for a in value.args]
+    return value.args[own.index(False)] if own.count(True) == 1 else None
+
+
+def fold_slices(ks: KernelSource, pair: OnlinePair, inits: dict[str, str], loads: dict[str, str],
+                slot_of: str, k: str, busy: str) -> str:
+    """Kernel text that rebuilds (m, s) from the slots of the `busy` slices (those that took a step: an empty
+    slice's -inf maximum could meet the user's step unguarded), the loop's own step folding one state at a time.
+    `inits`: the pair's start values (text); `loads`: var -> the workspace pointer text; `slot_of`: the slot
+    offsets with `{k}` for the slice's index."""
+    tl, m, s = ks.tl, pair.max_var, pair.sum_var
+    m_k, s_k = ks.fresh(f"{m}_slice"), ks.fresh(f"{s}_slice")
+    call = pair.new_max.value
+    args = [m_k if arg is pair.block_max else ks.segment(arg) for arg in call.args]
+    new = f"{pair.new_max.targets[0].id} = {ks.segment(call.func)}({', '.join(args)})"
+    terms = _renamed(_inlined(pair.rescale, pair.derived), {m: m_k})
+    slot, count = slot_of.replace("{k}", k), ks.fresh("busy_slices")
+    lines = [f"{m} = {inits[m]}", f"{s} = {inits[s]}", f"{count} = {busy}  # the slices that took a step",
+             f"for {k} in range(0, {count}):  # the loop's own step, one slice's state at a time",
+             f"    {m_k} = {tl('load')}({loads[m]} + {slot}, cache_modifier=\".cg\")",
+             f"    {s_k} = {tl('load')}({loads[s]} + {slot}, cache_modifier=\".cg\")",
+             f"    {new}",
+             *(f"    {ks.segment(d)}" for d in pair.derived),
+             f"    {s} = {s} * ({ks.segment(pair.rescale)}) + {s_k} * ({ast.unparse(terms)})",
+             f"    {m} = {pair.new_max.targets[0].id}"]
+    return "".join(f"{x}\n" for x in lines)
+
+
+def _inlined(node: ast.expr, derived: tuple[ast.Assign, ...]) -> ast.expr:
+    """`node` with every name a derived statement sets replaced by its value (recursively, latest first)."""
+    values = {d.targets[0].id: d.value for d in derived}
+    out = copy.deepcopy(node)
+    for _ in range(len(values) + 1):
+        names = {n.id for n in ast.walk(out) if isinstance(n, ast.Name)} & set(values)
+        if not names:
+            break
+        out = _renamed(out, {}, {name: values[name] for name in names})
+    return out
+
+
+def _renamed(node: ast.expr, names: dict[str, str], values: dict[str, ast.expr] | None = None) -> ast.expr:
+    values = values or {}
+
+    class Rename(ast.NodeTransformer):
+        def visit_Name(self, n: ast.Name) -> ast.AST:  # noqa: N802 (ast's visitor naming)
+            if n.id in values:
+                return copy.deepcopy(values[n.id])
+            return ast.Name(names.get(n.id, n.id), n.ctx)
+
+    return Rename().visit(copy.deepcopy(node))
