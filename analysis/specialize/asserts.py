@@ -1,4 +1,5 @@
-"""Element types a kernel's `tl.static_assert`s state for its pointer arguments.
+"""Element types a kernel's `tl.static_assert`s state for its pointer arguments, and the values that
+`tl.static_assert(N == 4)`, `tl.assume(N == 4)` or a wrapper's `assert n == 4` state for a name.
 
 `tl.static_assert(mx_scale_ptr.dtype.element_ty == tl.uint8, ...)` (directly or through a local such as
 `w_type = W.dtype.element_ty`) says what the caller passes; a pointer whose element type is only a guess takes
@@ -9,9 +10,12 @@ Pure: AST in, types out.
 from __future__ import annotations
 
 import ast
+from typing import Any
 
 from ..source.safe_eval import call_name
 from .infer import TL_DTYPES
+
+_STATING_CALLS = frozenset({"static_assert", "assume"})  # a condition that holds for every compile that exists
 
 
 def _element_of(expr: ast.expr, aliases: dict[str, str]) -> str | None:
@@ -87,4 +91,32 @@ def asserted_elements(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, t
                 pointer = _element_of(side, aliases)
                 if pointer and isinstance(other, ast.Attribute) and other.attr in TL_DTYPES:
                     out.setdefault(pointer, (TL_DTYPES[other.attr], node.lineno))
+    return out
+
+
+def equalities(test: ast.expr) -> list[tuple[str, ast.Constant]]:
+    """`n == 4`, `4 == n`, `a == 1 and b == "x"` -> [(name, literal)]: what a condition that holds pins down."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return [pair for value in test.values for pair in equalities(value)]
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return []
+    left, right = test.left, test.comparators[0]
+    for name, literal in ((left, right), (right, left)):
+        if isinstance(name, ast.Name) and isinstance(literal, ast.Constant) and literal.value is not None:
+            return [(name.id, literal)]
+    return []
+
+
+def stated_values(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, tuple[Any, str]]:
+    """Name -> (value, "tl.assume at line 12") for each top-level `tl.static_assert` / `tl.assume` equality of
+    the kernel: a compile with another value fails or lies to the compiler, so no guess may contradict it (one
+    under an `if` holds on that branch only: not read)."""
+    out: dict[str, tuple[Any, str]] = {}
+    for stmt in fn.body:
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if not (isinstance(call, ast.Call) and call_name(call.func) in _STATING_CALLS and call.args):
+            continue
+        how = "tl.assume" if call_name(call.func) == "assume" else "tl.static_assert"
+        for name, literal in equalities(call.args[0]):
+            out.setdefault(name, (literal.value, f"{how} at line {stmt.lineno}"))
     return out

@@ -13,8 +13,11 @@ import ast
 from collections.abc import Mapping
 from typing import Any
 
+from .launch_guess import LAUNCH_NOTE
+
 # Provenance suffix of a selector guess (after specialization_guess.ASSUMED_TYPICAL).
 CASES_NOTE = "one of the values the kernel compares it with"
+_NOTES = (CASES_NOTE, LAUNCH_NOTE)  # what a guess's provenance says it chose from
 _CONSTEXPR_CALLS = frozenset({"constexpr"})  # tl.constexpr(0), triton.language.constexpr(0), constexpr(0)
 _NO_VALUE = object()
 _HELPER_DEPTH = 3  # selectors passed down through helpers: kernel -> helper -> helper's helper
@@ -164,5 +167,5 @@ def selectors(
 def cases_note(provenance: str) -> str:
     """` (one of the values the kernel compares it with (...))` for a selector's guess, else ``: what a
     message shows after `name=value`."""
-    at = provenance.find(CASES_NOTE)
+    at = next((i for i in (provenance.find(note) for note in _NOTES) if i >= 0), -1)
     return f" ({provenance[at:]})" if at >= 0 else ""

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..source.safe_eval import NOT_NONE, UNKNOWN, evaluate
+from .asserts import stated_values
 from .cases import selectors
-from .guess import ASSUMED_TYPICAL, typical_values
+from .guess import ASSUMED_TYPICAL, typical_value, typical_values
 from .kernels import SpecKernel, literal_value
 from .launch import OUTER_STRIDE, ArgFact, resolve
+from .launch_guess import LAUNCH_NOTE, derived_value, relation, relation_bases, shown_guess
 from .optional import reconcile
 from .pragmas import TritonType, parse_value
 from .relations import fit_guesses
@@ -33,6 +35,8 @@ class Fact:
     source: str  # provenance text
     value: Any = UNKNOWN  # a known value
     type: str | None = None  # a known type (Triton spelling; "*" alone = pointer of unknown element type)
+    likely: tuple[Any, ...] = ()  # values the launch shows it to be one of (a guess takes the first)
+    derived: ast.expr | None = None  # the launch computes it from other parameters (`next_power_of_2(N)`)
 
 
 def _value_type(value: Any) -> str | None:
@@ -59,9 +63,11 @@ def _fact_from_launch(fact: ArgFact, source: str) -> Fact | None:
     if fact.kind == "tensor":
         return Fact(where, type=f"*{fact.dtype}" if fact.dtype else "*")
     if fact.kind == "int":
-        return Fact(where, type="i32")
+        return Fact(where, type="i32", likely=fact.likely)
     if fact.kind == "float":
-        return Fact(where, type="fp32")
+        return Fact(where, type="fp32", likely=fact.likely)
+    if fact.kind == "choice":  # strings or bools the launch chooses between: constexprs, no runtime type
+        return Fact(where, likely=fact.likely)
     return None
 
 
@@ -74,22 +80,29 @@ def launch_facts(
     names = kernel.param_names
     facts: dict[str, Fact] = {}
     options: dict[str, Any] = {}
+    passed: dict[str, ast.expr] = {}
     for i, arg in enumerate(launch.call.args):
         if isinstance(arg, ast.Starred) or i >= len(names):
             break
-        got = _fact_from_launch(resolve(arg, launch.scope), source)
-        if got:
-            facts[names[i]] = got
+        passed[names[i]] = arg
     for kw in launch.call.keywords:
         if kw.arg is None:
             continue
-        fact = resolve(kw.value, launch.scope)
         if kw.arg in names:
-            got = _fact_from_launch(fact, source)
-            if got:
-                facts[kw.arg] = got
-        elif kw.arg in OPTION_NAMES and fact.kind == "value":
-            options[kw.arg] = fact.value
+            passed[kw.arg] = kw.value
+        elif kw.arg in OPTION_NAMES:
+            fact = resolve(kw.value, launch.scope)
+            if fact.kind == "value":
+                options[kw.arg] = fact.value
+    for name, arg in passed.items():
+        fact = resolve(arg, launch.scope)
+        got = _fact_from_launch(fact, source)
+        if fact.kind != "value" and name in kernel.constexpr:  # `W=next_power_of_2(n)`, n what N gets
+            tied = relation(arg, launch.scope, passed)
+            if tied is not None:
+                got = replace(got or Fact(source), derived=tied)
+        if got:
+            facts[name] = got
     return facts, options
 
 
@@ -141,8 +154,12 @@ def build_variant(
     provenance: dict[str, str] = {}
     missing: list[str] = []
     chosen: dict[str, Fact] = {}
+    derived: dict[str, Fact] = {}
+    stated = stated_values(kernel.node)
     for name in kernel.param_names:
         facts = [layer[name] for layer in layers if name in layer]
+        if name in stated and not any(f.value is not UNKNOWN for f in facts):
+            facts.insert(0, Fact(stated[name][1], value=stated[name][0]))  # the kernel states it: no guess
         default = kernel.defaults.get(name)
         if default is not None and literal_value(default) is not UNKNOWN:
             facts.append(Fact("default", value=literal_value(default)))
@@ -150,8 +167,14 @@ def build_variant(
             facts.append(inferred[name])
         if name in kernel.constexpr:
             valued = next((f for f in facts if f.value is not UNKNOWN), None)
+            shown = shown_guess(facts) if guess and not valued else None
+            tied = next((f for f in facts if f.derived is not None), None) if guess and not valued else None
             if valued:
                 chosen[name] = valued
+            elif tied is not None:
+                derived[name] = tied
+            elif shown is not None:  # a launch shows its candidates or its kind: the guess is one of those
+                chosen[name] = Fact(f"{ASSUMED_TYPICAL}; {shown[1]}", value=shown[0])
             continue
         first = next((f for f in facts if f.value is not UNKNOWN or f.type), None)
         if first is None:
@@ -168,7 +191,7 @@ def build_variant(
         else:
             chosen[name] = first
     _heuristics(kernel, chosen, ("default",))
-    guessed = [n for n in kernel.param_names if n not in chosen and n in kernel.constexpr]
+    guessed = [n for n in kernel.param_names if n not in chosen and n not in derived and n in kernel.constexpr]
     if guess:  # nothing shows a value: compile the most likely one, labeled so no finding passes it as fact
         typical = typical_values(kernel.node, guessed, kernel.module_functions)
         chosen.update({n: Fact(ASSUMED_TYPICAL, value=v) for n, v in typical.items()})
@@ -176,6 +199,8 @@ def build_variant(
             kernel.node, guessed, kernel.module_env, kernel.module_functions
         ).items():
             chosen[n] = Fact(f"{ASSUMED_TYPICAL}; {note}", value=v)  # enum-like: a case, never a size
+        for n, tied in derived.items():
+            chosen[n] = _derived_fact(kernel, n, tied, chosen)
     pointers = {n: f.type for n, f in inferred.items() if f.type and f.type.startswith("*")}
     if reconcile(kernel.node, frozenset(kernel.constexpr), chosen, pointers):
         _heuristics(kernel, chosen, ("default", "heuristics", ASSUMED_TYPICAL))  # on what is passed now
@@ -221,7 +246,35 @@ def build_variant(
         missing=tuple(missing),
         line=line,
     )
-    return fit_guesses(kernel.node, spec) if guess else spec  # guesses that satisfy the kernel's own shapes
+    if not guess:
+        return spec
+    fitted = fit_guesses(kernel.node, spec)  # guesses that satisfy the kernel's own shapes
+    return _rederived(fitted, derived) if fitted is not spec else spec
+
+
+def _derived_fact(kernel: SpecKernel, name: str, tied: Fact, chosen: Mapping[str, Fact]) -> Fact:
+    """A constexpr the launch computes from other parameters (`next_power_of_2(N)`): computed from their values,
+    a guess when any of them is one; a typical guess when they have none."""
+    assert tied.derived is not None
+    values = {n: f.value for n, f in chosen.items() if f.value is not UNKNOWN}
+    value = derived_value(tied.derived, values)
+    if value is UNKNOWN:
+        return Fact(ASSUMED_TYPICAL, value=typical_value(kernel.node, name, kernel.module_functions))
+    how = f"{ast.unparse(tied.derived)} at the launch ({tied.source})"
+    bases = relation_bases(tied.derived)
+    if any(chosen[b].source.startswith(ASSUMED_TYPICAL) for b in bases if b in chosen):
+        return Fact(f"{ASSUMED_TYPICAL}; {LAUNCH_NOTE} {how}, of the guessed {', '.join(bases)}", value=value)
+    return Fact(f"{tied.source}: {ast.unparse(tied.derived)}", value=value)
+
+
+def _rederived(spec: Specialization, derived: Mapping[str, Fact]) -> Specialization:
+    """After fit_guesses moved a guess: the values the launch computes from it, computed again."""
+    constants = dict(spec.constants)
+    for name, tied in derived.items():
+        value = derived_value(tied.derived, constants) if tied.derived is not None else UNKNOWN
+        if value is not UNKNOWN and name in constants:
+            constants[name] = value
+    return replace(spec, constants=constants) if constants != spec.constants else spec
 
 
 def _heuristics(kernel: SpecKernel, chosen: dict[str, Fact], replaceable: tuple[str, ...]) -> None:

@@ -54,11 +54,26 @@ def _placeholder(info: SpecKernel, name: str) -> str:
     return "<int>"
 
 
-def pragma_text(info: SpecKernel, missing: Sequence[str], pointers: Collection[str] = ()) -> str:
+def _kind_placeholder(value: Any) -> str | None:
+    """The placeholder of a guessed value's kind (a float guessed from a `: float` launch asks for a float)."""
+    if isinstance(value, bool):
+        return "<bool>"
+    if isinstance(value, float):
+        return "<float>"
+    if isinstance(value, str):
+        return "tl.<dtype>" if value.startswith("tl.") else STR_PLACEHOLDER
+    return None
+
+
+def pragma_text(
+    info: SpecKernel, missing: Sequence[str], pointers: Collection[str] = (), values: Mapping[str, Any] | None = None
+) -> str:
     """The pragma that gives `missing`; a pointer among them (`pointers`) takes its element type (`x_ptr=*<dtype>`,
-    e.g. `*bf16`), not a value."""
+    e.g. `*bf16`), not a value; one with a guessed value (`values`) asks for a value of that kind."""
+    values = values or {}
     return "# tritonlens: " + ", ".join(
-        f"{m}={'*<dtype>' if m in pointers else _placeholder(info, m)}" for m in missing
+        f"{m}={'*<dtype>' if m in pointers else _kind_placeholder(values.get(m)) or _placeholder(info, m)}"
+        for m in missing
     )
 
 
@@ -77,7 +92,7 @@ def specialization_findings(
     span = info.name_span
     guessed = assumed_constexprs(specs[0]) if specs and specs[0].complete else {}
     if guessed and not any(s.complete and not assumed_constexprs(s) for s in specs):
-        text = pragma_text(info, list(guessed))
+        text = pragma_text(info, list(guessed), values=guessed)
         notes = specs[0].provenance
         values = ", ".join(f"{k}={v!r}{cases_note(notes.get(k, ''))}" for k, v in guessed.items())
         why = "nothing shows them"

@@ -7,6 +7,7 @@ How the kernel body uses the name decides the kind of value:
 - compared with strings (`ACTIVATION == "leaky_relu"`, `ACT in ("gelu", "relu")`), here or in a jit helper it is
   passed to: the first string it is compared with;
 - compared for equality with ints (`LOSS_TYPE == 1`, a selector): the smallest such case, so a branch runs;
+- passed as a keyword Triton takes a string for (`tl.dot(..., input_precision=P)`): a value it accepts;
 - used as a dtype (`x.to(OUT_DTYPE)`, `dtype=ACC_TYPE`, `tl.zeros(shape, ACC)`, `OUT == tl.float16`, here or in a
   helper) or named like one (`DTYPE`, `_TYPE`): tl.float32;
 - a bit width (`W_nbits`): 8;
@@ -30,6 +31,16 @@ _BLOCK_NAME = re.compile(r"BLOCK|TILE|SIZE|DIM|WIDTH|_B[MNK]?$|^B[MNKHD]$", re.I
 _DTYPE_NAME = re.compile(r"(^|_)(DTYPE|TYPE|DT)$", re.I)
 _BITS_NAME = re.compile(r"(^|_)N?BITS$|^NBITS|_nbits$", re.I)
 _DTYPE_POSITION = {"zeros": 1, "full": 2, "empty": 1}
+# Keywords of tl calls that take a string: a name passed there is one, guessed as a value every target accepts.
+_STRING_KEYWORDS = {
+    "input_precision": "ieee",
+    "eviction_policy": "",
+    "cache_modifier": "",
+    "padding_option": "zero",
+    "fp_downcast_rounding": "rtne",
+    "sem": "acq_rel",
+    "scope": "gpu",
+}
 _DTYPES = frozenset({"float8e4nv", "float8e5", "float8e4b15", "float16", "bfloat16", "float32", "float64", "int1",
                      "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float8e4b8",
                      "float8e5b16"})
@@ -86,6 +97,8 @@ def _uses(node: ast.AST, name: str) -> dict[str, Any]:
                 found["dtype"] = True
             if any(kw.arg in ("dtype", "dst_ty") and is_name(kw.value) for kw in sub.keywords):
                 found["dtype"] = True
+            found["strings"] += [_STRING_KEYWORDS[kw.arg] for kw in sub.keywords
+                                 if kw.arg in _STRING_KEYWORDS and is_name(kw.value)]
             at = _DTYPE_POSITION.get(name_of)  # `tl.zeros(shape, ACC)`, `tl.full(shape, 0, OUT)`
             if at is not None and len(sub.args) > at and is_name(sub.args[at]):
                 found["dtype"] = True

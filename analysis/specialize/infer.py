@@ -153,7 +153,9 @@ class _BodyFacts:
                     found.extend(self.choose_pointer(self.base_params(arg)))
             elif isinstance(node, ast.Name) and node.id in self.locals and node.id not in seen:
                 if node.id not in self._loaded:  # memoized: locals are re-read many times in big kernels
-                    self._loaded[node.id] = self.loaded_from(self.locals[node.id], seen | {node.id})
+                    # every assignment: `row = row + tl.load(extra_ptr + e)` makes extra_ptr's values offsets too
+                    values = self.assigned.get(node.id) or [self.locals[node.id]]
+                    self._loaded[node.id] = [q for v in values for q in self.loaded_from(v, seen | {node.id})]
                 found.extend(self._loaded[node.id])
         return found
 

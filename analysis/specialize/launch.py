@@ -30,6 +30,11 @@ from .torch_spellings import (
     torch_dtype,
 )
 
+FP32_LIMITS: dict[str, float] = {
+    "eps": 2.0**-23, "tiny": 2.0**-126, "smallest_normal": 2.0**-126, "resolution": 1e-6,
+    "max": 3.4028234663852886e38, "min": -3.4028234663852886e38,
+}  # `torch.finfo(d).<attr>` with d not visible: fp32's, the likeliest dtype of such a scalar's use
+
 
 @dataclass(frozen=True)
 class ArgFact:
@@ -42,6 +47,9 @@ class ArgFact:
     # `contiguous` False: a view whose strides are not visible (no stride of it is assumed)
     strides: tuple[Any, ...] | None = None
     contiguous: bool = True
+    # values the launch shows it to be one of, the first the likeliest (a conditional of literals, fp32's
+    # `finfo(d).eps`): a guess takes them, never a fact
+    likely: tuple[Any, ...] = ()
 
 
 UNKNOWN_FACT = ArgFact("unknown")
@@ -69,14 +77,15 @@ def resolve(expr: ast.expr, scope: Scope, depth: int = 0) -> ArgFact:
         body, orelse = resolve(expr.body, scope, depth + 1), resolve(expr.orelse, scope, depth + 1)
         if _same(body, orelse):
             return body
-        if fallback is None:
-            return UNKNOWN_FACT
+        if fallback is None:  # an inline conditional: a choice of literals, or nothing known
+            return _choice(body, orelse, line) or UNKNOWN_FACT
         # every name bound under this `if` resolves on the same branch; which one runs is a guess, named as one
         taken = orelse if fallback is expr.orelse else body
         return replace(taken, reason=f"{BRANCH_GUESS} at line {line}; {taken.reason}".rstrip("; "))
     value = UNKNOWN if isinstance(expr, ast.Name) else evaluate(expr, _constant_env(scope, depth))
     if value is not UNKNOWN and not _holds_tensor(value):
-        return ArgFact("value", value=value, reason=f"value at line {line}")
+        stated = getattr(expr, "asserted_at", None)  # a literal that an `assert name == literal` stands for
+        return ArgFact("value", value=value, reason=f"asserted at line {stated}" if stated else f"value at line {line}")
     if isinstance(expr, ast.Name):
         found = scope.lookup(expr.id, prior=getattr(expr, "prior", False))
         if found is None:
@@ -100,7 +109,9 @@ def resolve(expr: ast.expr, scope: Scope, depth: int = 0) -> ArgFact:
         return UNKNOWN_FACT
     info = _numeric_limit(expr)
     if info is not None:  # `torch.finfo(q.dtype).min`: a Python float, whatever the dtype
-        return ArgFact(info, reason=f"a numeric limit at line {line}")
+        likely = (FP32_LIMITS[expr.attr],) if info == "float" else ()  # type: ignore[attr-defined]
+        how = f"a numeric limit at line {line}" + (", its value taken for fp32" if likely else "")
+        return ArgFact(info, reason=how, likely=likely)
     if isinstance(expr, ast.Attribute) and expr.attr in ("T", "mT"):
         base = resolve(expr.value, scope, depth + 1)
         if base.kind != "tensor":
@@ -155,6 +166,21 @@ class _ConstantEnv(dict):
         return fact.value if fact.kind == "value" else default
 
 
+_SCALARS = (bool, int, float, str)
+
+
+def _choice(body: ArgFact, orelse: ArgFact, line: int) -> ArgFact | None:
+    """`"tf32" if fast else "ieee"`: literals of one type, none decided: "a str/int/float that is one of them"."""
+    values = [*(body.likely or (body.value,)), *(orelse.likely or (orelse.value,))]
+    if not all(f.kind == "value" or f.likely for f in (body, orelse)):
+        return None
+    kinds = {type(v) for v in values}
+    if len(kinds) != 1 or not kinds <= set(_SCALARS):
+        return None
+    kind = {int: "int", float: "float"}.get(next(iter(kinds)), "choice")
+    return ArgFact(kind, reason=f"a conditional at line {line}", likely=tuple(dict.fromkeys(values)))
+
+
 def _holds_tensor(value: Any) -> bool:
     """A value the evaluator built around a tensor's stand-in (NOT_NONE): not a literal."""
     return value is NOT_NONE or (isinstance(value, tuple) and any(_holds_tensor(v) for v in value))
@@ -197,6 +223,8 @@ def _param_fact(arg: ast.arg, scope: Scope, depth: int) -> ArgFact:
             return replace(
                 fact, reason=f"default of parameter {arg.arg} (no call of the wrapper in this file)"
             )
+    if isinstance(default, ast.Constant) and type(default.value) is float:  # callers pass it, values not seen
+        return ArgFact("float", reason=f"float default of parameter {arg.arg}", likely=(default.value,))
     ann = arg.annotation
     text = ast.unparse(ann) if ann is not None else ""
     if "Tensor" in text:

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..source.node_memo import per_node
 from ..source.node_walk import child_nodes, walk_nodes
+from .asserts import equalities
 from .kernelbench import init_attributes, kernelbench_callers
 
 MAX_CALLERS = 4
@@ -74,6 +75,11 @@ def _collect_bindings(body: list[ast.stmt], before_line: int, out: dict[str, ast
                 _bind_target(target, stmt.value, out)
         elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None and isinstance(stmt.target, ast.Name):
             out[stmt.target.id] = stmt.value
+        elif isinstance(stmt, ast.Assert):  # `assert n == 4`: past it, n is 4 (a launch may rely on it)
+            for name, literal in equalities(stmt.test):
+                stated = copy.copy(literal)
+                stated.asserted_at = stmt.lineno  # type: ignore[attr-defined]
+                out[name] = stated
         elif isinstance(stmt, ast.If):
             _collect_branches(stmt, before_line, out)
         elif isinstance(stmt, (ast.With, ast.For, ast.While, ast.Try)):

@@ -157,11 +157,12 @@ def analyze_kernel(
     result.findings.extend(merge_variant_findings(result.variants, inputs_of_line, withheld))
     names = list(dict.fromkeys(a for w in withheld for a in w.rests_on))
     pointers = {a for v in result.variants for a, t in v.specialization.signature.items() if t.startswith("*")}
-    text = pragma_text(info, names, pointers)
+    values = {a: c for v in reversed(result.variants) for a, c in v.specialization.constants.items()}
+    text = pragma_text(info, names, pointers, values)
     result.findings.extend(withheld_hint(withheld, kernel, result.span or info.name_span, text, info.first_line))
     if tool_caused:  # a failed compile of guessed values, stand-ins or a package the worker could not import
         guessed = list(dict.fromkeys(a for f, _ in tool_caused for a in f.data.get("assumed_values") or {}))
-        hint_text = pragma_text(info, guessed, pointers) if guessed else ""
+        hint_text = pragma_text(info, guessed, pointers, values) if guessed else ""
         hint_span = result.span or info.name_span
         result.findings.extend(not_analysed_hint(tool_caused, kernel, hint_span, hint_text, info.first_line))
     result.findings = [_with_kernel(f, kernel) for f in result.findings]

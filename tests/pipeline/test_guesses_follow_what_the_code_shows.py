@@ -1,0 +1,184 @@
+"""A guess never stands in for what the code shows: the candidate literals of a launch conditional, a float
+type, an equality the kernel or wrapper asserts, a value computed at the launch from another guess, and
+integer element types of pointers whose loads reach an address through a reassigned local."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+from tritonlens.analysis.specialize.choose import assumed_constexprs, specializations
+from tritonlens.analysis.specialize.findings import specialization_findings
+from tritonlens.analysis.specialize.guess import ASSUMED_TYPICAL
+from tritonlens.analysis.specialize.infer import infer_types
+
+HEADER = "import torch\nimport triton\nimport triton.language as tl\n"
+
+MIX = """
+@triton.jit
+def mix(a_ptr, b_ptr, c_ptr, MODE: tl.constexpr, T: tl.constexpr):
+    r = tl.arange(0, T)
+    a = tl.load(a_ptr + r[:, None] * T + r[None, :])
+    b = tl.load(b_ptr + r[:, None] * T + r[None, :])
+    tl.store(c_ptr + r[:, None] * T + r[None, :], tl.dot(a, b, input_precision=MODE))
+"""
+
+
+def src(*parts: str) -> str:
+    return HEADER + "".join(textwrap.dedent(p) for p in parts)
+
+
+def only(specs: list) -> object:
+    assert len(specs) == 1, [s.label for s in specs]
+    return specs[0]
+
+
+def test_a_conditional_of_literals_at_the_launch_gives_its_candidates() -> None:
+    source = src(MIX, """
+        def go(a, b, c, fast):
+            mix[(1,)](a, b, c, MODE="tf32" if fast else "ieee", T=32)
+        """)
+    spec = only(specializations(source, "mix"))
+    assert spec.constants["MODE"] == "tf32"
+    why = spec.provenance["MODE"]
+    assert why.startswith(ASSUMED_TYPICAL) and "'tf32'" in why and "'ieee'" in why, why
+    assert assumed_constexprs(spec) == {"MODE": "tf32"}
+    (finding,) = specialization_findings(source, "mix", [spec])
+    assert "MODE='<str>'" in finding.message and "'ieee'" in finding.message, finding.message
+
+
+def test_a_string_keyword_of_a_tl_call_is_guessed_a_string() -> None:
+    # nothing at a launch shows MODE: `input_precision=MODE` still says it is a string
+    source = src(MIX)
+    spec = only(specializations(source, "mix"))
+    assert isinstance(spec.constants["MODE"], str)
+    (finding,) = specialization_findings(source, "mix", [spec])
+    assert "MODE='<str>'" in finding.message, finding.message
+
+
+SCALE = """
+@triton.jit
+def scale(x_ptr, n, EPS: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(x_ptr + offs, x / (tl.sum(x * x) + EPS), mask=offs < n)
+"""
+
+
+def test_a_float_annotated_wrapper_parameter_makes_a_float_guess() -> None:
+    source = src(SCALE, """
+        def go(x, tiny: float):
+            scale[(1,)](x, x.numel(), tiny, BLOCK=128)
+        """)
+    spec = only(specializations(source, "scale"))
+    assert type(spec.constants["EPS"]) is float
+    assert spec.provenance["EPS"].startswith(ASSUMED_TYPICAL)
+    (finding,) = specialization_findings(source, "scale", [spec])
+    assert "EPS=<float>" in finding.message, finding.message
+
+
+def test_a_numeric_limit_at_the_launch_makes_a_float_guess() -> None:
+    source = src(SCALE, """
+        def go(x):
+            scale[(1,)](x, x.numel(), EPS=torch.finfo(x.dtype).eps, BLOCK=128)
+        """)
+    spec = only(specializations(source, "scale"))
+    assert type(spec.constants["EPS"]) is float and 0 < spec.constants["EPS"] < 1e-3
+    assert "numeric limit" in spec.provenance["EPS"]
+
+
+def test_a_float_default_of_the_wrapper_makes_a_float_guess() -> None:
+    source = src(SCALE, """
+        def go(x, tiny=1e-6):
+            scale[(1,)](x, x.numel(), tiny, BLOCK=128)
+
+        def outer(x, t):
+            go(x, t)
+        """)
+    spec = only(specializations(source, "scale"))
+    assert type(spec.constants["EPS"]) is float
+
+
+ROWS = """
+@triton.jit
+def rows(x_ptr, W: tl.constexpr, BLOCK: tl.constexpr):
+    tl.static_assert(W == 8)
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs * W, 0.0, mask=offs < W)
+"""
+
+
+def test_a_static_assert_in_the_kernel_states_the_value() -> None:
+    spec = only(specializations(src(ROWS), "rows"))
+    assert spec.constants["W"] == 8
+    assert "static_assert at line" in spec.provenance["W"], spec.provenance["W"]
+    assert not spec.provenance["W"].startswith(ASSUMED_TYPICAL)
+
+
+def test_a_tl_assume_in_the_kernel_states_the_value() -> None:
+    source = src(ROWS.replace("tl.static_assert(W == 8)", "tl.assume(8 == W)"))
+    spec = only(specializations(source, "rows"))
+    assert spec.constants["W"] == 8
+    assert "tl.assume at line" in spec.provenance["W"], spec.provenance["W"]
+    assert not spec.provenance["W"].startswith(ASSUMED_TYPICAL)
+
+
+def test_an_assert_in_the_wrapper_states_the_value() -> None:
+    kernel = ROWS.replace("    tl.static_assert(W == 8)\n", "")
+    source = src(kernel, """
+        def go(x, width: int):
+            assert width == 16, "only 16"
+            rows[(1,)](x, width, BLOCK=32)
+        """)
+    spec = only(specializations(source, "rows"))
+    assert spec.constants["W"] == 16
+    assert not spec.provenance["W"].startswith(ASSUMED_TYPICAL)
+    assert "assert" in spec.provenance["W"]
+
+
+GATHER = """
+@triton.jit
+def gather(src_ptr, out_ptr, COUNT: tl.constexpr, WIDTH: tl.constexpr):
+    offs = tl.arange(0, WIDTH)
+    v = tl.load(src_ptr + offs, mask=offs < COUNT)
+    tl.store(out_ptr + offs, v, mask=offs < COUNT)
+"""
+
+
+def test_a_launch_relation_is_computed_from_the_guessed_value() -> None:
+    through_a_name = """
+        def go(s, o, count: int):
+            width = triton.next_power_of_2(count)
+            gather[(1,)](s, o, count, width)
+        """
+    inline = """
+        def go(s, o, count: int):
+            gather[(1,)](s, o, COUNT=count, WIDTH=triton.next_power_of_2(count))
+        """
+    for launch in (through_a_name, inline):
+        spec = only(specializations(src(GATHER, launch), "gather"))
+        count, width = spec.constants["COUNT"], spec.constants["WIDTH"]
+        assert width == triton_next_power_of_2(count), (count, width)
+        assert "next_power_of_2(COUNT)" in spec.provenance["WIDTH"], spec.provenance["WIDTH"]
+        assert spec.provenance["WIDTH"].startswith(ASSUMED_TYPICAL)
+
+
+def triton_next_power_of_2(n: int) -> int:
+    return 1 << (n - 1).bit_length()
+
+
+def test_loads_that_reach_an_address_through_a_reassigned_local_are_integers() -> None:
+    source = textwrap.dedent("""
+        @triton.jit
+        def shift(rows_ptr, extra_ptr, val_ptr, out_ptr, stride, BLOCK: tl.constexpr):
+            offs = tl.arange(0, BLOCK)
+            row = tl.load(rows_ptr + tl.program_id(0)).to(tl.int64)
+            bump = tl.load(extra_ptr + tl.program_id(0))
+            row = row + bump
+            tl.store(out_ptr + row * stride + offs, tl.load(val_ptr + offs))
+        """)
+    fn = ast.parse(source).body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    types = infer_types(fn, [a.arg for a in fn.args.args])
+    assert types["extra_ptr"].type in ("*i32", "*i64"), types["extra_ptr"]
+    assert types["val_ptr"].type == "*fp32"
