@@ -34,6 +34,7 @@ from ..specialize.launch import BRANCH_GUESS
 from ..specialize.retry import RETRIED
 from ..specialize.strides import ASSUMED_UNIT_STRIDE
 from ..specialize.variant import ASSUMED_DIVISIBLE, Specialization
+from .column_walk import as_column_walk, column_walk_advice, outer_stride
 from .rests_on import LineInputs
 
 
@@ -66,6 +67,7 @@ def merge_variant_findings(
         spec = variant.specialization
         guessed_lines = value_dependent_lines(variant.findings, spec)
         for f in variant.findings:
+            f = as_column_walk(f, spec)  # an outer dimension's stride: no launch makes it 1
             key = (f.code, f.span.line, f.span.col)
             if key in seen:
                 continue
@@ -295,6 +297,8 @@ def value_dependency(
         if arg is None:
             return None
     pragma = pragma.format(arg)
+    if outer_stride(f, spec) == arg:  # never 1: no hedge on a unit stride
+        return arg, column_walk_advice(arg)
     if f.data.get("cause") == "stride":
         # The compiler blames the stride of the dimension it took as fastest; the launch's unit stride may
         # be another one (a block pointer with order=(0, 1)): name every unseen stride of the address.

@@ -96,11 +96,15 @@ class Collector(DecoratorReader, LaunchFinder):
                 self.aliases[name] = target
         self.aliases_key = tuple(self.aliases.items())
         jitted: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str, Decorators]] = []
+        wrapped = self._call_form_jits(tops)
+        top_defs = {id(stmt) for stmt, _ in tops}
         for node, qualname in defs:
             decorators = self._decorators(node)
+            later = wrapped.get(node.name) if id(node) in top_defs else None
+            if decorators.is_jit and later:  # `k = triton.autotune(...)(k)` after the def: outermost wrappers
+                decorators = self._decorators_of([*later, *node.decorator_list])
             if decorators.is_jit:
                 jitted.append((node, qualname, decorators))
-        wrapped = self._call_form_jits(tops)
         if wrapped:
             seen = {id(node) for node, _, _ in jitted}
             for stmt, _ in tops:

@@ -1,7 +1,9 @@
 """Autotune config lists read from the text, however the file builds them: a literal `[triton.Config(...), ...]`,
 a module constant, a helper function called with no arguments (`configs=get_configs()`, its body a `return` of a
 list, or a list filled by `for` loops and `append`), list comprehensions over literal values and `range(...)`,
-and `+` of such lists. Pure functions over the AST: nothing of the file runs (values through safe_eval).
+`+` of such lists, and an `if` on a runtime switch that only narrows a list (`configs = configs[:1]`: the whole
+list, every config a launch may use, is read). Pure functions over the AST: nothing of the file runs (values
+through safe_eval).
 
 Each config is (constexpr values, launch options) with options among num_warps / num_stages / num_ctas / maxnreg.
 A list that cannot be read completely is None: a caller never searches, prunes or replays half a list.
@@ -141,6 +143,12 @@ class _Reader:
             return list(env[node.id])
         if isinstance(node, ast.Name) and node.id in self.assigns:
             return self.configs(self.assigns[node.id], env, depth + 1)
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):  # `configs[:1]`
+            parts = [self.value(p, env) if p is not None else None
+                     for p in (node.slice.lower, node.slice.upper, node.slice.step)]
+            if not all(p is None or isinstance(p, int) for p in parts):
+                raise _Unreadable(ast.unparse(node))
+            return self.configs(node.value, env, depth + 1)[slice(*parts)]
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in self.functions \
                 and not node.args and not node.keywords:
             return self.function(self.functions[node.func.id], depth + 1)
@@ -153,6 +161,28 @@ class _Reader:
         if result is None:
             raise _Unreadable(f"{fn.name}() returns no config list")
         return result
+
+    def either(self, stmt: ast.If, env: dict[str, Any], depth: int) -> None:
+        """An `if` whose test is unknown: each branch on a copy of `env`; every name must end up the same in both
+        or as a sub-list of the other (`configs = configs[:1]`), and keeps the longer list: every config a launch
+        may use. Anything else (a return, different values) is unreadable."""
+        ends = []
+        for branch in (stmt.body, stmt.orelse):
+            copy = {k: list(v) if isinstance(v, list) else v for k, v in env.items()}
+            if self.block(branch, copy, depth) is not None:
+                raise _Unreadable("return under an unknown condition")
+            ends.append(copy)
+        for name in set(ends[0]) | set(ends[1]):
+            a, b = ends[0].get(name, UNKNOWN), ends[1].get(name, UNKNOWN)
+            if a == b:
+                env[name] = a
+            elif isinstance(a, list) and isinstance(b, list):
+                short, long = sorted((a, b), key=len)
+                if not all(x in long for x in short):
+                    raise _Unreadable(f"{name} differs under an unknown condition")
+                env[name] = long
+            else:
+                raise _Unreadable(f"{name} differs under an unknown condition")
 
     def block(self, body: list[ast.stmt], env: dict[str, Any], depth: int) -> list[Config] | None:
         for stmt in body:
@@ -176,8 +206,12 @@ class _Reader:
                         raise _Unreadable("return inside a loop")
                 continue
             if isinstance(stmt, ast.If):
-                branch = stmt.body if self.value(stmt.test, env) else stmt.orelse
-                found = self.block(branch, env, depth)
+                try:
+                    decided = self.value(stmt.test, env)
+                except _Unreadable:  # a runtime switch (an environment variable): both branches must only narrow
+                    self.either(stmt, env, depth)
+                    continue
+                found = self.block(stmt.body if decided else stmt.orelse, env, depth)
                 if found is not None:
                     return found
                 continue

@@ -60,14 +60,17 @@ class DecoratorReader:
     resolve: Callable[[ast.AST], str | None]
 
     def _call_form_jits(self, tops: list[tuple[ast.stmt, Chunk]]) -> dict[str, list[ast.expr]]:
-        """def name -> the calls wrapping it (outermost first) in `x = triton.jit(f)`-style statements."""
-        if "jit(" not in self.source:  # the common case costs one text search
+        """def name -> the calls wrapping it (outermost first) in `x = triton.jit(f)`-style statements, and in
+        `x = triton.autotune(...)(x)` ones."""
+        if "jit(" not in self.source and "autotune(" not in self.source:  # the common case: one text search
             return {}
         chains = call_form_wrappers([stmt for stmt, _ in tops])
+        # jit itself, or autotune/heuristics applied later to a `@triton.jit` def (callers check it is jit)
+        wrappers = (JIT, AUTOTUNE, HEURISTICS)
         return {
             name: chain
             for name, chain in chains.items()
-            if any(self.resolve(d.func if isinstance(d, ast.Call) else d) == JIT for d in chain)
+            if any(self.resolve(d.func if isinstance(d, ast.Call) else d) in wrappers for d in chain)
         }
 
     def _decorators(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> Decorators:

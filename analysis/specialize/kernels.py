@@ -14,6 +14,7 @@ from typing import Any
 
 from ..core.findings import Span
 from ..kernels import KernelInfo, ModuleInfo, parse_module
+from ..kernels.config_lists import read_configs
 from ..source.lines import source_lines
 from ..source.safe_eval import UNKNOWN, evaluate
 from .pragmas import DTYPE_VALUE_RE, Pragma, comment_lines, pragma_for
@@ -101,7 +102,7 @@ def _table(module: ModuleInfo) -> KernelTable:
         # later module-level def rebinds the name (what the module binds at import, and what the runner compiles)
         if info.name not in table.kernels or id(info.node) in top_level:
             pragma = pragma_for(comments, info.span.line, info.node.lineno, lines)
-            table.kernels[info.name] = _kernel(info, module_env, functions, pragma)
+            table.kernels[info.name] = _kernel(info, module_env, functions, pragma, tree)
     return table
 
 
@@ -110,6 +111,7 @@ def _kernel(
     module_env: Mapping[str, ast.expr],
     functions: Mapping[str, ast.FunctionDef],
     pragma: Pragma,
+    tree: ast.Module | None = None,
 ) -> SpecKernel:
     node = info.node
     args = node.args
@@ -128,7 +130,7 @@ def _kernel(
     for dec in info.decorators:
         kind = _decorator_kind(dec)
         if kind == "autotune" and isinstance(dec, ast.Call):
-            configs, unreadable = _read_configs(dec, module_env, functions)
+            configs, unreadable = _read_configs(dec, module_env, functions, tree)
         elif kind == "heuristics" and isinstance(dec, ast.Call):
             heuristics.update(_read_heuristics(dec))
         elif kind == "jit" and isinstance(dec, ast.Call):
@@ -213,10 +215,17 @@ def _read_configs(
     dec: ast.Call,
     module_env: Mapping[str, ast.expr],
     functions: Mapping[str, ast.FunctionDef] | None = None,
+    tree: ast.Module | None = None,
 ) -> tuple[list[tuple[int, dict, dict]], bool]:
     functions = functions or {}
-    node = _keyword(dec, "configs") or (dec.args[0] if dec.args else None)
-    node = _config_list(node, module_env, functions, 0)
+    given = _keyword(dec, "configs") or (dec.args[0] if dec.args else None)
+    node = _config_list(given, module_env, functions, 0)
+    if not isinstance(node, (ast.List, ast.Tuple)) and given is not None:
+        # built by the file (a comprehension or an appending loop over literal lists): read statically
+        built = read_configs(given, tree)
+        if built:
+            line = _config_line(given, functions)
+            return [(line, kwargs, options) for kwargs, options in built], False
     if not isinstance(node, (ast.List, ast.Tuple)):
         return [], node is not None
     configs: list[tuple[int, dict, dict]] = []
@@ -245,6 +254,15 @@ def _read_configs(
         }
         configs.append((item.lineno, kwargs, options))
     return configs, unreadable
+
+
+def _config_line(node: ast.expr, functions: Mapping[str, ast.FunctionDef]) -> int:
+    """The line of the `triton.Config(...)` a built list comes from (its helper's first), else the argument's."""
+    where: ast.AST = node
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in functions:
+        where = functions[node.func.id]
+    calls = [c for c in ast.walk(where) if isinstance(c, ast.Call) and _dotted(c).endswith("Config")]
+    return min((c.lineno for c in calls), default=node.lineno)
 
 
 def _read_heuristics(dec: ast.Call) -> dict[str, tuple[ast.Lambda, int]]:

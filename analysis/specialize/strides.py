@@ -43,6 +43,9 @@ def _tensor_of(name: str) -> str | None:
     return "_".join(before[:-1]) if len(before) >= 2 else None  # `x_row_stride`: tensor x, dim row
 
 
+tensor_of = _tensor_of  # public name for the policy that pairs a stride with its tensor's unit stride
+
+
 def innermost_strides(params: Sequence[str]) -> frozenset[str]:
     """The parameters of `params` that are the last stride of a tensor with two or more named strides."""
     groups: dict[str, list[str]] = {}

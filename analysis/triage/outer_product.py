@@ -8,9 +8,11 @@ from collections.abc import Iterator
 from ..core.findings import Finding, Level, Severity
 from ..core.rules import Rule, register
 from . import references as ref
+from .attention_loop import attention_step
 from .base import finding, header_span, kernel_check
 from .context import KernelContext
 from .context_names import TL
+from .program_axes import program_axes
 
 RANK1_LOOP = register(
     Rule(
@@ -34,9 +36,11 @@ RANK1_LOOP = register(
         references=(ref.MATMUL, ref.DOT, ref.ASCEND_PROGRAMMING),
         lowers_to=Severity.INFO,
         lowering=(
-            "a vector against a tile (`tl.sum(q[None, :] * k, axis=1)`) when the vector is loaded once per "
-            "program: one row per program (single-query decode) is a memory-bound GEMV, and tl.dot pays off only "
-            "if the program takes a block of rows (query heads that share a KV head, several queries)"
+            "a vector against a tile (`tl.sum(v[None, :] * tile, axis=1)`) when the vector is loaded once per "
+            "program: one row per program is a memory-bound GEMV, and tl.dot pays off only if a program takes a "
+            "block of 16+ rows that share the tiles (other programs' rows when the tiles do not depend on the "
+            "program; in single-query decode attention, query heads that share a KV head). Not reported when "
+            "each program reads tiles no other program reads, outside attention: nothing would share them"
         ),
     )
 )
@@ -78,6 +82,8 @@ def broadcast_multiply_sum(ctx: KernelContext) -> Iterator[Finding]:
         call, loop, vector = min(found, key=lambda c: (c[0].lineno, c[0].col_offset))
         copies = sorted({c.lineno for c, _, _ in found} - {call.lineno})
         rows = _rows_per_program(ctx, loop, vector)
+        attention = attention_step(ctx, loop)
+        shared = _tiles_shared(ctx, vector, found)
         if rows:  # the program walks several rows, each against the same tiles: a GEMM done row by row
             message = (
                 f"loop at line {loop.lineno} multiplies a vector into a loaded tile and sums it (a matrix-vector "
@@ -85,14 +91,26 @@ def broadcast_multiply_sum(ctx: KernelContext) -> Iterator[Finding]:
                 "load a block of rows and use tl.dot"
             )
             severity = None
-        else:  # one row per program: a GEMV by nature, memory-bound; tl.dot needs rows to share the tiles
+        elif shared:  # one row per program, but other programs' rows read the same tiles: they could share them
             message = (
                 f"loop at line {loop.lineno} multiplies one vector per program into a loaded tile and sums it "
+                "(a matrix-vector product on the FMA units; memory-bound as written). The tiles do not depend on "
+                "the program axis the vector varies along, so other programs read the same tiles: a program "
+                "that takes a block of 16+ rows"
+                + (" (several queries, or the query heads that share one KV head)" if attention else "")
+                + " can use tl.dot and read each tile once for all of them"
+            )
+            severity = Severity.INFO
+        elif attention:  # its own keys per program: only a grouping the code does not show (GQA) shares them
+            message = (
+                f"loop at line {loop.lineno} multiplies one query per program into its key tiles and sums it "
                 "(a matrix-vector product on the FMA units; memory-bound as written). tl.dot helps only if a "
                 "program takes a block of 16+ rows that share the tiles (several queries, or the query heads "
                 "that share one KV head): otherwise leave it"
             )
             severity = Severity.INFO
+        else:  # every program reads tiles no other program reads: no block of rows shares them, nothing to do
+            continue
         if copies:
             message += f"; the same product is repeated on line(s) {', '.join(map(str, copies))} (unrolled copies)"
         yield finding(
@@ -103,6 +121,21 @@ def broadcast_multiply_sum(ctx: KernelContext) -> Iterator[Finding]:
             severity=severity,
             data={"loop_line": loop.lineno, "form": "broadcast-sum", "copies": copies, "gemv": rows is None},
         )
+
+
+def _tiles_shared(ctx: KernelContext, vector: ast.AST, found: list[tuple[ast.Call, ast.For, ast.AST]]) -> bool:
+    """Do programs with different vectors read the same tiles: the vector varies along a grid axis that no
+    tile of the product depends on (`q` per program against key tiles every program streams)?"""
+    vector_axes = program_axes(ctx, vector)
+    tiles: set[int] = set()
+    for call, _, vec in found:
+        product = call.args[0]
+        while isinstance(product, ast.Call) and isinstance(product.func, ast.Attribute):
+            product = product.func.value
+        if isinstance(product, ast.BinOp):
+            tile = product.right if vec is product.left else product.left
+            tiles |= program_axes(ctx, tile)
+    return bool(vector_axes - tiles)
 
 
 def _rows_per_program(ctx: KernelContext, loop: ast.For, vector: ast.AST) -> ast.For | None:

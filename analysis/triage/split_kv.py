@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from ..core.findings import Finding, Level, Severity
 from ..core.rules import Rule, register
 from . import references as ref
+from .attention_loop import attention_step
 from .base import finding, header_span, kernel_check
 from .context import KernelContext
 from .context_names import TL
@@ -37,9 +38,6 @@ NO_SPLIT_KV = register(
     )
 )
 
-_EXPS = {TL + "exp", TL + "exp2", TL + "math.exp", TL + "math.exp2"}
-
-
 @kernel_check
 def decode_attention_without_split_kv(ctx: KernelContext) -> Iterator[Finding]:
     if ctx.kernel.is_helper:
@@ -50,7 +48,7 @@ def decode_attention_without_split_kv(ctx: KernelContext) -> Iterator[Finding]:
     for loop in ctx.loops:
         if not ctx.is_range_loop(loop) or ctx.enclosing_loops(loop):
             continue
-        if not _attention_step(ctx, loop):
+        if not attention_step(ctx, loop):
             continue
         bounds = set().union(*(ctx.names_of(a) for a in loop.iter.args)) if isinstance(loop.iter, ast.Call) else set()
         if bounds & pids:
@@ -102,20 +100,3 @@ def _tiles_over_programs(ctx: KernelContext, pids: set[str]) -> bool:
         if isinstance(loop.iter, ast.Call) and any(ctx.names_of(a) & pids for a in loop.iter.args):
             return True
     return False
-
-
-def _attention_step(ctx: KernelContext, loop: ast.For) -> bool:
-    """Scores against a key block (tl.dot, or tl.sum of a product), an exponential and a running max, all in
-    the loop, with loads in it (the key and value blocks)."""
-    calls = [(c, ctx.resolve(c.func)) for c in ctx.walk(loop) if isinstance(c, ast.Call)]
-    names = {n for _, n in calls}
-    scores = TL + "dot" in names or any(
-        n == TL + "sum" and c.args and isinstance(c.args[0], ast.BinOp) and isinstance(c.args[0].op, ast.Mult)
-        for c, n in calls
-    )
-    running_max = any(
-        n == TL + "maximum" and any(isinstance(a, ast.Name) and a.id in ctx.assigned_in(loop) for a in c.args)
-        for c, n in calls
-    )
-    loads = sum(1 for c, _ in calls if ctx.load_call(c) is c)
-    return scores and running_max and bool(names & _EXPS) and loads >= 2

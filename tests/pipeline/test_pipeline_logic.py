@@ -478,3 +478,64 @@ def test_hedged_stride_finding_names_every_unseen_stride_of_the_address() -> Non
     assert "# tritonlens: stride_kk=<value>, stride_kn=<value>" in got.message
     assert "stride_kz=" not in got.message  # its value is known: not part of the guess
     assert "[assumed:" not in got.message  # the advice already says what was guessed
+
+
+def test_a_stride_the_launch_shows_is_an_outer_dimension_is_a_column_walk_not_a_hedge() -> None:
+    # `out[rows, col]` stored with the arange on rows: the launch passes `out.stride(0)` of a rank-2 tensor, which
+    # is never 1, so neither the hedge ("when it is 1 ...") nor the advice to pass 1 may appear.
+    from tritonlens.analysis.compiler.variants import merge_variant_findings
+    from tritonlens.analysis.core.findings import Finding, Severity, Span
+    from tritonlens.analysis.specialize.choose import ASSUMED_DIVISIBLE, Specialization
+    from tritonlens.analysis.specialize.launch import OUTER_STRIDE
+    from tritonlens.server.engine.diagnose import VariantResult
+
+    def variant(row_stride: str, multipliers: tuple[str, ...] = ("stride_outr",)) -> VariantResult:
+        s = Specialization(
+            kernel="k",
+            label="launch at w.py:9",
+            signature={"out_ptr": "*i32", "stride_outr": "i32", "stride_outc": "constexpr", "stride_q": "i32"},
+            constants={"stride_outc": 1},
+            divisibility=("out_ptr", "stride_outr", "stride_q"),
+            options={},
+            provenance={
+                "out_ptr": "launch at w.py:9: torch.empty at line 4 (dtype i32)",
+                "stride_outr": row_stride,
+                "stride_outc": "launch at w.py:9: innermost stride at line 8; tensor assumed contiguous",
+                "stride_q": f"launch at w.py:9: int parameter q; {ASSUMED_DIVISIBLE}",
+            },
+        )
+        data = {
+            "culprit": "stride_outr",
+            "cause": "stride",
+            "runtime_multipliers": list(multipliers),
+            "achieved_bits": 32,
+            "base": "out_ptr",
+            "access": "store",
+            "rewrite": "put the unit-stride index innermost, or pass `stride_outr`=1 so Triton specializes it away",
+        }
+        f = Finding(
+            "TL301",
+            "store from `out_ptr` is issued as 32-bit accesses per thread: the contiguous index is multiplied by "
+            "`stride_outr`",
+            Span(6, 4, 6, 30),
+            Severity.WARNING,
+            estimated_gain="up to 4x fewer store instructions on this line",
+            data=data,
+        )
+        return VariantResult(s, ok=True, findings=[f])
+
+    outer = f"launch at w.py:9: .stride(0) at line 7: {OUTER_STRIDE} of a rank-2 tensor; {ASSUMED_DIVISIBLE}"
+    (got,) = merge_variant_findings([variant(outer)])
+    assert "when it is 1" not in got.message and "specializes it" not in got.message
+    assert "walks a column" in got.message and "different rows" in got.message
+    assert "=1" not in got.data["rewrite"] and "`stride_outc`" in got.data["rewrite"]
+    assert got.estimated_gain is not None and "instructions" not in got.estimated_gain
+    assert "8x fewer memory sectors" in got.estimated_gain  # 32-bit lanes, one 32-byte sector each
+    assert got.data["pattern"] == "column-walk" and got.severity == Severity.INFO
+    assert "# tritonlens: stride_outr=<value>" in got.message  # its size still depends on the unseen value
+    # a stride whose dimension is not shown keeps the hedge
+    (hedged,) = merge_variant_findings([variant(f"inferred; {ASSUMED_DIVISIBLE}")])
+    assert "when it is 1 at launch" in hedged.message and "walks a column" not in hedged.message
+    # as does one with another unseen stride in the address that could be the unit one
+    (other,) = merge_variant_findings([variant(outer, ("stride_outr", "stride_q"))])
+    assert "walks a column" not in other.message

@@ -664,3 +664,96 @@ def test_missing_string_constexpr_gets_a_string_placeholder() -> None:
     )
     (finding,) = specialization_findings(source, "k", specializations(source, "k"))
     assert "\\"  # tritonlens: BLOCK=<int>, ACTIVATION='<str>'\\"" in finding.message
+
+
+def test_configs_built_by_a_helper_from_literal_lists_are_read() -> None:
+    # a comprehension over literal lists, and a loop appending to a list: both compiled with their real values,
+    # not guessed; the hint must not claim the configs are unreadable
+    source = src(
+        """
+        import itertools
+
+        SIZES = (256, 1024)
+
+        def comp_configs():
+            return [triton.Config({"TILE": t}, num_warps=w) for t in [256, 1024] for w in [4, 8]]
+
+        def loop_configs():
+            out = []
+            for t, s in itertools.product(SIZES, [2, 3]):
+                out.append(triton.Config({"TILE": t}, num_warps=4, num_stages=s))
+            return out
+
+        @triton.autotune(configs=comp_configs(), key=["n"])
+        @triton.jit
+        def ka(x_ptr, n, TILE: tl.constexpr):
+            offs = tl.program_id(0) * TILE + tl.arange(0, TILE)
+            tl.store(x_ptr + offs, 0.0, mask=offs < n)
+
+        @triton.autotune(configs=loop_configs(), key=["n"])
+        @triton.jit
+        def kb(x_ptr, n, TILE: tl.constexpr):
+            offs = tl.program_id(0) * TILE + tl.arange(0, TILE)
+            tl.store(x_ptr + offs, 0.0, mask=offs < n)
+        """
+    )
+    a = specializations(source, "ka", limit=16)
+    assert [(s.constants["TILE"], s.options["num_warps"]) for s in a] == [(256, 4), (256, 8), (1024, 4), (1024, 8)]
+    config_line = line_of(source, 'triton.Config({"TILE": t}, num_warps=w)')
+    assert a[0].provenance["TILE"] == f"autotune config 1 (line {config_line})"
+    b = specializations(source, "kb", limit=16)
+    assert [(s.constants["TILE"], s.options["num_stages"]) for s in b] == [(256, 2), (256, 3), (1024, 2), (1024, 3)]
+    for name, specs in (("ka", a), ("kb", b)):
+        assert not assumed_constexprs(specs[0])
+        assert not [f for f in specialization_findings(source, name, specs) if "not written" in f.message]
+
+
+def test_a_helper_that_narrows_its_configs_under_an_unknown_condition_offers_the_whole_list() -> None:
+    # `if <runtime switch>: configs = configs[:1]`: the condition is not known here; the full list holds every
+    # config a launch may use (the narrowed one is its prefix)
+    source = src(
+        """
+        import os
+
+        def tiles():
+            out = []
+            for t in [128, 512]:
+                out.append(triton.Config({"TILE": t}, num_warps=4))
+            if os.environ.get("QUICK_TUNE") == "1":
+                out = out[:1]
+            return out
+
+        @triton.autotune(configs=tiles(), key=["n"])
+        @triton.jit
+        def k(x_ptr, n, TILE: tl.constexpr):
+            offs = tl.program_id(0) * TILE + tl.arange(0, TILE)
+            tl.store(x_ptr + offs, 0.0, mask=offs < n)
+        """
+    )
+    assert [s.constants["TILE"] for s in specializations(source, "k")] == [128, 512]
+
+
+def test_autotune_applied_later_as_a_call_to_a_jit_kernel_is_read() -> None:
+    # `k = triton.autotune(configs=helper(), key=[...])(k)` after the `@triton.jit` def (under a `try`, as files
+    # that tolerate older Triton do): the configs are the kernel's, not values to guess
+    source = src(
+        """
+        WIDTHS = (32, 64)
+
+        def width_configs():
+            return [triton.Config({"W": w}) for w in WIDTHS]
+
+        @triton.jit
+        def k(x_ptr, n, W: tl.constexpr):
+            offs = tl.program_id(0) * W + tl.arange(0, W)
+            tl.store(x_ptr + offs, 0.0, mask=offs < n)
+
+        try:
+            k = triton.autotune(configs=width_configs(), key=["n"])(k)
+        except RuntimeError:
+            pass
+        """
+    )
+    specs = specializations(source, "k")
+    assert [s.constants["W"] for s in specs] == [32, 64]
+    assert not assumed_constexprs(specs[0])

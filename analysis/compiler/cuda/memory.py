@@ -209,6 +209,8 @@ def check_vectorization(ctx: Context) -> None:
                 culprit=culprit,
                 cause="gather" if facts.gathered else "stride",
                 runtime_multipliers=list(facts.multipliers),  # every stride argument of the address
+                base=base,
+                access=kind,
             )
         elif facts.unaligned:
             culprit = facts.unaligned[0]
