@@ -44,6 +44,8 @@ _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 # the pool's folder of kept reference outputs (worker/verify_isolated.py reads the same name: workers import no
 # tritonlens module)
 REFERENCE_STORE_ENV = "TRITONLENS_REFERENCE_STORE"
+KERNEL_CACHE_ENV = "TRITONLENS_KERNEL_CACHE"  # Triton kernels kept across the pool's verify jobs (kernel_cache.py)
+KERNELS_SUFFIX = ".kernels"  # beside the pool's reference store, removed with it
 
 
 def references_parent() -> str:
@@ -65,8 +67,10 @@ def _new_store() -> str:
 
 
 def _remove_store(store: str) -> None:
-    """The pool's kept references, and their parent once no other pool uses it: nothing stays in the temp folder."""
+    """The pool's kept references and kernels, and their parent once no other pool uses it: nothing stays in the
+    temp folder."""
     shutil.rmtree(store, ignore_errors=True)
+    shutil.rmtree(store + KERNELS_SUFFIX, ignore_errors=True)
     try:
         os.rmdir(os.path.dirname(store))
     except OSError:
@@ -323,7 +327,10 @@ class WorkerPool:
         # digest the client holds before reusing them); removed with the pool.
         self.reference_store = _new_store()
         atexit.register(_remove_store, self.reference_store)  # also when close() is never called
-        self.config = dataclasses.replace(config, env={**config.env, REFERENCE_STORE_ENV: self.reference_store})
+        kernels = self.reference_store + KERNELS_SUFFIX
+        os.makedirs(kernels, mode=0o700, exist_ok=True)
+        self.config = dataclasses.replace(config, env={**config.env, REFERENCE_STORE_ENV: self.reference_store,
+                                                       KERNEL_CACHE_ENV: kernels})
         self._lock = threading.Condition()
         self._idle: list[Worker] = []
         self._busy: set[Worker] = set()

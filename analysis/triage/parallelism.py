@@ -130,7 +130,7 @@ def atomic_same_address(ctx: KernelContext) -> Iterator[Finding]:
             continue
         if loops:
             where = f"inside the loop at line {loops[0].lineno}"
-        elif not ctx.has_arange and _indexes_by_program(ctx):
+        elif not ctx.has_arange and _indexes_by_program(ctx) and not _per_program(ctx, pointer):
             where = "once per element (one program per element)"
         else:
             continue
@@ -159,6 +159,12 @@ def _moves_or_accumulates(ctx: KernelContext, loop: ast.For, call: ast.Call, poi
         if isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name)
     }
     return any(ctx.names_of(v) & accumulated for v in values)
+
+
+def _per_program(ctx: KernelContext, pointer: ast.AST) -> bool:
+    """The address moves with the program id (a per-output counter, a slot per program): not one address."""
+    return bool(ctx.names_of(pointer) & ctx.program_id_names) or any(
+        isinstance(n, ast.Call) and ctx.resolve(n.func) == TL + "program_id" for n in ctx.walk(pointer))
 
 
 def _indexes_by_program(ctx: KernelContext) -> bool:

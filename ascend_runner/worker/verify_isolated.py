@@ -27,6 +27,7 @@ import tempfile
 import time
 from typing import Any
 
+import kernel_cache
 import sandbox_exec
 import sealed
 from harness_backend import Backend
@@ -150,12 +151,17 @@ def _run(be: Backend, payload: dict[str, Any], result: dict[str, Any], root: str
     budget = float(payload.get("budget_s") or DEFAULT_BUDGET_S)
     env = sandbox_exec.allowed_environment(os.environ, {**_phase_env(be.name), **_timing_flag(be)})
     env["TRITON_CACHE_DIR"] = os.path.join(cand_dir, "triton-cache")
+    kernels = kernel_cache.kept_folder(bool(payload.get("untrusted")))
+    if kernels:  # our own candidate: what earlier jobs compiled (driver, launchers, the baseline) is reused
+        seconds["kernels_linked"] = kernel_cache.seed(kernels, env["TRITON_CACHE_DIR"])
     out = sandbox_exec.run_confined(
         [sys.executable, "-u", PHASES, "candidate", cand_dir, _phase_name(be)], writable=cand_dir, env=env,
         timeout_s=budget, hidden=[os.path.dirname(root), *references_parent(), *_store()], memory_mb=_memory_mb(),
         kind=confinement["mechanism"] if confinement["confined"] else "plain",
     )
     seconds["candidate"] = round(out.seconds, 2)
+    if kernels and not out.timed_out:
+        kernel_cache.keep(env["TRITON_CACHE_DIR"], kernels)
     expected = torch.load(io.BytesIO(expected_bytes), weights_only=True)["expected"]
     cases = cases_of(spec, timed)
     if out.timed_out:

@@ -131,3 +131,21 @@ def test_tl112_silent_for_a_grid_barrier_without_per_element_memory() -> None:
             done = now >= expected
     """
     assert not of(src, "TL112")
+
+
+def test_tl112_silent_for_an_address_per_program() -> None:
+    """A counter per output (`arrivals + tl.program_id(0)`, programs of axis 1 meeting there) is no single address
+    for the grid."""
+    src = """
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def finish(x_ptr, out_ptr, arrivals_ptr):
+        r = tl.program_id(0)
+        v = tl.load(x_ptr + r * tl.num_programs(1) + tl.program_id(1))
+        tl.store(out_ptr + r * tl.num_programs(1) + tl.program_id(1), v)
+        done = tl.atomic_add(arrivals_ptr + tl.program_id(0), 1)
+        last = tl.atomic_add(arrivals_ptr + r, 1)
+    """
+    assert not of(src, "TL112")
