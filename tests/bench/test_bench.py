@@ -47,6 +47,22 @@ def test_a_roofline_fraction_past_the_footprint_guess_is_marked():
     assert "footprint of the launch's tensor arguments" in text
 
 
+def test_the_summary_says_where_verification_seconds_went():
+    def step(**seconds: float) -> dict:
+        return {"details": {"seconds": seconds}}
+
+    optimize = {"rejected": [step(compile_check=4.0, verify_job=20.0, candidate=15.0), step(compile_check=6.0,
+                                                                                        verify_job=30.0)],
+                "applied": [step(compile_check=5.0, verify_job=10.0)], "device_wait_s": 12.5}
+    records = [record("a", 2.0, optimize=optimize), record("b", 1.0, optimize={"device_wait_s": 3.0}), record("c", 1.0)]
+    s = summarize(records)
+    assert s["verifications_timed"] == 3 and s["device_wait_s"] == 15.5
+    assert s["verification_seconds"] == {"compile_check": 5.0, "verify_job": 20.0, "candidate": 15.0}
+    text = to_markdown(s, records, {"command": "x"})
+    assert "(median of 3 with a record): compile_check 5.0 s, verify_job 20.0 s, candidate 15.0 s" in text
+    assert "outside every task's budget: 16 s in all" in text
+
+
 def test_geomean_ignores_missing_values():
     assert geomean([]) is None and geomean([4.0, None, 1.0]) == pytest.approx(2.0)
 

@@ -44,7 +44,25 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
         "wins_by_level": dict(drivers),
         "wins_by_producer": dict(producers.most_common()),
         "accepted_correct_on_unseen": (sum(unseen) / len(unseen)) if unseen else None,
+        **verification_seconds(records),
     }
+
+
+_PHASES = ("compile_check", "verify_job", "reference", "candidate", "candidate_timing", "compare")
+
+
+def verification_seconds(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Where a verification's seconds went (median per phase over every verdict with a record of it; the verdicts'
+    `details.seconds`), and the seconds tasks waited for the shared device (outside their budgets)."""
+    steps = [s for r in records for key in ("applied", "rejected", "offered")
+             for s in ((r.get("optimize") or {}).get(key) or [])]
+    seconds = [(s.get("details") or {}).get("seconds") for s in steps]
+    seconds = [x for x in seconds if isinstance(x, dict)]
+    medians = {p: statistics.median(v) for p in _PHASES
+               if (v := [float(x[p]) for x in seconds if isinstance(x.get(p), (int, float))])}
+    waits = [float((r.get("optimize") or {}).get("device_wait_s") or 0.0) for r in records]
+    return {"verifications_timed": len(seconds), "verification_seconds": medians,
+            "device_wait_s": round(sum(waits), 1)}
 
 
 def _x(value: Any) -> str:
@@ -84,6 +102,10 @@ def to_markdown(summary: dict[str, Any], records: list[dict[str, Any]], context:
         "once; a kernel that touches less, e.g. a gather, can pass 100%, marked *)",
         f"- accepted kernels correct on shapes never used while optimizing: "
         f"{_pct(summary['accepted_correct_on_unseen'])}",
+        f"- where a verification's seconds went (median of {summary.get('verifications_timed', 0)} with a "
+        f"record): " + (", ".join(f"{k} {v:.1f} s" for k, v in (summary.get("verification_seconds") or {}).items())
+                         or "not recorded") + f"; waits for the shared device, outside every task's budget: "
+        f"{summary.get('device_wait_s', 0):.0f} s in all",
         f"- which level's evidence drove each win: {summary['wins_by_level'] or 'none'}",
         f"- rewrites applied: {summary['wins_by_producer'] or 'none'}",
         "",
