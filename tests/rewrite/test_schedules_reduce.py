@@ -561,6 +561,13 @@ def test_online_pairs_fold_with_the_users_step(rewrites: dict[str, str]) -> None
     assert "run_sum = run_sum * (alpha) + run_sum_slice * (tl.exp2((run_max_slice - new_max) * 1.4426950408889634))" \
         in fold
     assert "run_max_partials = torch.empty(" in lse and "* row_splits if row_splits > 1 else 1" in lse
+    # a factor built in two statements: the chain is followed to the old maximum, and both are copied
+    chained = COLUMN_LSE_ONLINE.replace(
+        "alpha = tl.exp2((run_max - new_max) * 1.4426950408889634)",
+        "gap = run_max - new_max\n        alpha = tl.exp2(gap * 1.4426950408889634)")
+    assert chained != COLUMN_LSE_ONLINE
+    folded = rewrite("schedule-reduction-split", chained, "col_lse")[0].source
+    assert "run_sum_slice * (tl.exp2((run_max_slice - new_max) * 1.4426950408889634))" in folded
     scalar = rewrites["row_lse_scalar_0"]
     assert "total = total * (tl.exp(best - new)) + total_slice * (tl.exp(best_slice - new))" in scalar
     assert "slot = (tl.program_id(0) * tl.num_programs(1) + tl.program_id(1))\n" in scalar

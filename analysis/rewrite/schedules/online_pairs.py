@@ -51,8 +51,8 @@ def online_pairs(ks: KernelSource, loop: ast.For, accs: list[Accumulation]) -> l
         rescale, terms = found
         if acc.var in names_in(terms):
             continue
-        reads = names_in(rescale)
-        paired = [m for m in maxes if m in reads or any(m in names_in(d.value) for d in _definitions(loop, reads))]
+        reads = _closure(loop, names_in(rescale))
+        paired = [m for m in maxes if m in reads]
         if len(paired) != 1:
             continue
         out.append(_pair(ks, loop, paired[0], acc.var, update, rescale))
@@ -81,9 +81,16 @@ def _rescaled(update: ast.Assign, var: str) -> tuple[ast.expr, ast.expr] | None:
     return None
 
 
-def _definitions(loop: ast.For, names: set[str]) -> list[ast.Assign]:
-    return [s for s in loop.body if isinstance(s, ast.Assign) and len(s.targets) == 1
-            and isinstance(s.targets[0], ast.Name) and s.targets[0].id in names]
+def _closure(loop: ast.For, names: set[str]) -> set[str]:
+    """`names` and every name the loop body's statements that set them read, transitively (what a value rests on)."""
+    sets = {s.targets[0].id: names_in(s.value) for s in loop.body if isinstance(s, ast.Assign)
+            and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)}
+    out, todo = set(names), list(names)
+    while todo:
+        for n in sets.get(todo.pop(), set()) - out:
+            out.add(n)
+            todo.append(n)
+    return out
 
 
 def _pair(ks: KernelSource, loop: ast.For, m: str, s: str, update: ast.Assign, rescale: ast.expr) -> OnlinePair:
