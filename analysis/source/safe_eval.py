@@ -194,6 +194,9 @@ def _eval(node: ast.AST, env: Mapping[str, Any], args_name: str | None, depth: i
         if node.id in ("True", "False", "None"):
             return {"True": True, "False": False, "None": None}[node.id]
         return env.get(node.id, UNKNOWN)
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        # `ctx.flag`, `self.n`: what the environment binds to the attribute (`ctx.flag = True` earlier), if anything
+        return env.get(f"{node.value.id}.{node.attr}", UNKNOWN)
     if isinstance(node, ast.Subscript) and args_name and isinstance(node.value, ast.Name):
         if (
             node.value.id == args_name
@@ -237,12 +240,17 @@ def _eval(node: ast.AST, env: Mapping[str, Any], args_name: str | None, depth: i
             left = right
         return True
     if isinstance(node, ast.BoolOp):
-        values = [ev(v) for v in node.values]
-        if any(v is UNKNOWN for v in values):
-            return UNKNOWN
-        if isinstance(node.op, ast.And):
-            return all(values)
-        return any(values)
+        # as Python runs it: `a and b` stops at the first falsy operand, `a or b` at the first truthy one, so
+        # `mode == "x" and x.dtype == d` is False once `mode` is known not "x", whatever the dtype
+        stop = not isinstance(node.op, ast.And)
+        value: Any = UNKNOWN
+        for operand in node.values:
+            value = ev(operand)
+            if value is UNKNOWN:
+                return UNKNOWN
+            if bool(value) is stop:
+                return value
+        return value
     if isinstance(node, ast.IfExp):
         test = ev(node.test)
         if test is UNKNOWN:

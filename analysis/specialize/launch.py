@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..source.safe_eval import NOT_NONE, UNKNOWN, apply_helper, call_name, dotted_name, evaluate
+from .autograd import HOME_SCOPE, SET_WHERE
 from .scope import Scope
 from .torch_spellings import (
     CAST_METHODS,
@@ -68,6 +69,10 @@ def resolve(expr: ast.expr, scope: Scope, depth: int = 0) -> ArgFact:
     """What the launch passes: follows names through assignments (bounded), never evaluates user code."""
     if depth > MAX_DEPTH:
         return UNKNOWN_FACT
+    home = _home(expr, scope)
+    if home is not scope:  # `ctx.tile` in backward: forward's value, read where forward set it
+        fact = resolve(expr, home, depth + 1)
+        return fact if fact.kind == "unknown" else replace(fact, reason=f"{getattr(expr, SET_WHERE)}: {fact.reason}")
     line = getattr(expr, "lineno", 0)
     fallback = getattr(expr, "branch_fallback", None)
     if isinstance(expr, ast.IfExp):  # `a if x.dtype == torch.float32 else b`, or a name bound in both branches
@@ -82,7 +87,9 @@ def resolve(expr: ast.expr, scope: Scope, depth: int = 0) -> ArgFact:
         # every name bound under this `if` resolves on the same branch; which one runs is a guess, named as one
         taken = orelse if fallback is expr.orelse else body
         return replace(taken, reason=f"{BRANCH_GUESS} at line {line}; {taken.reason}".rstrip("; "))
-    value = UNKNOWN if isinstance(expr, ast.Name) else evaluate(expr, _constant_env(scope, depth))
+    # a name (or a bound attribute, `ctx.tile`) is followed below, so its reason says where its value came from
+    named = isinstance(expr, ast.Name) or isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name)
+    value = UNKNOWN if named else evaluate(expr, _constant_env(scope, depth))
     if value is not UNKNOWN and not _holds_tensor(value):
         stated = getattr(expr, "asserted_at", None)  # a literal that an `assert name == literal` stands for
         return ArgFact("value", value=value, reason=f"asserted at line {stated}" if stated else f"value at line {line}")
@@ -122,8 +129,8 @@ def resolve(expr: ast.expr, scope: Scope, depth: int = 0) -> ArgFact:
         else:
             order = None if rank is None else tuple(reversed(range(rank)))
         return _permuted(base, order, f".{expr.attr} at line {line}")
-    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
-        found = scope.lookup(f"self.{expr.attr}")
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):  # `self.w`, `ctx.tile`
+        found = scope.lookup(f"{expr.value.id}.{expr.attr}")
         return resolve(found[1], scope, depth + 1) if found and found[0] == "expr" else UNKNOWN_FACT
     if isinstance(expr, ast.BinOp):
         left, right = resolve(expr.left, scope, depth + 1), resolve(expr.right, scope, depth + 1)
@@ -163,6 +170,8 @@ class _ConstantEnv(dict):
             fact = resolve(found[1], self.scope, self.depth + 4)
         if fact.kind == "tensor":
             return NOT_NONE
+        if BRANCH_GUESS in fact.reason:  # one branch of an undecided `if`: a guess, never a value to compute with
+            return default
         return fact.value if fact.kind == "value" else default
 
 
@@ -179,6 +188,11 @@ def _choice(body: ArgFact, orelse: ArgFact, line: int) -> ArgFact | None:
         return None
     kind = {int: "int", float: "float"}.get(next(iter(kinds)), "choice")
     return ArgFact(kind, reason=f"a conditional at line {line}", likely=tuple(dict.fromkeys(values)))
+
+
+def _home(expr: ast.expr, scope: Scope) -> Scope:
+    """The scope `expr` is read in: its own (a ctx attribute forward set: autograd.py), else `scope`."""
+    return getattr(expr, HOME_SCOPE, None) or scope
 
 
 def _holds_tensor(value: Any) -> bool:
@@ -427,12 +441,17 @@ def _dtype_of(expr: ast.expr | None, scope: Scope, depth: int) -> str | None:
     literal = torch_dtype(expr)
     if literal or isinstance(expr, ast.Constant):
         return literal
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):  # `ctx.dtype = x.dtype` kept
+        found = scope.lookup(f"{expr.value.id}.{expr.attr}")
+        if found is not None and found[0] == "expr":
+            return _dtype_of(found[1], _home(found[1], scope), depth + 1)
     if isinstance(expr, ast.Attribute) and expr.attr == "dtype":
         owner = resolve(expr.value, scope, depth + 1)
         return owner.dtype if owner.kind == "tensor" else None
     if isinstance(expr, ast.Name):
         found = scope.lookup(expr.id)
-        bound = _dtype_of(found[1], scope, depth + 1) if found is not None and found[0] == "expr" else None
+        bound = _dtype_of(found[1], _home(found[1], scope), depth + 1) if found is not None and found[0] == "expr" \
+            else None
         if bound:  # `dt = x.dtype` then `dtype=dt`
             return bound
         fact = resolve(expr, scope, depth + 1)  # a tensor: `.to(y)` takes y's dtype

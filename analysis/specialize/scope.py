@@ -13,6 +13,7 @@ from typing import Any
 from ..source.node_memo import per_node
 from ..source.node_walk import child_nodes, walk_nodes
 from .asserts import equalities
+from .autograd import apply_calls, ctx_attributes, ctx_name, function_class, method
 from .kernelbench import init_attributes, kernelbench_callers
 
 MAX_CALLERS = 4
@@ -99,6 +100,11 @@ def _collect_branches(stmt: ast.If, before_line: int, out: dict[str, ast.expr]) 
         if block and block[0].lineno <= before_line <= (block[-1].end_lineno or block[-1].lineno):
             out.update(bound)  # the launch runs inside this branch
             return
+    test = stmt.test
+    for name in body.keys() | orelse.keys():  # `if mode == "a": mode = "b"`: the test reads the earlier `mode`
+        if body.get(name) is not out.get(name) or orelse.get(name) is not out.get(name):
+            if any(isinstance(n, ast.Name) and n.id == name for n in walk_nodes(test)):
+                test = _Prior(name, out.get(name)).visit(copy.deepcopy(test))
     for name in body.keys() | orelse.keys():
         earlier = out.get(name)
         a, b = body.get(name, earlier), orelse.get(name, earlier)
@@ -107,7 +113,7 @@ def _collect_branches(stmt: ast.If, before_line: int, out: dict[str, ast.expr]) 
         if a is None or b is None:  # bound in one branch only, never before: that binding (as before)
             out[name] = a if b is None else b  # type: ignore[assignment]
             continue
-        merged = ast.IfExp(test=stmt.test, body=a, orelse=b)
+        merged = ast.IfExp(test=test, body=a, orelse=b)
         merged.lineno = stmt.lineno
         merged.branch_fallback = b if b is not earlier else a  # type: ignore[attr-defined]
         out[name] = merged
@@ -145,6 +151,9 @@ def _bind_target(target: ast.expr, value: ast.expr, out: dict[str, ast.expr]) ->
                 item.lineno = getattr(value, "lineno", 0)
                 item.unpack_len = len(target.elts)  # type: ignore[attr-defined]  # `M, K = a.shape`: a is 2-D
                 _bind_target(t, item, out)
+    elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+        # `ctx.tile = 256`, `self.n = n`: read back as `ctx.tile` by a later line (or by backward: autograd.py)
+        out[f"{target.value.id}.{target.attr}"] = value
 
 
 def module_scope(tree: ast.Module) -> Scope:
@@ -195,6 +204,9 @@ def _index_statement(stmt: ast.AST) -> tuple[dict[str, list[Any]], dict[str, lis
                     launches.setdefault(name, []).append((child, func))
                 elif isinstance(child.func, ast.Name):
                     calls.setdefault(child.func.id, []).append((child, func))
+                elif isinstance(child.func, ast.Attribute) and isinstance(child.func.value, ast.Name):
+                    if child.func.attr == "apply":  # `Op.apply(...)`: a call of an autograd Function's forward
+                        calls.setdefault(f"{child.func.value.id}.apply", []).append((child, func))
             stack.append((child, func))
     return launches, calls
 
@@ -221,7 +233,13 @@ def _add_callers(scope: Scope, func: FuncNode | None, index: CallIndex, levels: 
         return
     for key, value in init_attributes(index.tree, func).items():  # `self.weight` set in __init__
         scope.bindings.setdefault(key, value)
-    for caller_call, caller in index.calls.get(func.name, [])[:MAX_CALLERS] if levels > 0 else []:
+    plain = index.calls.get(func.name, [])
+    cls = function_class(index.tree, func)
+    if cls is not None:
+        _add_autograd(scope, func, cls, index, levels, seen)
+        if func.name == "forward":  # nothing calls forward by name: `Op.apply(a, b)` does, ctx left out
+            plain = [*apply_calls(cls, func, index.calls, index.top.bindings), *plain]
+    for caller_call, caller in plain[:MAX_CALLERS] if levels > 0 else []:
         caller_scope = _scope_at(caller_call, caller, index.top, index.tree)
         if caller is not None and caller not in seen and caller is not func:
             _add_callers(caller_scope, caller, index, levels - 1, (*seen, func))
@@ -230,6 +248,26 @@ def _add_callers(scope: Scope, func: FuncNode | None, index: CallIndex, levels: 
         scope.callers.extend(
             kernelbench_callers(index.tree, func, lambda c, f: _scope_at(c, f, index.top, index.tree))
         )
+
+
+def _add_autograd(
+    scope: Scope, func: FuncNode, cls: ast.ClassDef, index: CallIndex, levels: int, seen: tuple
+) -> None:
+    """A method of an autograd Function other than forward (backward) reads what forward kept on ctx:
+    `ctx.<name>` is bound to forward's value, read in forward's own scope (whose callers are the `.apply` calls);
+    what the method itself binds to `ctx.<name>` before the launch wins."""
+    forward = method(cls, "forward")
+    reader = ctx_name(func)
+    if forward is None or func is forward or forward in seen or reader is None:
+        return
+    owner = ctx_name(forward) if method(cls, "setup_context") is None else None
+    if owner is None:
+        return
+    home = _scope_in(forward, (forward.end_lineno or forward.lineno) + 1, index.top)
+    _add_callers(home, forward, index, levels, (*seen, func))
+    where = f"{cls.name}.forward"
+    for key, value in ctx_attributes(home.bindings, owner, reader, home, where).items():
+        scope.bindings.setdefault(key, value)
 
 
 def _launched_name(call: ast.Call) -> str | None:
@@ -251,6 +289,11 @@ def _scope_at(call: ast.Call, func: FuncNode | None, top: Scope, tree: ast.Modul
         scope = Scope()
         _collect_bindings(tree.body, call.lineno, scope.bindings)
         return scope
+    return _scope_in(func, call.lineno, top)
+
+
+def _scope_in(func: FuncNode, before_line: int, top: Scope) -> Scope:
+    """Names bound in `func` before `before_line`: its params and assignments, then module level."""
     args = [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]
     positional = [*func.args.posonlyargs, *func.args.args]
     with_default = positional[len(positional) - len(func.args.defaults) :]
@@ -260,5 +303,5 @@ def _scope_at(call: ast.Call, func: FuncNode | None, top: Scope, tree: ast.Modul
     scope = Scope(
         params={a.arg: a for a in args}, outer=top, param_order=[a.arg for a in args], defaults=defaults
     )
-    _collect_bindings(func.body, call.lineno, scope.bindings)
+    _collect_bindings(func.body, before_line, scope.bindings)
     return scope
