@@ -30,14 +30,20 @@ def paren(text: str) -> str:
 
 def substitute(ks: KernelSource, node: ast.AST, name: str, new: str) -> str:
     """The source text of `node` with every Name `name` inside it replaced by `new`."""
+    return substitute_all(ks, node, {name: new})
+
+
+def substitute_all(ks: KernelSource, node: ast.AST, texts: dict[str, str]) -> str:
+    """The source text of `node` (the user's spelling kept) with every Name that is a key of `texts` replaced by
+    its text."""
     start = ks.text.start(node)
     text = ks.segment(node)
     spans = sorted(
-        (ks.text.start(n) - start, ks.text.end(n) - start)
+        (ks.text.start(n) - start, ks.text.end(n) - start, texts[n.id])
         for n in ast.walk(node)
-        if isinstance(n, ast.Name) and n.id == name
+        if isinstance(n, ast.Name) and n.id in texts
     )
-    for lo, hi in reversed(spans):
+    for lo, hi, new in reversed(spans):
         text = text[:lo] + new + text[hi:]
     return text
 

@@ -169,15 +169,5 @@ def _per_program(ctx: KernelContext, pointer: ast.AST) -> bool:
 
 def _indexes_by_program(ctx: KernelContext) -> bool:
     """Whether the kernel reads or writes memory at addresses derived from the program id (per-element work)."""
-    pid_names = ctx.program_id_names
-    for call in ctx.calls_to(TL + "load", TL + "store", *ATOMICS):
-        pointer = ctx.pointer_arg(call)
-        if pointer is not None and (
-            ctx.names_of(pointer) & pid_names
-            or any(
-                isinstance(n, ast.Call) and ctx.resolve(n.func) == TL + "program_id"
-                for n in ctx.walk(pointer)
-            )
-        ):
-            return True
-    return False
+    pointers = (ctx.pointer_arg(call) for call in ctx.calls_to(TL + "load", TL + "store", *ATOMICS))
+    return any(p is not None and _per_program(ctx, p) for p in pointers)

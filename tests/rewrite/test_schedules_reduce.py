@@ -558,7 +558,7 @@ def test_online_pairs_fold_with_the_users_step(rewrites: dict[str, str]) -> None
     fold = lse[lse.index("busy_slices = "):lse.index("    if finishes:\n")]
     assert "new_max = tl.maximum(run_max, run_max_slice)" in fold  # the user's step, a slice's max for the block's
     assert "alpha = tl.exp2((run_max - new_max) * 1.4426950408889634)" in fold  # its factor, copied
-    assert "run_sum = run_sum * (alpha) + run_sum_slice * (tl.exp2((run_max_slice - new_max) * 1.4426950408889634))" \
+    assert "run_sum = run_sum * alpha + run_sum_slice * tl.exp2((run_max_slice - new_max) * 1.4426950408889634)" \
         in fold
     assert "run_max_partials = torch.empty(" in lse and "* row_splits if row_splits > 1 else 1" in lse
     # a factor built in two statements: the chain is followed to the old maximum, and both are copied
@@ -567,15 +567,15 @@ def test_online_pairs_fold_with_the_users_step(rewrites: dict[str, str]) -> None
         "gap = run_max - new_max\n        alpha = tl.exp2(gap * 1.4426950408889634)")
     assert chained != COLUMN_LSE_ONLINE
     folded = rewrite("schedule-reduction-split", chained, "col_lse")[0].source
-    assert "run_sum_slice * (tl.exp2((run_max_slice - new_max) * 1.4426950408889634))" in folded
+    assert "run_sum_slice * tl.exp2((run_max_slice - new_max) * 1.4426950408889634)" in folded
     scalar = rewrites["row_lse_scalar_0"]
-    assert "total = total * (tl.exp(best - new)) + total_slice * (tl.exp(best_slice - new))" in scalar
+    assert "total = total * tl.exp(best - new) + total_slice * tl.exp(best_slice - new)" in scalar
     assert "slot = (tl.program_id(0) * tl.num_programs(1) + tl.program_id(1))\n" in scalar
     soft = rewrites["column_softmax_online_0"]  # a normalising pass follows: one launch per pass
     assert "PHASE: tl.constexpr" in soft and "arrivals" not in soft
     assert "tl.store(den_partials + slot, den)" in soft and "hi_new = tl.maximum(hi_slice, hi)" in soft
-    assert "den = den * (tl.exp(hi - safe)) + den_slice * (tl.exp(hi_slice - tl.where(hi_new == float('-inf'), " \
-        "0.0, hi_new)))" in soft
+    assert "den = den * tl.exp(hi - safe) + den_slice * tl.exp(hi_slice - tl.where(hi_new == float(\"-inf\"), " \
+        "0.0, hi_new))\n" in soft
 
 
 def test_stay_correct(rewrites: dict[str, str], tmp_path) -> None:
@@ -649,6 +649,9 @@ def test_declines() -> None:
     block_factor = ROW_LSE_SCALAR.replace("total * tl.exp(best - new)", "total * tl.exp(v - new)")
     assert block_factor != ROW_LSE_SCALAR
     assert "reads values of the block" in declined("schedule-reduction-split", block_factor, "row_max")
+    by_step = ROW_LSE_SCALAR.replace("total * tl.exp(best - new)", "total * tl.exp(best - new + j * 0.0)")
+    assert by_step != ROW_LSE_SCALAR  # the loop variable is the block's too
+    assert "reads values of the block" in declined("schedule-reduction-split", by_step, "row_max")
     assert "not a column reduction or a row reduction" in declined("schedule-reduction-split", SCAN_RAW, "running_max")
     steps = ROWS_RAW.replace("for s in range(0, n, B):\n        idx = s + tl.arange(0, B)\n        ok",
                              "for s in range(0, n, 2 * B):\n        idx = s + tl.arange(0, B)\n        ok")

@@ -32,7 +32,7 @@ from ..kernel_patterns import (
     loaded_names,
     previous_assignment,
 )
-from ..recipe_edits import substitute
+from ..recipe_edits import substitute, substitute_all
 from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from ..source_edit import Edit
 
@@ -114,19 +114,6 @@ class _Linearity:
         return None
 
 
-def _renamed(ks: KernelSource, node: ast.AST, names: dict[str, str]) -> str:
-    """The source text of `node` with the Names in `names` replaced by their new names."""
-    text = ks.segment(node)
-    start = ks.text.start(node)
-    spans = sorted(
-        (ks.text.start(n) - start, ks.text.end(n) - start, names[n.id])
-        for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in names
-    )
-    for lo, hi, new in reversed(spans):
-        text = text[:lo] + new + text[hi:]
-    return text
-
-
 def _zero_init(ks: KernelSource, stmt: ast.stmt | None) -> bool:
     if not isinstance(stmt, ast.Assign):
         return False
@@ -167,7 +154,7 @@ def _candidate(recipe: SourceRecipe, ks: KernelSource, body: list[ast.stmt], i: 
         if any(ks.is_tl(n, "store", "atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "atomic_cas")
                for n in ast.walk(stmt)):
             raise Decline(f"line {stmt.lineno}: the max loop writes memory")
-        value = _renamed(ks, stmt.value, renamed)
+        value = substitute_all(ks, stmt.value, renamed)
         renamed[stmt.targets[0].id] = ks.fresh(f"{stmt.targets[0].id}_for_max")
         extras.append(f"{renamed[stmt.targets[0].id]} = {value}")
     needed = (loaded_names(other) | {n for e in extras for n in loaded_names(ast.parse(e))}) - set(renamed.values())
@@ -222,7 +209,7 @@ def _candidate(recipe: SourceRecipe, ks: KernelSource, body: list[ast.stmt], i: 
     anchor = second.body[at] if at >= 0 else None
     indent = text.indent(second.body[0])
     fold = "".join(f"{indent}{line}\n" for line in extras) + (
-        f"{indent}{m_new} = {tl('maximum')}({m}, {_renamed(ks, other, renamed)})\n"
+        f"{indent}{m_new} = {tl('maximum')}({m}, {substitute_all(ks, other, renamed)})\n"
         f"{indent}{m_use} = {tl('where')}({m_new} == {ninf}, 0.0, {m_new})\n"
         f"{indent}{alpha} = {tl('exp')}({m} - {m_use})\n"
     )

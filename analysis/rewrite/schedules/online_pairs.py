@@ -18,11 +18,11 @@ user's). Pure: AST in, kernel text out.
 from __future__ import annotations
 
 import ast
-import copy
 from dataclasses import dataclass
 
 from ...computation.model import Accumulation
 from ..kernel_patterns import assigned_names
+from ..recipe_edits import paren, substitute_all
 from ..recipe_kit import Decline, KernelSource
 from .emit import names_in
 
@@ -108,7 +108,7 @@ def _pair(ks: KernelSource, loop: ast.For, m: str, s: str, update: ast.Assign, r
         raise Decline(f"line {update.lineno}: the sum is not rescaled between the new maximum and `{m}`'s update")
     # statements between the new maximum and the sum's update that read only the two maxima (and values set
     # before the loop): they are the step's own arithmetic, run again for every slice's state
-    inside = assigned_names(body)
+    inside = assigned_names(body) | names_in(loop.target)  # the loop variable is the block's, too
     known = {m, new.targets[0].id}
     derived = []
     for st in body[body.index(new) + 1: body.index(update)]:
@@ -140,7 +140,11 @@ def fold_slices(ks: KernelSource, pair: OnlinePair, inits: dict[str, str], loads
     call = pair.new_max.value
     args = [m_k if arg is pair.block_max else ks.segment(arg) for arg in call.args]
     new = f"{pair.new_max.targets[0].id} = {ks.segment(call.func)}({', '.join(args)})"
-    terms = _renamed(_inlined(pair.rescale, pair.derived), {m: m_k})
+    # the slice's factor: the user's text, the step's own names spelled out, the slice's maximum for the old one
+    texts = {m: m_k}
+    for d in pair.derived:
+        texts[d.targets[0].id] = paren(substitute_all(ks, d.value, texts))
+    terms = substitute_all(ks, pair.rescale, texts)
     slot, count = slot_of.replace("{k}", k), ks.fresh("busy_slices")
     lines = [f"{m} = {inits[m]}", f"{s} = {inits[s]}", f"{count} = {busy}  # the slices that took a step",
              f"for {k} in range(0, {count}):  # the loop's own step, one slice's state at a time",
@@ -148,30 +152,6 @@ def fold_slices(ks: KernelSource, pair: OnlinePair, inits: dict[str, str], loads
              f"    {s_k} = {tl('load')}({loads[s]} + {slot}, cache_modifier=\".cg\")",
              f"    {new}",
              *(f"    {ks.segment(d)}" for d in pair.derived),
-             f"    {s} = {s} * ({ks.segment(pair.rescale)}) + {s_k} * ({ast.unparse(terms)})",
+             f"    {s} = {s} * {paren(ks.segment(pair.rescale))} + {s_k} * {paren(terms)}",
              f"    {m} = {pair.new_max.targets[0].id}"]
     return "".join(f"{x}\n" for x in lines)
-
-
-def _inlined(node: ast.expr, derived: tuple[ast.Assign, ...]) -> ast.expr:
-    """`node` with every name a derived statement sets replaced by its value (recursively, latest first)."""
-    values = {d.targets[0].id: d.value for d in derived}
-    out = copy.deepcopy(node)
-    for _ in range(len(values) + 1):
-        names = {n.id for n in ast.walk(out) if isinstance(n, ast.Name)} & set(values)
-        if not names:
-            break
-        out = _renamed(out, {}, {name: values[name] for name in names})
-    return out
-
-
-def _renamed(node: ast.expr, names: dict[str, str], values: dict[str, ast.expr] | None = None) -> ast.expr:
-    values = values or {}
-
-    class Rename(ast.NodeTransformer):
-        def visit_Name(self, n: ast.Name) -> ast.AST:  # noqa: N802 (ast's visitor naming)
-            if n.id in values:
-                return copy.deepcopy(values[n.id])
-            return ast.Name(names.get(n.id, n.id), n.ctx)
-
-    return Rename().visit(copy.deepcopy(node))

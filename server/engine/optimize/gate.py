@@ -287,9 +287,8 @@ class Gate:
             verdict.details["ascend"] = result.ascend.to_dict()
         # where the verification's seconds went: the compile check here, the verify job (its phases as the worker
         # measured them, a shared device's waits among them)
-        worker = verdict.details.pop("seconds", None)
         verdict.details["seconds"] = {"compile_check": round(compile_s, 2), "verify_job": round(verify_s, 2),
-                                      **(worker if isinstance(worker, dict) else {})}
+                                      **verdict.details.get("seconds", {})}
         result.verdict = self.redacted(verdict)
         return result
 
@@ -346,7 +345,8 @@ class Gate:
         if isinstance(res0.get("seconds"), dict):
             details["seconds"] = {k: v for k, v in res0["seconds"].items() if isinstance(v, (int, float))}
         if candidate.origin != "llm" and isinstance(res0.get("device_wait_s"), (int, float)):
-            details["device_wait_s"] = res0["device_wait_s"]  # waits for other jobs' holds: outside the budget
+            # waits for other jobs' holds, outside the budget; an LLM's process could claim any wait
+            details["device_wait_s"] = res0["device_wait_s"]
         if not reply.get("ok"):
             error = reply.get("error") or {}
             message = error.get("message") if isinstance(error, dict) else str(error)

@@ -273,7 +273,7 @@ class BudgetClock:
     --jobs N` shares one device: one task's search is not cut short by the others' timings and profiles). The waits
     are the workers' own counts (worker/device_lock.py); an LLM candidate's are not believed (gate.judge_reply)."""
 
-    started: float = field(default_factory=lambda: time.monotonic())
+    started: float = field(default_factory=lambda: time.monotonic())  # looked up at each start (tests' clock)
     excused: float = 0.0
 
     def spent(self) -> float:
