@@ -233,6 +233,7 @@ class RunRequest:
     snapshot: bool = False  # save tensors before/after each distinct launch so it can be replayed alone
     artifacts_dir: str = ""  # runner-side folder for snapshots (a temporary one when empty)
     time_launches: bool = True  # replay each distinct launch to time it (meaningless under `interpret`)
+    time_reference: bool = True  # kernelbench: also time the reference Model (config_screen needs ModelNew alone)
     max_launches: int = 64  # distinct launches kept; identical ones are folded into `count`
     seed: int = 0
     timing: TimingSpec = field(default_factory=TimingSpec)

@@ -7,7 +7,8 @@ How the kernel body uses the name decides the kind of value:
 - compared with strings (`ACTIVATION == "leaky_relu"`, `ACT in ("gelu", "relu")`), here or in a jit helper it is
   passed to: the first string it is compared with;
 - compared for equality with ints (`LOSS_TYPE == 1`, a selector): the smallest such case, so a branch runs;
-- passed as a keyword Triton takes a string for (`tl.dot(..., input_precision=P)`): a value it accepts;
+- passed as a keyword Triton takes a string for (`tl.dot(..., input_precision=P)`): a value it accepts; one it
+  takes a bool for (`allow_tf32=ALLOW_TF32`): a flag;
 - used as a dtype (`x.to(OUT_DTYPE)`, `dtype=ACC_TYPE`, `tl.zeros(shape, ACC)`, `OUT == tl.float16`, here or in a
   helper) or named like one (`DTYPE`, `_TYPE`): tl.float32;
 - a bit width (`W_nbits`): 8;
@@ -41,6 +42,9 @@ _STRING_KEYWORDS = {
     "sem": "acq_rel",
     "scope": "gpu",
 }
+# Keywords of tl calls that take a bool (`tl.dot(..., allow_tf32=ALLOW_TF32)`): a name passed there is a flag.
+_FLAG_KEYWORDS = frozenset({"allow_tf32", "return_indices", "keep_dims", "reverse", "can_reorder",
+                            "sanitize_overflow"})
 _DTYPES = frozenset({"float8e4nv", "float8e5", "float8e4b15", "float16", "bfloat16", "float32", "float64", "int1",
                      "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float8e4b8",
                      "float8e5b16"})
@@ -99,6 +103,8 @@ def _uses(node: ast.AST, name: str) -> dict[str, Any]:
                 found["dtype"] = True
             found["strings"] += [_STRING_KEYWORDS[kw.arg] for kw in sub.keywords
                                  if kw.arg in _STRING_KEYWORDS and is_name(kw.value)]
+            if any(kw.arg in _FLAG_KEYWORDS and is_name(kw.value) for kw in sub.keywords):
+                found["flag"] = True
             at = _DTYPE_POSITION.get(name_of)  # `tl.zeros(shape, ACC)`, `tl.full(shape, 0, OUT)`
             if at is not None and len(sub.args) > at and is_name(sub.args[at]):
                 found["dtype"] = True

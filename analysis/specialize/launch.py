@@ -110,6 +110,9 @@ def resolve(expr: ast.expr, scope: Scope, depth: int = 0) -> ArgFact:
             if dim is not None:
                 return ArgFact("value", value=dim, reason=f"a tensor dimension at line {line}")
             return ArgFact("int", reason=f"a tensor dimension at line {line}")
+        entries = _dict_entries(expr, scope, depth)
+        if entries is not None:
+            return entries
         base = resolve(expr.value, scope, depth + 1)
         if base.kind == "tensor":
             return ArgFact("tensor", dtype=base.dtype, reason=base.reason)  # a view: layout no longer known
@@ -188,6 +191,45 @@ def _choice(body: ArgFact, orelse: ArgFact, line: int) -> ArgFact | None:
         return None
     kind = {int: "int", float: "float"}.get(next(iter(kinds)), "choice")
     return ArgFact(kind, reason=f"a conditional at line {line}", likely=tuple(dict.fromkeys(values)))
+
+
+def _dict_entries(expr: ast.Subscript, scope: Scope, depth: int) -> ArgFact | None:
+    """`configs[x.dtype]["BLOCK_M"]` over a dict literal bound in scope: the entries every key the launch cannot
+    decide could select. One value across them is what the launch passes (any other key raises before it);
+    several literals of one type are a choice, the first entry's the likeliest; anything else: None."""
+    keys: list[ast.expr] = []
+    node: ast.expr = expr
+    while isinstance(node, ast.Subscript):
+        keys.append(node.slice)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    found = scope.lookup(node.id)
+    if found is None or found[0] != "expr" or not isinstance(found[1], ast.Dict):
+        return None
+    env = _constant_env(scope, depth + 1)
+    level: list[ast.expr] = [found[1]]
+    for key in reversed(keys):
+        wanted = evaluate(key, env)
+        below: list[ast.expr] = []
+        for table in level:
+            if not isinstance(table, ast.Dict) or any(k is None for k in table.keys):
+                return None  # `**other` inside: entries not all visible
+            named = [evaluate(k, {}) for k in table.keys]  # type: ignore[arg-type]
+            if wanted is not UNKNOWN and wanted in named:
+                below.append(table.values[named.index(wanted)])
+            elif wanted is UNKNOWN or UNKNOWN in named:
+                below.extend(table.values)  # a key the launch does not show: any entry could be the one
+        level = below
+    values = [evaluate(v, env) for v in level]
+    if not values or any(v is UNKNOWN or type(v) not in _SCALARS for v in values) or len({type(v) for v in values}) > 1:
+        return None
+    line = getattr(expr, "lineno", 0)
+    distinct = tuple(dict.fromkeys(values))
+    if len(distinct) == 1:
+        return ArgFact("value", value=distinct[0], reason=f"a dict literal's entry at line {line}")
+    kind = {int: "int", float: "float"}.get(type(distinct[0]), "choice")
+    return ArgFact(kind, reason=f"a dict literal's entries at line {line}", likely=distinct)
 
 
 def _home(expr: ast.expr, scope: Scope) -> Scope:

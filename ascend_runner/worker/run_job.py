@@ -185,8 +185,9 @@ def run_job(be: Backend, payload: dict[str, Any], profile: bool) -> dict[str, An
             result["errors"].append("the harness ran but launched no Triton kernel")
         if be.timing_meaningful and mode == "kernelbench" and module is not None:
             result["timings"]["model_ms"] = be.time_ms(lambda: model(*inputs), warmup_ms, rep_ms)
-            reference = _make_model(be, module, "Model", init, seed)
-            result["timings"]["reference_ms"] = be.time_ms(lambda: reference(*inputs), warmup_ms, rep_ms)
+            if payload.get("time_reference", True):
+                reference = _make_model(be, module, "Model", init, seed)
+                result["timings"]["reference_ms"] = be.time_ms(lambda: reference(*inputs), warmup_ms, rep_ms)
         if payload.get("time_launches", True) and be.timing_meaningful:
             for rec, call in zip(recorder.launches, recorder.callables, strict=True):
                 try:

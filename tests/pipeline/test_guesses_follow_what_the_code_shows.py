@@ -182,3 +182,49 @@ def test_loads_that_reach_an_address_through_a_reassigned_local_are_integers() -
     types = infer_types(fn, [a.arg for a in fn.args.args])
     assert types["extra_ptr"].type in ("*i32", "*i64"), types["extra_ptr"]
     assert types["val_ptr"].type == "*fp32"
+
+
+DOT = """
+@triton.jit
+def mm(a_ptr, b_ptr, c_ptr, TF32: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    a = tl.load(a_ptr + rm[:, None] * BN + rn[None, :])
+    b = tl.load(b_ptr + rn[:, None] * BN + rn[None, :])
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], tl.dot(a, b, allow_tf32=TF32))
+"""
+
+
+def test_a_bool_keyword_of_a_tl_call_is_guessed_a_flag() -> None:
+    # `allow_tf32=TF32`: a bool, whatever the name says (it was guessed a problem size, 1024)
+    spec = only(specializations(src(DOT), "mm"))
+    assert spec.constants["TF32"] is False
+    assert spec.provenance["TF32"].startswith(ASSUMED_TYPICAL)
+
+
+def test_launch_values_read_from_a_dict_literal_by_a_key_the_launch_cannot_decide() -> None:
+    one = src(DOT, """
+        def go(a, b, c):
+            configs = {torch.bfloat16: {"BM": 128, "BN": 64, "TF32": False}}
+            mm[(1,)](a, b, c, TF32=configs[a.dtype]["TF32"], BM=configs[a.dtype]["BM"], BN=configs[a.dtype]["BN"])
+        """)
+    spec = only(specializations(one, "mm"))
+    # a single entry: any other key raises before the launch, so these are what every launch passes
+    assert (spec.constants["BM"], spec.constants["BN"], spec.constants["TF32"]) == (128, 64, False)
+    assert not assumed_constexprs(spec), spec.provenance
+    two = src(DOT, """
+        def go(a, b, c):
+            tiles = {torch.float16: {"BM": 128}, torch.float32: {"BM": 32}}
+            mm[(1,)](a, b, c, TF32=True, BM=tiles[a.dtype]["BM"], BN=64)
+        """)
+    spec = only(specializations(two, "mm"))
+    # two entries: a choice, the first entry's value taken and named a guess
+    assert spec.constants["BM"] == 128
+    assert assumed_constexprs(spec) == {"BM": 128}
+    assert "32" in spec.provenance["BM"], spec.provenance["BM"]
+    keyed = src(DOT, """
+        def go(a, b, c):
+            tiles = {"small": {"BM": 16}, "large": {"BM": 128}}
+            mm[(1,)](a, b, c, TF32=True, BM=tiles["large"]["BM"], BN=64)
+        """)
+    assert only(specializations(keyed, "mm")).constants["BM"] == 128  # a literal key picks its entry

@@ -1,7 +1,8 @@
 """Config search: move block sizes, num_warps and num_stages (CUDA) or multibuffer (Ascend) one step at a time
 from the current text (a pattern search across the loop's rounds: each round starts from the config the last
-round applied), prune every move by compiling it first, and hand only the survivors to the gate, which times
-them interleaved against the current text.
+round applied), prune every move by compiling it first, screen the survivors with one short timed run each where
+the current text was profiled (config_screen.py: only moves that ran faster go on, fastest first), and hand them
+to the gate, which verifies them and times them interleaved against the current text.
 
 Like Triton's `autotune` the candidates are concrete configs benchmarked on the device; unlike it, configs are
 pruned before timing by what the compiler reports (spilled registers, shared memory beyond the target's per-block
@@ -26,6 +27,7 @@ from ....analysis.core.findings import Severity
 from ....analysis.core.targets import platform_of
 from ....analysis.rewrite.model import Candidate, RecipeContext, Verdict
 from .autotune_search import autotune_moves
+from .config_screen import KEEP_ABOVE, ConfigScreen, screenable
 from .derived_knobs import derived_moves
 from .knobs import Knob, apply_edits, find_knobs
 from .proposers import Declined
@@ -172,11 +174,18 @@ class ConfigSearch:
     backend: str = "cuda"
     max_survivors: int = 8  # moves handed to the gate per round (the rest are compiled but not timed)
     workers: int = 2  # parallel compiles (the runner's pool decides how many really run at once)
+    screen: ConfigScreen | None = None  # times compiled moves first (config_screen.py); None: the gate alone
+    max_screened: int = 24  # compiled moves a round screens (when screening)
     name: str = "config-search"
     waits_for_recipes: bool = True  # the loop asks it only once the recipes have no new candidate (loop._propose)
     declined: list[Declined] = field(default_factory=list)
     pruned: list[Pruned] = field(default_factory=list)
     cancel: threading.Event | None = None
+
+    @property
+    def device_wait_s(self) -> float:
+        """Seconds the screens waited for other jobs' timings (the loop leaves them out of the budget)."""
+        return self.screen.device_wait_s if self.screen is not None else 0.0
 
     def propose(self, ctx: RecipeContext, feedback: Sequence[Verdict]) -> list[Candidate]:
         if self.backend == "interpret":
@@ -240,19 +249,49 @@ class ConfigSearch:
                                          or [ctx.kernel]),
                 candidates,
             ))
-        survivors: list[Candidate] = []
+        compiled: list[tuple[Move, str, dict[str, Any], str]] = []
         pruned: list[Pruned] = []
+        screening = self.screen is not None and screenable(ctx.profile, ctx.source)
+        cap = self.max_screened if screening else self.max_survivors
         for (move, text), fact in zip(candidates, facts, strict=True):
             reason = self._prune_reason(fact, base, move)
             if reason:
                 pruned.append(Pruned(move.label, reason))
-                continue
-            if len(survivors) >= self.max_survivors:
+            elif len(compiled) >= cap:
                 pruned.append(Pruned(move.label, "compiled fine; beyond this round's timing budget"))
-                continue
-            survivors.append(self._candidate(ctx, move, text, fact, what))
+            else:
+                compiled.append((move, text, fact, ""))
+        if screening and compiled:
+            compiled = self._screened(ctx, compiled, pruned)
+        survivors = [self._candidate(ctx, m, t, f, what, note) for m, t, f, note in compiled[: self.max_survivors]]
+        pruned += [Pruned(m.label, "screened faster, but beyond this round's timing budget")
+                   for m, _, _, _ in compiled[self.max_survivors:]]
         self.pruned.extend(pruned)
         return survivors, pruned
+
+    def _screened(self, ctx: RecipeContext, compiled: list[tuple[Move, str, dict[str, Any], str]],
+                  pruned: list[Pruned]) -> list[tuple[Move, str, dict[str, Any], str]]:
+        """The moves that ran faster than the current text at the timing shape, fastest first (config_screen.py);
+        the others are pruned with their screened time. If the current text itself did not run, nothing is
+        screened out."""
+        assert self.screen is not None
+        times = self.screen.time(ctx.path, [ctx.source] + [t for _, t, _, _ in compiled])
+        current, rest = times[0], times[1:]
+        if current.ms is None:
+            return compiled
+        ranked = []
+        for (move, text, fact, _), got in zip(compiled, rest, strict=True):
+            ratio = got.ratio(current.ms)
+            if ratio is None:
+                pruned.append(Pruned(move.label, f"screened: did not run at the timing shape ({got.error})"))
+            elif ratio <= KEEP_ABOVE:
+                pruned.append(Pruned(move.label, f"screened: {ratio:.2f}x of the current text at the timing shape"))
+            else:
+                note = (f"screened at {ratio:.2f}x of the current text at the timing shape (one short run each, "
+                        "before the gate)")
+                ranked.append((ratio, (move, text, fact, note)))
+        ranked.sort(key=lambda r: -r[0])
+        return [entry for _, entry in ranked]
 
     def _compile(self, ctx: RecipeContext, source: str, kernels: list[str]) -> dict[str, Any]:
         """Registers, spills, shared memory and error findings per kernel, from the pipeline's compile."""
@@ -309,7 +348,8 @@ class ConfigSearch:
                     return why
         return None
 
-    def _candidate(self, ctx: RecipeContext, move: Move, text: str, fact: dict[str, Any], what: str) -> Candidate:
+    def _candidate(self, ctx: RecipeContext, move: Move, text: str, fact: dict[str, Any], what: str,
+                   screened: str = "") -> Candidate:
         resources = "; ".join(
             f"{k}: {f['ub']['reason']}" if "ub" in f else
             f"{k}: {f.get('registers')} registers, {f.get('spill_stores') or 0} spilled, {f.get('shared')} B shared"
@@ -321,8 +361,8 @@ class ConfigSearch:
             producer=self.name,
             kernel=ctx.kernel,
             title=f"config: {move.label}",
-            rationale=f"{what}, compiled for {self.target} first ({resources}); "
-            "kept only if the gate measures it faster.",
+            rationale=f"{what}, compiled for {self.target} first ({resources}"
+            f"{'; ' + screened if screened else ''}); kept only if the gate measures it faster.",
             evidence=(),
             level=4,
             config=move.config(),

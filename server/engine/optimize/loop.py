@@ -186,8 +186,10 @@ def optimize_source(
             ev_for = (current, ev)
         if round_no == 1:
             out.evidence_before = ev
+        waited = _proposers_waited(proposers)
         candidates, deferred = _propose(current, path, options.target, ev, proposers, feedback, seen, out, tried,
                                         only=options.kernel)
+        clock.excuse(_proposers_waited(proposers) - waited)  # config search's screens queue on the device too
         if not candidates:
             out.notes.append(f"round {round_no}: no new candidate from {', '.join(p.name for p in proposers)}")
             break
@@ -286,6 +288,11 @@ class BudgetClock:
         seconds = min(float(seconds), time.monotonic() - self.started - self.excused)  # never more than passed
         self.excused += seconds
         return seconds
+
+
+def _proposers_waited(proposers: Sequence[Proposer]) -> float:
+    """Device waits the proposers' own runs reported so far (config search's screens)."""
+    return sum(float(getattr(p, "device_wait_s", 0.0) or 0.0) for p in proposers)
 
 
 def _left(clock: BudgetClock, budget: Budget) -> float:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING
 
+from .config_screen import ConfigScreen
 from .config_search import ConfigSearch
 from .proposers import Proposer, RecipeProposer
 
@@ -31,7 +32,8 @@ def build_proposers(
     by proposers.llm_proposer from the caller's settings; `cancel` stops config search's compiles."""
     found: list[Proposer] = [RecipeProposer()]
     if config_search:
-        found.append(ConfigSearch(runner, target, backend=backend, workers=workers, cancel=cancel))
+        screen = ConfigScreen(runner, backend, workers=workers, cancel=cancel) if backend != "interpret" else None
+        found.append(ConfigSearch(runner, target, backend=backend, workers=workers, cancel=cancel, screen=screen))
     if llm is not None:
         found.append(llm)
     return found
