@@ -11,6 +11,7 @@ from typing import Any
 from ..source.safe_eval import NOT_NONE, UNKNOWN, evaluate
 from .asserts import stated_values
 from .cases import selectors
+from .dtype_ties import dtype_ties, made_like
 from .guess import ASSUMED_TYPICAL, typical_value, typical_values
 from .kernels import SpecKernel, literal_value
 from .launch import OUTER_STRIDE, ArgFact, resolve
@@ -37,6 +38,7 @@ class Fact:
     type: str | None = None  # a known type (Triton spelling; "*" alone = pointer of unknown element type)
     likely: tuple[Any, ...] = ()  # values the launch shows it to be one of (a guess takes the first)
     derived: ast.expr | None = None  # the launch computes it from other parameters (`next_power_of_2(N)`)
+    dtype_as: str | None = None  # the parameter whose tensor this one was made like (dtype_ties.py)
 
 
 def _value_type(value: Any) -> str | None:
@@ -103,6 +105,9 @@ def launch_facts(
                 got = replace(got or Fact(source), derived=tied)
         if got:
             facts[name] = got
+    for name, source_param in dtype_ties(passed, launch.scope).items():
+        if name in facts and facts[name].type == "*":  # its dtype not visible: it is the other one's
+            facts[name] = replace(facts[name], dtype_as=source_param)
     return facts, options
 
 
@@ -137,6 +142,20 @@ def override_facts(
                 value, f"pyproject.toml [tool.tritonlens.kernels.{kernel.name}]"
             )
     return pragma_facts, pragma_options, project_facts, project_options
+
+
+def _follow_dtype_ties(layers: Sequence[dict[str, Fact]], chosen: dict[str, Fact]) -> None:
+    """A pointer the launch made like another argument (`empty_like(q)`), neither dtype visible: it takes the
+    element type chosen for that argument (the guess stays named as one), never a second, independent guess."""
+    for layer in layers:
+        for name, fact in layer.items():
+            other = chosen.get(fact.dtype_as or "")
+            mine = chosen.get(name)
+            if other is None or mine is None or not (other.type or "").startswith("*") or other.type == "*":
+                continue
+            if (mine.type or "").startswith("*") and mine.source.startswith(fact.source):  # no layer above says
+                chosen[name] = Fact(f"{fact.source}; {made_like(fact.dtype_as or '')}: its element type "
+                                    f"({other.source})", type=other.type)
 
 
 def build_variant(
@@ -190,6 +209,7 @@ def build_variant(
             )
         else:
             chosen[name] = first
+    _follow_dtype_ties(layers, chosen)
     _heuristics(kernel, chosen, ("default",))
     guessed = [n for n in kernel.param_names if n not in chosen and n not in derived and n in kernel.constexpr]
     if guess:  # nothing shows a value: compile the most likely one, labeled so no finding passes it as fact

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from .dtype_ties import tied_pointers
 from .guess import ASSUMED_TYPICAL
 from .infer import DESCRIPTOR_GUESS
 from .variant import Specialization
@@ -149,6 +150,7 @@ def retry_guess(spec: Specialization, source: str, message: str, line: int | Non
         other = next((d for d in same.groups() if d != "fp32" and d in _DTYPES), None)
         pointers = [a for a in args if _guessed_pointer(spec, a)]
         chosen = [a for a in pointers if a in near] or pointers
+        chosen += tied_pointers(spec.provenance, chosen)  # `o = empty_like(q)`: O's dtype is Q's
         if other and chosen:
             sig.update({a: f"*{_DTYPES[other]}" for a in chosen})
             return _changed(spec, sig, consts, f"the {other} operand met a guessed fp32 one")

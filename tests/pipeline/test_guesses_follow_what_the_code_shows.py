@@ -228,3 +228,42 @@ def test_launch_values_read_from_a_dict_literal_by_a_key_the_launch_cannot_decid
             mm[(1,)](a, b, c, TF32=True, BM=tiles["large"]["BM"], BN=64)
         """)
     assert only(specializations(keyed, "mm")).constants["BM"] == 128  # a literal key picks its entry
+
+
+COPY = """
+@triton.jit
+def copy(Q, O, N, B: tl.constexpr):
+    r = tl.arange(0, B)
+    x = tl.load(Q + r, mask=r < N)
+    tl.store(O + r, x, mask=r < N)
+"""
+WRAPPER = """
+def go(q: torch.Tensor):
+    q = q.contiguous()
+    o = torch.empty_like(q)
+    copy[(1,)](q, o, q.numel(), B=64)
+"""
+
+
+def test_an_output_made_like_an_input_takes_its_element_type() -> None:
+    # the input's dtype is stated by a pragma; the output, `empty_like(q)`, is the same, not a second guess
+    spec = only(specializations(src(COPY.replace("@triton.jit", "# tritonlens: Q=*fp16\n@triton.jit"), WRAPPER),
+                                "copy"))
+    assert (spec.signature["Q"], spec.signature["O"]) == ("*fp16", "*fp16")
+    assert "made like Q" in spec.provenance["O"], spec.provenance["O"]
+    explicit = WRAPPER.replace("torch.empty_like(q)", "torch.empty_like(q, dtype=torch.float32)")
+    spec = only(specializations(src(COPY.replace("@triton.jit", "# tritonlens: Q=*fp16\n@triton.jit"), explicit),
+                                "copy"))
+    assert spec.signature["O"] == "*fp32"  # a dtype= of its own: not tied
+
+
+def test_a_retry_that_changes_a_guessed_input_changes_the_output_made_like_it() -> None:
+    from tritonlens.analysis.specialize.retry import retry_guess
+
+    source = src(COPY, WRAPPER)
+    spec = only(specializations(source, "copy"))
+    assert (spec.signature["Q"], spec.signature["O"]) == ("*fp32", "*fp32")
+    line = next(i for i, t in enumerate(source.splitlines(), 1) if "tl.load(Q" in t)
+    again = retry_guess(spec, source, "Both operands must be same dtype. Got fp16 and fp32", line)
+    assert again is not None
+    assert (again.signature["Q"], again.signature["O"]) == ("*fp16", "*fp16"), again.provenance
