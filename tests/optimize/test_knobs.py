@@ -93,6 +93,9 @@ def test_dot_loops_get_whole_tile_shapes_first():
     assert labels.index("bmm_kernel.BLOCK_M: 32 -> 64") > 2
     moved = apply_edits(source, [e for k, v in moves(found)[0].changes for e in k.edits(v, source)])
     assert "triton.cdiv(m, 128), triton.cdiv(n, 128)" in moved and "BLOCK_M=128, BLOCK_N=128, BLOCK_K=64" in moved
+    # the key blocks flash attention uses on Hopper come last: 128 rows x 128 along the loop, 8 warps, 3 stages
+    assert ("bmm_kernel.BLOCK_M: 32 -> 128, bmm_kernel.BLOCK_N: 32 -> 128, bmm_kernel.BLOCK_K: 32 -> 128, "
+            "bmm_kernel.num_warps: 4 -> 8") in labels
     # no dot loop, or an Ascend target: single steps only
     assert not any(", " in m.label for m in moves(knobs()) if "BLOCK" in m.label and "num_warps" not in m.label)
     assert all(m.label.count("BLOCK") <= 1 for m in moves(found, "ascend"))

@@ -84,9 +84,12 @@ def maxnreg_moves(knobs: Sequence[Knob], base: dict[str, Any]) -> list[Move]:
 # a kernel with two (in parameter order: BLOCK_M, BLOCK_N); the others step through the loop (K, or keys). These
 # are the shapes tensor-core GEMM / attention kernels settle on (a warp group's 64-row wgmma tile and up, 128x256
 # with 8 warps for large GEMMs, 2-4 stages of cp.async/TMA pipelining); each is compiled first, so a shape that
-# spills or overflows shared memory is pruned before timing.
+# spills or overflows shared memory is pruned before timing. The last two are the key blocks flash attention
+# settles on for Hopper (128 queries x 128 keys with 8 warps, 64 x 128 with 4); they come last because they need
+# the most shared memory, and config_screen.py times them before the gate does.
 TILE_JUMPS: tuple[tuple[int | tuple[int, int], int, int, int], ...] = (
     (128, 64, 8, 3), ((128, 256), 64, 8, 3), (128, 32, 8, 4), (64, 64, 4, 4), (128, 64, 4, 3),
+    (128, 128, 8, 3), (64, 128, 4, 3),
 )
 GROUP_RANGE = (2, 64)  # a constexpr that sizes no block (a program-group width): moved last, in this range
 
