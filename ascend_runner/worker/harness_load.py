@@ -77,14 +77,24 @@ def job_imports(path: str, folder: str | None) -> Iterator[None]:
     import_folder = folder or None
     root = os.path.abspath(folder) if folder else os.path.dirname(os.path.abspath(path))
     before = set(sys.modules)
+    installed = _installed_roots()
     try:
         yield
     finally:
         import_folder = None
         for name in set(sys.modules) - before:
             file = getattr(sys.modules.get(name), "__file__", None) or ""
-            if file.startswith(root + os.sep):
+            if file.startswith(root + os.sep) and not file.startswith(installed):
                 sys.modules.pop(name, None)
+
+
+def _installed_roots() -> tuple[str, ...]:
+    """Where this interpreter's own packages live. A project's `.venv` often sits inside the folder of the file a
+    job runs: torch's submodules imported during the job are not the user's, and forgetting them makes the next
+    import run their C extensions' module init again, which fails in confusing ways."""
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix}
+    roots |= {p for p in sys.path if os.path.basename(p.rstrip(os.sep)) in ("site-packages", "dist-packages")}
+    return tuple(os.path.abspath(r) + os.sep for r in roots if r)
 
 
 def _compile(path: str, text: str) -> types.CodeType:
