@@ -62,6 +62,8 @@ def test_moves_that_ran_slower_never_reach_the_gate_and_the_fastest_goes_first(r
     assert all(c.config.get("tile_sum_kernel.BLOCK") != 64 for c in survivors)
     assert any(r.startswith("screened: 1.00x") for r in reasons.values())
     assert "spills" in reasons["tile_sum_kernel.BLOCK: 64 -> 256"]  # pruned by the compile, never screened
+    (note,) = search.notes()  # the report says what the gate never saw, and why
+    assert note.startswith("config-search: ") and "screened slower or within 1%" in note and "compile result" in note
 
 
 @pytest.mark.cuda_env

@@ -170,6 +170,16 @@ class Pruned:
     reason: str
 
 
+def _cause(reason: str) -> str:
+    if "did not run" in reason:
+        return "did not run when screened"
+    if reason.startswith("screened: "):
+        return "screened slower or within 1%"
+    if reason.startswith(("compiled fine", "screened faster")):
+        return "beyond the round's cap"
+    return "compile result"
+
+
 @dataclass
 class ConfigSearch:
     runner: Runner
@@ -184,6 +194,18 @@ class ConfigSearch:
     declined: list[Declined] = field(default_factory=list)
     pruned: list[Pruned] = field(default_factory=list)
     cancel: threading.Event | None = None
+
+    def notes(self) -> list[str]:
+        """What happened to the moves that did not reach the gate, per cause (the report's notes)."""
+        if not self.pruned:
+            return []
+        causes: dict[str, int] = {}
+        for p in self.pruned:
+            causes[_cause(p.reason)] = causes.get(_cause(p.reason), 0) + 1
+        best = [p for p in self.pruned if p.reason.startswith("screened: ") and "x of the current" in p.reason]
+        told = ", ".join(f"{n} {cause}" for cause, n in causes.items())
+        return [f"{self.name}: {len(self.pruned)} move(s) kept from the gate ({told})"
+                + (f"; e.g. {best[0].move}: {best[0].reason}" if best else "")]
 
     @property
     def device_wait_s(self) -> float:
