@@ -63,7 +63,7 @@ def test_moves_that_ran_slower_never_reach_the_gate_and_the_fastest_goes_first(r
     assert any(r.startswith("screened: 1.00x") for r in reasons.values())
     assert "spills" in reasons["tile_sum_kernel.BLOCK: 64 -> 256"]  # pruned by the compile, never screened
     (note,) = search.notes()  # the report says what the gate never saw, and why
-    assert note.startswith("config-search: ") and "screened slower or within 1%" in note and "compile result" in note
+    assert note.startswith("config-search: ") and "screened slower or within 2%" in note and "compile result" in note
 
 
 @pytest.mark.cuda_env
@@ -166,3 +166,27 @@ def test_run_job_leaves_the_reference_untimed_when_asked(tmp_path) -> None:
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out == {"True": ["model_ms", "reference_ms"], "False": ["model_ms"]}
+
+
+@pytest.mark.cuda_env
+def test_moves_the_gate_found_faster_are_combined_with_the_applied_one_next_round(runner) -> None:
+    """A round applies only its best move; the next round tries the others on top of it, first all together."""
+    from tritonlens.analysis.rewrite.model import Verdict
+
+    search = ConfigSearch(runner, "sm_90", backend="cuda", max_survivors=20)
+    first, _ = search.search(_ctx(None))
+    block = next(c for c in first if c.config == {"tile_sum_kernel.BLOCK": 32})
+    warps = next(c for c in first if set(c.config) == {"tile_sum_kernel.num_warps"})
+    stages = next(c for c in first if set(c.config) == {"tile_sum_kernel.num_stages"})
+    slower = next(c for c in first if c.config == {"tile_sum_kernel.BLOCK": 16})
+    feedback = [Verdict(block.id, True, "faster", speedup=1.3, details={"faster": True}),
+                Verdict(warps.id, True, "faster", speedup=1.1, details={"faster": True}),
+                Verdict(stages.id, True, "faster", speedup=1.05, details={"faster": True}),
+                Verdict(slower.id, False, "slower", stage="timing", speedup=0.9, details={"faster": False})]
+    source = block.source  # the round applied the block move
+    ctx = RecipeContext(source=source, path=str(FIXTURE), kernel="tile_sum_kernel", module=parse_module(source))
+    second, _ = search.search(ctx, feedback)
+    together = second[0].config
+    assert together == {**warps.config, **stages.config}, together  # the applied block is already in the text
+    assert second[1].config == warps.config and second[2].config == stages.config
+    assert not any(c.config == {"tile_sum_kernel.BLOCK": 16} for c in second[:3])  # slower at the gate: not reused

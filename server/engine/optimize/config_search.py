@@ -164,6 +164,35 @@ def moves(knobs: Sequence[Knob], platform: str = "cuda") -> list[Move]:
     return out
 
 
+def _faster(feedback: Sequence[Verdict]) -> list[Verdict]:
+    """Verdicts of moves the gate accepted as faster, fastest first."""
+    won = [v for v in feedback if v.accepted and v.details.get("faster")]
+    return sorted(won, key=lambda v: -(v.speedup or 0.0))
+
+
+def combined_moves(knobs: Sequence[Knob], faster: Sequence[dict[str, Any]]) -> list[Move]:
+    """Moves the gate found faster on an earlier text, re-applied to this one (which holds the round's applied
+    move): each alone, then all together (on a knob two of them moved, the faster one's value). A round applies
+    only its best move, so a second independent gain (warps after a block, stages after a tile) would otherwise
+    wait for the pattern search to find it again, which the time budget rarely allows."""
+    by_label = {k.label: k for k in knobs}
+    out: list[Move] = []
+    merged: dict[str, Any] = {}
+    for config in faster:
+        if not all(label in by_label for label in config):
+            continue  # a knob of it is gone from this text (a recipe restructured the launch)
+        changes = [(by_label[label], value) for label, value in config.items() if by_label[label].value != value]
+        if changes:
+            out.append(Move(tuple(changes)))
+        for label, value in config.items():
+            merged.setdefault(label, value)
+    together = [(by_label[label], value) for label, value in merged.items()
+                if label in by_label and by_label[label].value != value]
+    if len(together) > max((len(m.changes) for m in out), default=0):
+        out.insert(0, Move(tuple(together)))
+    return out
+
+
 @dataclass
 class Pruned:
     move: str
@@ -174,7 +203,7 @@ def _cause(reason: str) -> str:
     if "did not run" in reason:
         return "did not run when screened"
     if reason.startswith("screened: "):
-        return "screened slower or within 1%"
+        return "screened slower or within 2%"
     if reason.startswith(("compiled fine", "screened faster")):
         return "beyond the round's cap"
     return "compile result"
@@ -194,6 +223,9 @@ class ConfigSearch:
     declined: list[Declined] = field(default_factory=list)
     pruned: list[Pruned] = field(default_factory=list)
     cancel: threading.Event | None = None
+    # knob label -> value of each knob move proposed, by candidate id: a move the gate found faster but the round
+    # did not apply is combined with the applied one next round (combined_moves)
+    proposed: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def notes(self) -> list[str]:
         """What happened to the moves that did not reach the gate, per cause (the report's notes)."""
@@ -217,10 +249,10 @@ class ConfigSearch:
             if not any(d.proposer == self.name for d in self.declined):
                 self.declined.append(Declined(self.name, ctx.kernel, "needs a backend whose timings mean something"))
             return []
-        survivors, _ = self.search(ctx)
+        survivors, _ = self.search(ctx, feedback)
         return survivors
 
-    def search(self, ctx: RecipeContext) -> tuple[list[Candidate], list[Pruned]]:
+    def search(self, ctx: RecipeContext, feedback: Sequence[Verdict] = ()) -> tuple[list[Candidate], list[Pruned]]:
         """Every one-step move of ctx.kernel's launches, compiled; (survivors as candidates, pruned moves)."""
         kinfo = next((k for k in ctx.module.kernels if k.name == ctx.kernel), None)
         if kinfo is not None and kinfo.autotune is not None:
@@ -240,7 +272,9 @@ class ConfigSearch:
             self.declined.append(Declined(self.name, ctx.kernel, f"the current text does not compile: {base['error']}"))
             return [], []
         candidates: list[tuple[Move, str]] = []
-        for move in _unique(moves(knobs, platform_of(self.target)) + maxnreg_moves(knobs, base)):
+        combined = combined_moves(knobs, [self.proposed[v.candidate_id] for v in _faster(feedback)
+                                          if v.candidate_id in self.proposed])
+        for move in _unique(combined + moves(knobs, platform_of(self.target)) + maxnreg_moves(knobs, base)):
             edits = [e for knob, value in move.changes for e in knob.edits(value, ctx.source)]
             if edits:
                 candidates.append((move, apply_edits(ctx.source, edits)))
@@ -289,6 +323,9 @@ class ConfigSearch:
         if screening and compiled:
             compiled = self._screened(ctx, compiled, pruned)
         survivors = [self._candidate(ctx, m, t, f, what, note) for m, t, f, note in compiled[: self.max_survivors]]
+        for cand, (move, _, _, _) in zip(survivors, compiled, strict=False):
+            if move.changes:
+                self.proposed[cand.id] = {k.label: v for k, v in move.changes}
         pruned += [Pruned(m.label, "screened faster, but beyond this round's timing budget")
                    for m, _, _, _ in compiled[self.max_survivors:]]
         self.pruned.extend(pruned)
