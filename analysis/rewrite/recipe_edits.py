@@ -49,11 +49,16 @@ def substitute_all(ks: KernelSource, node: ast.AST, texts: dict[str, str]) -> st
 
 
 def append_argument(ks: KernelSource, call: ast.Call, text: str) -> Edit:
-    """An edit adding `text` (e.g. `num_warps=8`) as the call's last argument, trailing comma or not."""
+    """An edit adding `text` (e.g. `num_warps=8`) as the call's last argument, trailing comma or not. After a
+    trailing comma (or none argument) the text keeps one of its own, so a second argument appended at the same
+    place by another edit still parses (`..., num_stages=3, GROUP_M=8, ws=ws)`)."""
     close = ks.text.end(call) - 1
     before = ks.text.source[:close].rstrip()
-    sep = " " if before.endswith(",") or before.endswith("(") else ", "
-    return Edit(close, close, f"{sep}{text}")
+    if before.endswith("("):
+        return Edit(close, close, f"{text},")
+    if before.endswith(","):
+        return Edit(close, close, f" {text},")
+    return Edit(close, close, f", {text}")
 
 
 def and_mask(ks: KernelSource, call: ast.Call, extra: str) -> Edit:

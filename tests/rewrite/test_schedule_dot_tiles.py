@@ -127,3 +127,16 @@ def test_blind_matmul_drafts_rewritten_and_correct(tmp_path) -> None:
     check_correct(sources, tmp_path)
     bmm = (root / "batched_matmul_bf16.py").read_text(encoding="utf-8")
     assert "the K loop also does `if" in declined(NAME, bmm, "bmm_kernel")
+
+
+def test_a_launch_with_a_trailing_comma_gains_every_argument(tmp_path) -> None:
+    """Two edits append arguments at the same `)` (the tile options, then split-K's workspace): after a trailing
+    comma each keeps one of its own (the split-K candidate of a blind draft did not parse: `GROUP_M=8 acc_...`)."""
+    source = drafts.BLOCKED.replace("BLOCK_K=16, num_warps=4)", "BLOCK_K=16, num_warps=4,\n        )")
+    source = source.replace(source.split("TEST_SHAPES = ")[1].split("\n")[0], repr(list(LONG_K)))
+    assert "num_warps=4,\n        )" in source
+    *_, split = rewrite(NAME, source, "linear_silu", grid=(2, 3))
+    assert "split-K" in split.title
+    compile(split.source, "split", "exec")
+    assert "GROUP_M=8, num_stages=3, acc_partials=acc_partials, arrivals=arrivals," in " ".join(split.source.split())
+    check_correct({"trailing_comma_split": split.source}, tmp_path)

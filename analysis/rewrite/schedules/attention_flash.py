@@ -32,7 +32,7 @@ from ...computation.symbolic import Poly
 from ...computation.values import Data, Index
 from ..kernel_patterns import uncast
 from ..model import ANY_KERNEL
-from ..recipe_edits import and_mask, imported_as
+from ..recipe_edits import and_mask, append_argument, imported_as
 from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from ..source_edit import Edit
 from . import dot_emit as de
@@ -732,10 +732,7 @@ def _launch_edits(ks, blocks, user_blocks, added, literal, cfg, m_bound, m_axis)
             else:
                 appended.append(f"{opt}={value}")
         if appended:
-            close = ks.text.end(call) - 1
-            before = ks.text.source[:close].rstrip()
-            sep = " " if before.endswith(",") or before.endswith("(") else ", "
-            edits.append(Edit(close, close, sep + ", ".join(appended)))
+            edits.append(append_argument(ks, call, ", ".join(appended)))
     return edits
 
 

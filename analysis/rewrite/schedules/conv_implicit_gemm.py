@@ -26,7 +26,7 @@ from ...computation.symbolic import Poly
 from ...computation.values import Index, Mask
 from ..kernel_patterns import is_zero, load_parts
 from ..model import ANY_KERNEL
-from ..recipe_edits import and_mask, imported_as
+from ..recipe_edits import and_mask, append_argument, imported_as
 from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from ..source_edit import Edit, reindent
 from . import dot_emit as de
@@ -420,10 +420,8 @@ def _launch_edits(ks, blocks, literal, cfg, n_bound, units, bound_text, batch_pa
                 edits.append(ks.text.replace(kw.value, str(value)))
             else:
                 appended.append(f"{opt}={value}")
-        close = ks.text.end(call) - 1
-        before = ks.text.source[:close].rstrip()
-        sep = " " if before.endswith(",") or before.endswith("(") else ", "
-        edits.append(Edit(close, close, sep + ", ".join(appended)))
+        if appended:
+            edits.append(append_argument(ks, call, ", ".join(appended)))
     return edits
 
 

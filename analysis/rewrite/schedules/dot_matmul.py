@@ -526,10 +526,8 @@ def _launch_edits(ks: KernelSource, blocks, user_blocks, added, literal, tiles_c
                 edits.append(ks.text.replace(kw.value, str(value)))
             else:
                 appended.append(f"{opt}={value}")
-        close = ks.text.end(call) - 1
-        before = ks.text.source[:close].rstrip()
-        sep = " " if before.endswith(",") or before.endswith("(") else ", "
-        edits.append(Edit(close, close, sep + ", ".join(appended)))
+        if appended:
+            edits.append(append_argument(ks, call, ", ".join(appended)))
     return edits
 
 
