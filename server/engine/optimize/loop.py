@@ -290,6 +290,15 @@ class BudgetClock:
         return seconds
 
 
+def _profiled_kernels(ev: Evidence) -> set[str]:
+    """The kernels the level-2 profile saw launched at the timing shape (empty: no profile, or none recorded)."""
+    profile = ev.profile or {}
+    if not profile.get("timing_meaningful"):
+        return set()
+    return {str(rec.get("kernel")) for rec in profile.get("launches") or [] if isinstance(rec, dict)
+            and rec.get("kernel")}
+
+
 def _proposers_waited(proposers: Sequence[Proposer]) -> float:
     """Device waits the proposers' own runs reported so far (config search's screens)."""
     return sum(float(getattr(p, "device_wait_s", 0.0) or 0.0) for p in proposers)
@@ -346,8 +355,14 @@ def _propose(
     module = parse_module(current)
     found: list[tuple[str, Candidate]] = []
     deferred: list[str] = []
+    launched = _profiled_kernels(ev)
     for kernel in kernels_of(current):
         if only is not None and kernel != only:
+            continue
+        if launched and kernel not in launched and only is None:  # a fallback the timing shape never runs
+            note = f"{kernel}: not launched at the timing shape (the profile), so not rewritten"
+            if note not in out.notes:
+                out.notes.append(note)
             continue
         ctx = RecipeContext(
             source=current, path=path, kernel=kernel, module=module, findings=tuple(ev.findings),
