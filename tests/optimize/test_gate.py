@@ -147,3 +147,22 @@ def test_a_device_wait_is_carried_from_our_candidates_only():
     assert g.judge_reply(ours, reply, {}).details["device_wait_s"] == 12.5
     llm = dataclasses.replace(ours, origin="llm")
     assert "device_wait_s" not in g.judge_reply(llm, reply, {}).details
+
+
+def test_a_candidate_that_spills_far_more_than_the_original_is_rejected_at_its_compile(runner):
+    # a 256x256 fp32 register tile: far past the register file, the sm_90 compile reports 17 KB of spills
+    path = FIXTURES / "kb_tile.py"
+    source = path.read_text()
+    launch = "cdiv(n, 64),)](x, out, n, BLOCK=64)"
+    g = Gate(runner, GateConfig(backend="interpret", target="sm_90", seeds=(0,)), plan_shapes(source), str(path),
+             reference_source=source)
+
+    def tile(block: int) -> Candidate:
+        text = source.replace(launch, f"cdiv(n, {block}),)](x, out, n, BLOCK={block})")
+        return Candidate(source=text, origin="recipe", producer="test", kernel="tile_sum_kernel", title="t",
+                         rationale="")
+
+    verdict = g.check(source, tile(256)).verdict
+    assert not verdict.accepted and verdict.stage == "compile", verdict.reason
+    assert "spills" in verdict.reason and "(the original: 0)" in verdict.reason
+    assert g.check(source, tile(128)).verdict.stage != "compile"  # a few hundred bytes: verified as usual

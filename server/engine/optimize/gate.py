@@ -43,6 +43,7 @@ if TYPE_CHECKING:  # the runner client is imported where a runner is made, not b
     from ....ascend_runner.client import Runner
 
 WORKER_STAGES = ("worker", "unavailable", "closed", "timeout", "cancelled")
+SPILL_REJECT_BYTES, SPILL_REJECT_FACTOR = 8192, 4  # a candidate spilling past both is rejected at its compile
 STARTUP_GRACE_S = 90.0  # beyond the candidate's budget: the reference's process, imports and the comparison
 
 
@@ -178,7 +179,22 @@ class Gate:
                     )
         # an Ascend target: BiSheng's verdict, with the cause attributed (a missing API, a UB overflow) comes first
         ascend_error = out.ascend.rejection() if out.ascend is not None else None
+        if error is None and source != self.reference_source:
+            error = self._spills_far_more(out, cancel)
         return ascend_error or error, out
+
+    def _spills_far_more(self, out: GateResult, cancel: threading.Event | None) -> str | None:
+        """A kernel that spills far more than the original's (SPILL_REJECT_BYTES and SPILL_REJECT_FACTOR times
+        as much): its local-memory traffic makes it slower for certain, and verifying it cost a task's budget (a
+        row-block candidate with 29,580 spilled bytes took 111 s on blind set 7 and ran at 0.04x)."""
+        before = self._original(cancel)
+        for kernel, facts in out.compile_summary.items():
+            spills = int(facts.get("spill_stores") or 0)
+            was = int(((before.compile_summary if before else {}).get(kernel) or {}).get("spill_stores") or 0)
+            if spills > SPILL_REJECT_BYTES and spills > SPILL_REJECT_FACTOR * max(was, 1):
+                return (f"{kernel} spills {spills} bytes of registers to local memory (the original: {was}); "
+                        "compile result, not timed")
+        return None
 
     def _original(self, cancel: threading.Event | None) -> GateResult | None:
         """The original text's own compile check, run once: what a candidate's failures and TL4xx are compared with."""
