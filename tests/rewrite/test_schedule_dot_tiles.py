@@ -140,3 +140,21 @@ def test_a_launch_with_a_trailing_comma_gains_every_argument(tmp_path) -> None:
     compile(split.source, "split", "exec")
     assert "GROUP_M=8, num_stages=3, acc_partials=acc_partials, arrivals=arrivals," in " ".join(split.source.split())
     check_correct({"trailing_comma_split": split.source}, tmp_path)
+
+
+def test_a_static_recast_of_the_operands_is_carried_after_the_new_loads(tmp_path) -> None:
+    """`if UPCAST: x = x.to(tl.float32)` in the K loop (drafts upcast bf16 tiles for the interpreter) no longer
+    declines the schedule: the branch follows the schedule's own loads, under the same constexpr test."""
+    source = drafts.BLOCKED.replace(
+        "BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):", "BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,\n"
+        "                UPCAST: tl.constexpr):").replace(
+        "        acc += tl.dot(x, w, input_precision=\"ieee\")",
+        "        if UPCAST:\n            x = x.to(tl.float32)\n            w = w.to(tl.float32)\n"
+        "        acc += tl.dot(x, w, input_precision=\"ieee\")").replace("num_warps=4)", "num_warps=4, UPCAST=True)")
+    assert source.count("UPCAST") == 3
+    first, *_ = rewrite(NAME, source, "linear_silu")
+    body = first.source.split("for k_start in")[1]
+    assert "if UPCAST:\n            x = x.to(tl.float32)" in body and "if UPCAST:\n            w = w.to(tl.float32)" in body
+    check_correct({"static_recast": first.source}, tmp_path)
+    other = source.replace("            w = w.to(tl.float32)\n", "            w = w * 2.0\n")  # not a recast
+    assert "K loop also does `if UPCAST:`" in declined(NAME, other, "linear_silu")

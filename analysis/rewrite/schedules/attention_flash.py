@@ -37,6 +37,7 @@ from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from ..source_edit import Edit
 from . import dot_emit as de
 from .emit import append_constexprs, assigned_in, free_names
+from .static_casts import cast_branches, recast
 from .targets import attention_tiles
 
 M, N, D, BATCH = "M", "N", "D", "batch"
@@ -185,7 +186,7 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
                     f"line {s.lineno}: a loop inside a compound statement")
     prologue = [s for s in body if not isinstance(s, ast.For) and s.lineno < loop.lineno]
     epilogue = [s for s in body if s.lineno > loop.end_lineno]
-    casts = _cast_branches(ks, prologue + loop.body)
+    casts = cast_branches(ks, prologue + loop.body)
     allowed = {id(x) for b in casts for x in ast.walk(b.node)}
     mods = _score_mods(ks, loop, {a.var for a in comp.accumulations if a.op == "max"})
     in_mods = {id(x) for st in mods.stmts for x in ast.walk(st)}
@@ -277,39 +278,6 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
     return _emit(recipe, ks, ctx)
 
 
-@dataclass
-class _Cast:
-    """A static branch (`if FLAG:` on constexprs) whose statements only recast one tile: `k = k.to(tl.float32)`."""
-
-    node: ast.If
-    target: str
-    test: str
-    suffixes: list[str]  # the text after the name on each right-hand side (`.to(tl.float32)`)
-
-
-def _cast_branches(ks: KernelSource, stmts: list[ast.stmt]) -> list[_Cast]:
-    """The branches among `stmts` the flash form can carry: after it loads (or computes) the tile, it recasts it
-    under the same static test (drafts upcast bf16 tiles this way for the interpreter)."""
-    out = []
-    constexprs = {p.name for p in ks.info.params if p.is_constexpr}
-    for s in stmts:
-        if not isinstance(s, ast.If) or s.orelse or not {
-                x.id for x in ast.walk(s.test) if isinstance(x, ast.Name)} <= constexprs:
-            continue
-        per_target: dict[str, list[str]] = {}
-        for a in s.body:
-            if not (isinstance(a, ast.Assign) and len(a.targets) == 1 and isinstance(a.targets[0], ast.Name)):
-                break
-            name, node = a.targets[0].id, uncast(a.value)
-            if not (isinstance(node, ast.Name) and node.id == name and node is not a.value):
-                break
-            per_target.setdefault(name, []).append(ks.segment(a.value)[len(name):])
-        else:
-            for name, suffixes in per_target.items():
-                out.append(_Cast(s, name, ks.segment(s.test), suffixes))
-    return out
-
-
 def _probabilities(ks: KernelSource, loop: ast.For, v_name: str | None) -> str | None:
     """The user's name of the probabilities multiplied into V (`tl.dot(p.to(v.dtype), v)` -> "p")."""
     for c in ast.walk(loop):
@@ -318,15 +286,6 @@ def _probabilities(ks: KernelSource, loop: ast.For, v_name: str | None) -> str |
             node = uncast(c.args[0])
             return node.id if isinstance(node, ast.Name) else None
     return None
-
-
-def _recast(casts: list[_Cast], target: str | None, name: str) -> list[str]:
-    """The draft's static recasts of `target`, re-emitted on the schedule's `name` for it."""
-    out = []
-    for b in casts:
-        if target is not None and b.target == target:
-            out += [f"if {b.test}:", *[f"    {name} = {name}{suffix}" for suffix in b.suffixes]]
-    return out
 
 
 def loop_vars_lanes(comp: Computation, loops: list[ast.For]) -> set[str]:
@@ -579,7 +538,7 @@ def _emit(recipe: SourceRecipe, ks: KernelSource, c: dict) -> list:  # noqa: PLR
         f"{n['k_base']} = {c['k'].tensor} + {bases['k']}",
         f"{n['v_base']} = {c['v'].tensor} + {bases['v']}",
         f"{q_name} = {tl('load')}({n['q_tile_ptrs']}{q_mask})",
-        *_recast(c["casts"], user.get("q"), q_name),
+        *recast(c["casts"], user.get("q"), q_name),
         f"{n['qk_scale']} = {scale_text}",
         f"{m_run} = {tl('full')}(({bm},), float(\"-inf\"), dtype={tl('float32')})",
         f"{l_run} = {tl('zeros')}(({bm},), dtype={tl('float32')})",
@@ -603,7 +562,7 @@ def _emit(recipe: SourceRecipe, ks: KernelSource, c: dict) -> list:  # noqa: PLR
         k_addr = f"{n['k_base']} + {n['lane_d']}[:, None] * ({sk[D]}) + {n['keys']}[None, :] * ({sk[N]})"
         v_addr = f"{n['v_base']} + {n['keys']}[:, None] * ({sv[N]}) + {n['lane_d']}[None, :] * ({sv[D]})"
         out = [f"{n['keys']} = {n['start_n']} + {n['lane_n']}"]
-        out += [f"{k_name} = {tl('load')}({k_addr}{kmask})", *_recast(c["casts"], user.get("k"), k_name),
+        out += [f"{k_name} = {tl('load')}({k_addr}{kmask})", *recast(c["casts"], user.get("k"), k_name),
                 f"{n['scores']} = {tl('dot')}({q_name}, {k_name}{prec}) * {n['qk_scale']}", *mod_lines]
         if masked:
             keep = f"({n['keys']}[None, :] < {nb})"
@@ -614,8 +573,8 @@ def _emit(recipe: SourceRecipe, ks: KernelSource, c: dict) -> list:  # noqa: PLR
                 f"{n['alpha']} = {tl('exp2')}({m_run} - {n['m_new']})",
                 f"{n['p']} = {tl('exp2')}({n['scores']} - {n['m_new']}[:, None])",
                 f"{l_run} = {l_run} * {n['alpha']} + {tl('sum')}({n['p']}, 1)",
-                f"{v_name} = {tl('load')}({v_addr}{vmask})", *_recast(c["casts"], user.get("v"), v_name),
-                *_recast(c["casts"], c["p_user"], n["p"]),
+                f"{v_name} = {tl('load')}({v_addr}{vmask})", *recast(c["casts"], user.get("v"), v_name),
+                *recast(c["casts"], c["p_user"], n["p"]),
                 f"{acc} = {acc} * {n['alpha']}[:, None]",
                 f"{acc} = {tl('dot')}({n['p']}.to({v_name}.dtype), {v_name}, {acc}{prec})",
                 f"{m_run} = {n['m_new']}"]

@@ -32,6 +32,7 @@ from ..source_edit import Edit
 from . import dot_emit as de
 from .emit import append_constexprs, assigned_in, free_names
 from .split_combine import Partial, combine_then_finish, indented_rest
+from .static_casts import StaticCast, cast_branches, recast
 from .targets import SMS_GUESS, DotTiles, dot_tiles, measured_grid, wide_dot_tiles
 
 MAX_SPLIT_K = 16
@@ -78,15 +79,22 @@ def _pure_product(ks: KernelSource, node: ast.AST) -> str | None:
 
 
 def _check_loop(ks: KernelSource, loop: ast.For, acc: str, operand_lines: dict[int, str], view: de.LoopView,
-                after: list[ast.stmt]) -> tuple[dict[str, str], dict[str, str], bool]:
-    """The operand names loaded in the loop, the user's tl.dot precision keywords, and whether the draft's
-    products were exact (no TF32); Decline for any other work in the K loop."""
+                after: list[ast.stmt]) -> tuple[dict[str, str], dict[str, str], bool, list[StaticCast]]:
+    """The operand names loaded in the loop, the user's tl.dot precision keywords, whether the draft's products
+    were exact (no TF32), and its static recasts of the operand tiles (`if UPCAST: a = a.to(tl.float32)`, carried
+    after the schedule's loads); Decline for any other work in the K loop."""
     names: dict[str, str] = {}
     dot_kw: dict[str, str] = {}
     used_after = set(free_names(after))
     saw_dot = False
     data = set(operand_lines.values()) | {acc}  # names holding loaded values (the operands and what is made of them)
+    casts = cast_branches(ks, loop.body)
+    carried = {id(c.node) for c in casts}
     for stmt in loop.body:
+        if id(stmt) in carried:
+            if not {c.target for c in casts if c.node is stmt} <= set(names.values()):
+                raise Decline(f"line {stmt.lineno}: the K loop recasts something other than a loaded operand")
+            continue
         targets = assigned_in(stmt)
         value = stmt.value if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)) else None
         load = _strip_casts(value) if value is not None else None
@@ -128,7 +136,7 @@ def _check_loop(ks: KernelSource, loop: ast.For, acc: str, operand_lines: dict[i
         raise Decline(f"line {stmt.lineno}: the K loop also does `{ks.segment(stmt).splitlines()[0]}`")
     exact = not saw_dot or dot_kw.get("input_precision", "").strip("'\"") == "ieee" or \
         dot_kw.get("allow_tf32") == "False"
-    return names, dot_kw, exact
+    return names, dot_kw, exact, casts
 
 
 def _operand_order(tensors: tuple[str, ...], loads: dict, out) -> tuple[str, str]:  # noqa: ANN001
@@ -194,13 +202,13 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
         bounds[r] = de.poly_text(b)
         bound_polys[r] = b
     operand_lines = {loads[a_t].line: a_t, loads[b_t].line: b_t}
-    names, dot_kw, exact = _check_loop(ks, loop, acc.var, operand_lines, view, epilogue)
+    names, dot_kw, exact, casts = _check_loop(ks, loop, acc.var, operand_lines, view, epilogue)
     return _emit(recipe, ks, view, roles, op_a, op_b, bounds, bound_polys, acc.var, names, dot_kw, exact,
-                 prologue, loop, epilogue, out)
+                 prologue, loop, epilogue, out, casts)
 
 
 def _emit(recipe, ks, view, roles, op_a, op_b, bounds, bound_polys, acc, names, dot_kw, exact,  # noqa: ANN001, PLR0913
-          prologue, loop, epilogue, out) -> list:  # noqa: ANN001
+          prologue, loop, epilogue, out, casts) -> list:  # noqa: ANN001
     comp = view.comp
     tiles_cfg = dot_tiles(ks.ctx.target)
     fresh = ks.fresh
@@ -227,8 +235,9 @@ def _emit(recipe, ks, view, roles, op_a, op_b, bounds, bound_polys, acc, names, 
                                "group_rows", "tile_m", "tile_n", "lane_m", "lane_n", "lane_k", "rows", "cols",
                                "k_start", "a_tile_ptrs", "b_tile_ptrs")}
     pid_b = fresh("pid_batch") if de.BATCH in roles.roles else None
-    a_name = names.get(op_a.access.tensor) or fresh("a")
-    b_name = names.get(op_b.access.tensor) or fresh("b")
+    a_user, b_user = names.get(op_a.access.tensor), names.get(op_b.access.tensor)  # the draft's operand tiles
+    a_name = a_user or fresh("a")
+    b_name = b_user or fresh("b")
     tiles = de.Tiles({de.M: n["rows"], de.N: n["cols"]}, {de.M: n["tile_m"], de.N: n["tile_n"]},
                      {de.M: n["lane_m"], de.N: n["lane_n"]}, blocks, pid_b)
 
@@ -340,6 +349,8 @@ def _emit(recipe, ks, view, roles, op_a, op_b, bounds, bound_polys, acc, names, 
             f"({n['lane_k']}[None, :] < {kb} - {n['k_start']}), other=0.0)",
             f"{b_name} = {tl('load')}({n['b_tile_ptrs']}, mask=({n['lane_k']}[:, None] < {kb} - {n['k_start']}) & "
             f"({n['cols']}[None, :] < {bounds[de.N]}), other=0.0)",
+            *recast(casts, a_user, a_name),
+            *recast(casts, b_user, b_name),
             f"{acc} = {tl('dot')}({a_name}, {b_name}, {acc}{precision})",
             f"{n['a_tile_ptrs']} += {bk} * ({s[de.K]})",
             f"{n['b_tile_ptrs']} += {bk} * ({t[de.K]})",
