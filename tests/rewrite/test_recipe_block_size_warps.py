@@ -71,7 +71,8 @@ def test_candidates_and_correctness(tmp_path) -> None:
     ]
     first = grid_tiled[0].source
     assert "grid = (triton.cdiv(x.numel(), 1024),)" in first
-    assert "scale_kernel[grid](x, out, x.numel(), BLOCK_SIZE=1024, num_warps=4)" in first
+    # the draft's trailing comma is kept: a second argument appended at the same place still parses
+    assert "scale_kernel[grid](x, out, x.numel(), BLOCK_SIZE=1024, num_warps=4,)" in first
     loop_tiled = rewrite("block-size-warps", ROWS, "copy_kernel")
     assert "copy_kernel[(x.shape[0],)](x, out, x.shape[1], 2048, num_warps=8)" in loop_tiled[1].source
     ascend = rewrite("block-size-warps", ROWS, "copy_kernel", target="ascend910b3")
