@@ -98,12 +98,11 @@ def test_when_the_current_text_does_not_run_nothing_is_screened_out(runner) -> N
     assert [c.title for c in survivors] == [c.title for c in expected]
 
 
-def test_screenable_needs_a_timed_kernelbench_profile() -> None:
-    source = FIXTURE.read_text()
-    assert screenable(PROFILED, source)
-    assert not screenable(None, source)
-    assert not screenable({**PROFILED, "ok": False}, source)
-    assert not screenable(PROFILED, source.replace("class ModelNew", "class Other"))
+def test_screenable_needs_a_timed_profile() -> None:
+    assert screenable(PROFILED)
+    assert not screenable(None)
+    assert not screenable({**PROFILED, "ok": False})
+    assert not screenable({**PROFILED, "timing_meaningful": False})
 
 
 class RecordingRunner:

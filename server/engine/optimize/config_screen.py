@@ -5,12 +5,13 @@ process, five interleaved timings (11-47 s each on the device host with several 
 compiles a dozen or more moves per round, and the task's budget ran out while the gate was still walking them in
 a fixed order. Like Triton's autotuner (and Helion's), every move is first run once at the timing shape and timed
 (one `run` job each, in the runner's persistent workers: no sandbox start, no reference, no correctness), and only
-the moves that ran more than 2% faster than the current text reach the gate, fastest first. The gate still decides: a screened
-time is never shown as a result.
+the moves that ran more than 2% faster than the current text reach the gate, fastest first. The gate still
+decides: a screened time is never shown as a result.
 
 Only a text the evidence profiled is screened (a move runs the current text's own code with other launch values):
-an LLM's text is never profiled (evidence.collect), so a move of it never runs outside the gate's sandbox. Replay
-verification (no Model) and backends whose timings mean nothing are not screened either.
+an LLM's text is never profiled (evidence.collect), so a move of it never runs outside the gate's sandbox. Nor is a
+text verified by replay (the loop profiles KernelBench modules only) or one on a backend whose timings mean
+nothing.
 """
 
 from __future__ import annotations
@@ -41,12 +42,10 @@ class Screened:
         return current_ms / self.ms if self.ms else None
 
 
-def screenable(profile: dict[str, Any] | None, source: str) -> bool:
-    """Whether moves of this text may be screened: the evidence profiled it as a KernelBench module on a device
-    whose timings mean something (which also says the text is not an LLM's: those are never profiled)."""
-    if not profile or not profile.get("timing_meaningful") or not profile.get("ok", True):
-        return False
-    return "class ModelNew" in source and "def get_inputs" in source
+def screenable(profile: dict[str, Any] | None) -> bool:
+    """Whether moves of the profiled text may be screened: the evidence profiled it (a KernelBench module, not an
+    LLM's text) on a device whose timings mean something."""
+    return bool(profile and profile.get("timing_meaningful") and profile.get("ok", True))
 
 
 @dataclass
@@ -88,6 +87,6 @@ class ConfigScreen:
 
 
 def _median(timing: Any) -> float | None:
-    if isinstance(timing, dict):
-        timing = timing.get("median", timing.get("p50"))
+    if isinstance(timing, dict):  # Backend.time_ms's percentiles
+        timing = timing.get("median")
     return float(timing) if isinstance(timing, (int, float)) and not isinstance(timing, bool) and timing > 0 else None

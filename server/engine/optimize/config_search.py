@@ -171,8 +171,9 @@ def _faster(feedback: Sequence[Verdict]) -> list[Verdict]:
 
 
 def combined_moves(knobs: Sequence[Knob], faster: Sequence[dict[str, Any]]) -> list[Move]:
-    """Moves the gate found faster on an earlier text, re-applied to this one (which holds the round's applied
-    move): each alone, then all together (on a knob two of them moved, the faster one's value). A round applies
+    """Moves the gate found faster on an earlier text (fastest first), re-applied to this one (which holds the
+    round's applied move): all together first (on a knob two of them moved, the faster one's value), then each
+    alone. A round applies
     only its best move, so a second independent gain (warps after a block, stages after a tile) would otherwise
     wait for the pattern search to find it again, which the time budget rarely allows."""
     by_label = {k.label: k for k in knobs}
@@ -193,20 +194,15 @@ def combined_moves(knobs: Sequence[Knob], faster: Sequence[dict[str, Any]]) -> l
     return out
 
 
+COMPILED, CAPPED, SCREENED_OUT, NOT_RUN = ("compile result", "beyond the round's cap",
+                                          "screened slower or within 2%", "did not run when screened")
+
+
 @dataclass
 class Pruned:
     move: str
     reason: str
-
-
-def _cause(reason: str) -> str:
-    if "did not run" in reason:
-        return "did not run when screened"
-    if reason.startswith("screened: "):
-        return "screened slower or within 2%"
-    if reason.startswith(("compiled fine", "screened faster")):
-        return "beyond the round's cap"
-    return "compile result"
+    cause: str = COMPILED  # which step kept it from the gate (the report's notes count them)
 
 
 @dataclass
@@ -233,8 +229,8 @@ class ConfigSearch:
             return []
         causes: dict[str, int] = {}
         for p in self.pruned:
-            causes[_cause(p.reason)] = causes.get(_cause(p.reason), 0) + 1
-        best = [p for p in self.pruned if p.reason.startswith("screened: ") and "x of the current" in p.reason]
+            causes[p.cause] = causes.get(p.cause, 0) + 1
+        best = [p for p in self.pruned if p.cause == SCREENED_OUT]
         told = ", ".join(f"{n} {cause}" for cause, n in causes.items())
         return [f"{self.name}: {len(self.pruned)} move(s) kept from the gate ({told})"
                 + (f"; e.g. {best[0].move}: {best[0].reason}" if best else "")]
@@ -310,14 +306,14 @@ class ConfigSearch:
             ))
         compiled: list[tuple[Move, str, dict[str, Any], str]] = []
         pruned: list[Pruned] = []
-        screening = self.screen is not None and screenable(ctx.profile, ctx.source)
+        screening = self.screen is not None and screenable(ctx.profile)
         cap = self.max_screened if screening else self.max_survivors
         for (move, text), fact in zip(candidates, facts, strict=True):
             reason = self._prune_reason(fact, base, move)
             if reason:
                 pruned.append(Pruned(move.label, reason))
             elif len(compiled) >= cap:
-                pruned.append(Pruned(move.label, "compiled fine; beyond this round's timing budget"))
+                pruned.append(Pruned(move.label, "compiled fine; beyond this round's timing budget", CAPPED))
             else:
                 compiled.append((move, text, fact, ""))
         if screening and compiled:
@@ -326,7 +322,7 @@ class ConfigSearch:
         for cand, (move, _, _, _) in zip(survivors, compiled, strict=False):
             if move.changes:
                 self.proposed[cand.id] = {k.label: v for k, v in move.changes}
-        pruned += [Pruned(m.label, "screened faster, but beyond this round's timing budget")
+        pruned += [Pruned(m.label, "screened faster, but beyond this round's timing budget", CAPPED)
                    for m, _, _, _ in compiled[self.max_survivors:]]
         self.pruned.extend(pruned)
         return survivors, pruned
@@ -345,9 +341,11 @@ class ConfigSearch:
         for (move, text, fact, _), got in zip(compiled, rest, strict=True):
             ratio = got.ratio(current.ms)
             if ratio is None:
-                pruned.append(Pruned(move.label, f"screened: did not run at the timing shape ({got.error})"))
+                pruned.append(Pruned(move.label, f"screened: did not run at the timing shape ({got.error})",
+                                     NOT_RUN))
             elif ratio <= KEEP_ABOVE:
-                pruned.append(Pruned(move.label, f"screened: {ratio:.2f}x of the current text at the timing shape"))
+                pruned.append(Pruned(move.label, f"screened: {ratio:.2f}x of the current text at the timing shape",
+                                     SCREENED_OUT))
             else:
                 note = (f"screened at {ratio:.2f}x of the current text at the timing shape (one short run each, "
                         "before the gate)")
