@@ -204,7 +204,8 @@ def _run(be: Backend, payload: dict[str, Any], result: dict[str, Any], root: str
 # reads; with no original text the harness text (the candidate's) is part of it.
 REFERENCE_STORE_ENV = "TRITONLENS_REFERENCE_STORE"
 _CANDIDATE_ONLY = ("kernels", "budget_s", "allow_unsandboxed", "poison", "candidate", "kept_references")
-MAX_KEPT_REFERENCES = 8
+MAX_KEPT_REFERENCES = 32
+MAX_KEPT_BYTES = 4 << 30
 SEALED = "expected.sealed"
 
 
@@ -233,8 +234,7 @@ def _reference_outputs(be: Backend, ref_spec: dict[str, Any], root: str, cand_di
     """(plain bytes of the reference's expected outputs, {"key", "secret", "reused"}); the inputs are written into
     the candidate's folder from the bytes that were checked (the candidate may change its copy, never the kept
     one). The plain bytes never touch the disk."""
-    key_text = json.dumps({k: v for k, v in ref_spec.items() if k not in _CANDIDATE_ONLY}, sort_keys=True, default=str)
-    key = hashlib.sha256(f"{be.name}\0{be.timing_meaningful}\0{key_text}".encode()).hexdigest()
+    key = _reference_key(be, ref_spec)
     store = _store()
     kept_dir = os.path.join(store[0], key) if store else ""
     if kept_dir and known.get(key):
@@ -242,6 +242,7 @@ def _reference_outputs(be: Backend, ref_spec: dict[str, Any], root: str, cand_di
         expected = sealed.unseal(known[key], kept, inputs) if kept is not None and inputs is not None else None
         if expected is not None and inputs is not None:
             _write_bytes(os.path.join(cand_dir, "inputs.pt"), inputs)
+            _touch(kept_dir)  # the store forgets the least recently used first
             return expected, {"key": key, "secret": known[key], "reused": True}
     secret = sealed.new_secret()
     _write_spec(root, ref_spec)
@@ -263,6 +264,26 @@ def _reference_outputs(be: Backend, ref_spec: dict[str, Any], root: str, cand_di
     return expected, {"key": key, "secret": secret, "reused": False}
 
 
+def _reference_key(be: Backend, ref_spec: dict[str, Any]) -> str:
+    """What the reference outputs depend on. The reference Model and inputs come from the original text
+    (`reference_source`, else `baseline_source`); a later round's baseline (an intermediate text) only decides that
+    a timing shape is run, so every round of one task shares one key."""
+    spec = {k: v for k, v in ref_spec.items() if k not in _CANDIDATE_ONLY}
+    original = spec.pop("reference_source", None)
+    baseline = spec.pop("baseline_source", None)
+    spec["original_text"] = original if original is not None else baseline
+    spec["has_baseline"] = baseline is not None
+    key_text = json.dumps(spec, sort_keys=True, default=str)
+    return hashlib.sha256(f"{be.name}\0{be.timing_meaningful}\0{key_text}".encode()).hexdigest()
+
+
+def _touch(folder: str) -> None:
+    try:
+        os.utime(folder)
+    except OSError:
+        pass
+
+
 def _write_bytes(path: str, data: bytes) -> None:
     tmp = f"{path}.{os.getpid()}.tmp"
     with open(tmp, "wb") as fh:
@@ -271,12 +292,25 @@ def _write_bytes(path: str, data: bytes) -> None:
 
 
 def _forget_oldest(store: str) -> None:
+    """Keep the most recently used references while they number at most MAX_KEPT_REFERENCES and fit in
+    MAX_KEPT_BYTES. A pool serves several tasks at once (bench --jobs): a count of 8 dropped a task's reference
+    between its rounds, and each recomputation cost a fresh process and a float64 run (about 10 s on the H100)."""
     try:
-        kept = sorted((e for e in os.scandir(store) if e.is_dir()), key=lambda e: e.stat().st_mtime)
+        kept = sorted((e for e in os.scandir(store) if e.is_dir()), key=lambda e: e.stat().st_mtime, reverse=True)
     except OSError:
         return
-    for entry in kept[:-MAX_KEPT_REFERENCES]:
-        shutil.rmtree(entry.path, ignore_errors=True)
+    total = 0
+    for index, entry in enumerate(kept):
+        total += _folder_bytes(entry.path)
+        if index >= MAX_KEPT_REFERENCES or (index > 0 and total > MAX_KEPT_BYTES):
+            shutil.rmtree(entry.path, ignore_errors=True)
+
+
+def _folder_bytes(folder: str) -> int:
+    try:
+        return sum(e.stat().st_size for e in os.scandir(folder) if e.is_file())
+    except OSError:
+        return 0
 
 
 def _has_original(payload: dict[str, Any]) -> bool:

@@ -428,6 +428,10 @@ def test_kept_reference_outputs_are_reused_only_with_their_secret(runner, tmp_pa
     assert first.details["reference_outputs"] == "computed", everything(first)
     assert honest.accepted and honest.details["reference_outputs"].startswith("kept"), everything(honest)
     assert not wrong.accepted and "outside atol" in wrong.reason and wrong.details["reference_outputs"].startswith("kept")
+    # a later round times against the text the first round kept: the reference still comes from the original
+    round_two = ORIGINAL.replace("class ModelNew", "# round one\nclass ModelNew")
+    later = gate.check(round_two, recipe(round_two.replace("class ModelNew", "# two\nclass ModelNew"), "two")).verdict
+    assert later.accepted and later.details["reference_outputs"].startswith("kept"), everything(later)
     [store] = [pool.reference_store for pool in runner._pools.values()]
     [kept] = [p for p in Path(store).iterdir() if p.is_dir() and (p / "expected.sealed").exists()
               and p.name in gate._kept_references()]
