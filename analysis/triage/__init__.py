@@ -172,13 +172,20 @@ def _chunk_digests(stmts: tuple[ast.stmt, ...], digest_of: Callable[[int, int], 
     return defs, top
 
 
+# a jit decorator as written (`@triton.jit`, `@jit`, `@triton.jit(...)`): counted in text, since the file does not parse
+_JIT_DECORATOR = re.compile(r"^[ \t]*@[ \t]*(?:[A-Za-z_][A-Za-z_0-9]*[ \t]*\.[ \t]*)?jit\b", re.MULTILINE)
+
+
 def _syntax_finding(module: ModuleInfo) -> Finding:
     from ..core.front_rules import SYNTAX_ERROR
 
     error = module.syntax_error
     assert error is not None
+    kernels = len(_JIT_DECORATOR.findall(module.source))
+    unread = (f" (the file's {kernels} @triton.jit function{'s are' if kernels > 1 else ' is'} not analysed until it "
+              "parses)") if kernels else ""
     return SYNTAX_ERROR.finding(
-        f"syntax error: {error.message}",
+        f"syntax error: {error.message}{unread}",
         Span(error.line, error.col, error.end_line, error.end_col),
         evidence=(Evidence(kind="ast", summary="Python parser error", excerpt=error.message),),
     )

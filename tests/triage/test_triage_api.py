@@ -21,6 +21,12 @@ def test_syntax_error_gives_one_tl001_at_the_error() -> None:
     (f,) = result.findings
     assert f.code == "TL001" and f.span.line == 4 and f.span.col == 8
     assert result.module.syntax_error is not None and not result.module.kernels
+    assert f.message.endswith("(the file's 1 @triton.jit function is not analysed until it parses)")
+    # the error above every kernel hides them all: the message counts them, since nothing else can
+    two = triage("from my-pkg import x\nimport triton\n@triton.jit\ndef a(p):\n    pass\n\n@triton.jit(debug=True)\n"
+                 "def b(p):\n    pass\n", "import_typo.py").findings
+    assert [f.code for f in two] == ["TL001"] and "the file's 2 @triton.jit functions are not" in two[0].message
+    assert "not analysed" not in triage("x = (\n", "plain.py").findings[0].message
 
 
 @pytest.mark.parametrize(

@@ -34,19 +34,48 @@ class ScheduleRecipe:
 
     def propose(self, ctx: RecipeContext) -> list[Candidate] | NotApplicable:
         try:
-            ks = KernelSource(ctx)
-            comp = lift_kernel(ctx.module, ks.info)
-            if comp.unmodelled:
-                raise Decline(f"the model of {ctx.kernel} is incomplete: {comp.unmodelled[0]}")
-            candidates = self._build(self, ks, comp, classify(comp))
+            try:
+                candidates = self._propose(ctx)
+            except CarriedInduction as carried:
+                candidates = self._in_index_form(ctx, carried)
         except Decline as exc:
             return NotApplicable(self.name, str(exc))
         if not candidates:
             return NotApplicable(self.name, "the schedule produced no candidate")
         return candidates
 
+    def _propose(self, ctx: RecipeContext) -> list[Candidate]:
+        ks = KernelSource(ctx)
+        comp = lift_kernel(ctx.module, ks.info)
+        if comp.unmodelled:
+            raise Decline(f"the model of {ctx.kernel} is incomplete: {comp.unmodelled[0]}")
+        return self._build(self, ks, comp, classify(comp))
+
+    def _in_index_form(self, ctx: RecipeContext, carried: CarriedInduction) -> list[Candidate]:
+        """Again, with the pointers the kernel's loops advance written as offsets from the loop index."""
+        import dataclasses
+
+        from ...kernels.parse import parse_module
+        from .pointer_inductions import index_form
+
+        source = index_form(KernelSource(ctx))
+        if source is None:  # nothing it can rewrite (a block pointer's tl.advance, a step that varies)
+            raise carried
+        module = parse_module(source)
+        try:
+            candidates = self._propose(dataclasses.replace(ctx, source=source, module=module))
+        except Decline as exc:
+            raise Decline(f"with the advanced pointers written as offsets from the loop index: {exc}") from None
+        note = ("\n\nThe pointers the loop advanced each iteration are written as offsets from its index first "
+                "(the same addresses; the new iteration order moves them).")
+        return [dataclasses.replace(c, rationale=c.rationale + note) for c in candidates]
+
     def __repr__(self) -> str:
         return f"<schedule {self.name}>"
+
+
+class CarriedInduction(Decline):
+    """A loop carries a value its iterations advance (a pointer, a block pointer): its order cannot change."""
 
 
 def require_class(kind: Kind, *names: str) -> None:
@@ -194,7 +223,7 @@ def reorderable_loop(ks: KernelSource, var: IndexVar, accs: set[str], what: str)
     loop = loop_node(ks, var)
     moved = carried_inductions(ks, loop, accs)
     if moved:
-        raise Decline(f"line {loop.lineno}: the loop advances {', '.join(moved)} each iteration (an induction the "
+        raise CarriedInduction(f"line {loop.lineno}: the loop advances {', '.join(moved)} each iteration (an induction the "
                       "new iteration order would not move)")
     parts = simple_range(loop)
     if parts is None:

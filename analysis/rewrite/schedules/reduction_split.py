@@ -4,9 +4,10 @@ A reduction whose programs each walk a long loop over the reduced axis has few p
 a column reduction (`x.sum(0)`, `x.std(0)`, a mean over the rows) with N=4096 columns in blocks of 64 gets 64
 programs on a 132-SM device; a row reduction over a few long rows (`x.sum(dim=(1, 2))` of a (4, 512, 512) tensor:
 4 programs; per-channel statistics of an NCHW batch: C programs) leaves almost every SM idle. Here the first
-top-level loop that accumulates over the reduced axis is cut into contiguous slices, one per program on grid axis 1
-(`tl.num_programs(1)` of them, each slice a whole number of the loop's steps so the user's masks stay right), and
-each program reduces its slice exactly as before. The slices' results combine in one of two ways:
+top-level loop that accumulates over the reduced axis is cut into contiguous slices, one per program on the first
+grid axis the kernel does not use (axis 1, or axis 2 when the outputs take two; `tl.num_programs(axis)` slices,
+each a whole number of the loop's steps so the user's masks stay right), and each program reduces its slice
+exactly as before. The slices' results combine in one of two ways:
 
 - one sum/max/min whose stored value is linear in it (a sum, a mean, a scale) or the max/min itself: straight
   into the output with `tl.atomic_add` / `tl.atomic_max` / `tl.atomic_min`, the output set to the identity first
@@ -20,7 +21,7 @@ each program reduces its slice exactly as before. The slices' results combine in
   cannot be checked without a device (the launch-per-pass form needs none and is emitted there).
 
 The wrapper chooses the number of slices at run time so that the grid fills the device (the programs that fill
-it are a guess from the target's device table, named in the rationale). Declines for grids with a second axis,
+it are a guess from the target's device table, named in the rationale). Declines for grids of three axes,
 stores in the split loop, other loop-carried values, outputs that are not a plain tensor name at the launch
 (direct form), and kernels whose profiled grid already fills the device.
 """
@@ -218,8 +219,7 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
     if measured is not None and measured >= fill:
         raise Decline(f"the profiled grid already has {measured:,} programs (about {fill} fill the device): "
                       "splitting the loop adds atomics without filling it more")
-    if any(v.name.startswith("pid") and v.name != "pid0" for v in comp.index_vars):
-        raise Decline("the kernel already uses a second grid axis")
+    axis = split_axis(comp)
     if any(isinstance(n, ast.Call) and ks.is_tl(n, "num_programs") for n in ast.walk(ks.fn)):
         raise Decline("the kernel reads tl.num_programs (its grid is part of its logic)")
     loop, accs = _split_loop(ks, comp, kind)
@@ -239,8 +239,8 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
         raise Decline(f"line {loop.lineno}: {', '.join(sorted(left))} is set in the reduction loop and read after it")
 
     busy: dict[str, str] = {}
-    loop_edits = _sliced(ks, loop, (start, stop, step), "the reduced axis is split over grid axis 1: this program "
-                         "reduces one slice of it", busy)
+    loop_edits = _sliced(ks, loop, (start, stop, step), f"the reduced axis is split over grid axis {axis}: this "
+                         "program reduces one slice of it", axis, busy)
     try:
         store = _direct_store(ks, comp, loop, accs)
     except Decline as why_not:
@@ -249,9 +249,49 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
     return _straight_into_output(recipe, ks, comp, kind, loop, accs[0], store, loop_edits, fill, target)
 
 
+_ORDINAL = {1: "second", 2: "third"}
+
+
+def split_axis(comp: Computation) -> int:
+    """The grid axis the slices go on: the first the kernel does not use (its programs over the outputs keep the
+    axes before it)."""
+    used = {v.name for v in comp.index_vars if v.name.startswith("pid")}
+    if used <= {"pid0"}:
+        return 1
+    if used == {"pid0", "pid1"}:
+        return 2
+    raise Decline(f"the kernel already uses grid axes {', '.join(sorted(u[3:] for u in used))}: no free axis")
+
+
+def output_program(ks: KernelSource, axis: int) -> str:
+    """Kernel text of the program's linear index over the output axes (the grid axes before `axis`)."""
+    tl = ks.tl
+    if axis == 1:
+        return f"{tl('program_id')}(0)"
+    return f"({tl('program_id')}(0) * {tl('num_programs')}(1) + {tl('program_id')}(1))"
+
+
+def output_grid(ks: KernelSource, call: ast.Call, axis: int) -> list[str]:
+    """The launch's grid axes over the outputs, as text (`axis` of them)."""
+    if axis == 1:
+        return [one_axis_grid(ks, call)]
+    from ..kernel_patterns import grid_node
+
+    grid = grid_node(ks, call)
+    if not (isinstance(grid, ast.Tuple) and len(grid.elts) == axis):
+        raise Decline(f"the grid at line {call.lineno} is not a {axis}-axis tuple")
+    if isinstance(call.func.slice, ast.Tuple):
+        return [ks.segment(e) for e in grid.elts]
+    return [f"{ks.segment(call.func.slice)}[{i}]" for i in range(axis)]
+
+
+def _count(axes: list[str]) -> str:
+    return " * ".join(paren(a) for a in axes) if len(axes) > 1 else axes[0]
+
+
 def _sliced(ks: KernelSource, loop: ast.For, bounds: tuple[ast.expr, ast.expr, ast.expr | None], why: str,
-            busy: dict[str, str] | None = None) -> list:
-    """Edits that give this program a contiguous slice of the loop's steps, one slice per program on grid axis 1
+            axis: int, busy: dict[str, str] | None = None) -> list:
+    """Edits that give this program a contiguous slice of the loop's steps, one slice per program on grid `axis`
     (a whole number of steps each, so the user's masks stay right). `busy` receives, under "count", the kernel text
     of how many slices get at least one step (the others keep their start values)."""
     start, stop, step = bounds
@@ -263,12 +303,13 @@ def _sliced(ks: KernelSource, loop: ast.For, bounds: tuple[ast.expr, ast.expr, a
     zero_start = isinstance(start, ast.Constant) and start.value == 0
     span = stop_text if zero_start else f"{stop_text} - {start_text}"
     steps = span if step is None else f"{tl('cdiv')}({span}, {step_text})"
-    per_slice = f"{tl('cdiv')}({steps}, {tl('num_programs')}(1))" + ("" if step is None else f" * {step_text}")
-    offset = f"{tl('program_id')}(1) * {chunk}" if zero_start else f"{start_text} + {tl('program_id')}(1) * {chunk}"
+    per_slice = f"{tl('cdiv')}({steps}, {tl('num_programs')}({axis}))" + ("" if step is None else f" * {step_text}")
+    own = f"{tl('program_id')}({axis}) * {chunk}"
+    offset = own if zero_start else f"{start_text} + {own}"
     header = f"{indent}# {why}\n{indent}{chunk} = {per_slice}\n{indent}{first} = {offset}\n"
     bound = f"{tl('minimum')}({first} + {chunk}, {stop_text})"
     if busy is not None:
-        busy["count"] = f"{tl('minimum')}({tl('num_programs')}(1), {tl('cdiv')}({span}, {per_slice}))"
+        busy["count"] = f"{tl('minimum')}({tl('num_programs')}({axis}), {tl('cdiv')}({span}, {per_slice}))"
     new_range = f"range({first}, {bound})" if step is None else f"range({first}, {bound}, {step_text})"
     return [ks.text.insert_before(loop, header), ks.text.replace(loop.iter, new_range)]
 
@@ -276,11 +317,18 @@ def _sliced(ks: KernelSource, loop: ast.For, bounds: tuple[ast.expr, ast.expr, a
 def _straight_into_output(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Kind, loop: ast.For,
                           acc: Accumulation, store: ast.Call, edits: list, fill: int, target) -> list:  # noqa: ANN001
     edits = [*edits, ks.text.replace(store.func, ks.tl(ATOMIC[acc.op]))]
+    value = store.args[1] if len(store.args) > 1 else next((k.value for k in store.keywords if k.arg == "value"), None)
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "to":
+        # the slices meet in fp32 (below): a cast to the output's dtype here would round every slice's partial
+        # before the sum; the copy into the output after the launch rounds once
+        edits.append(ks.text.replace(value, ks.segment(value.func.value)))
     torch = imported_as(ks, "torch")
     splits, partial = ks.fresh("row_splits"), ks.fresh("combined")
     output = comp.stores[0].tensor
+    axis = split_axis(comp)
     for call, _ in launch_grids(ks):
-        grid0 = one_axis_grid(ks, call)
+        axes = output_grid(ks, call, axis)
+        grid0 = _count(axes)
         out = launch_argument(ks, call, output)
         if not isinstance(out, ast.Name):
             raise Decline(f"line {call.lineno}: the output is passed as `{ks.segment(out)}`, not a tensor name")
@@ -293,7 +341,7 @@ def _straight_into_output(recipe: ScheduleRecipe, ks: KernelSource, comp: Comput
             f"{torch}.empty_like({out.id}, dtype={torch}.float32)\n"
             f"{ind}{partial}{_FILL[acc.op]}  # the slices of the reduced axis combine into it ({ATOMIC[acc.op]})\n"
             f"{ind}{splits} = max(1, min({MAX_SPLIT}, {fill} // max(1, {grid0})))\n")))
-        edits.append(ks.text.replace(call.func.slice, f"({grid0}, {splits})"))
+        edits.append(ks.text.replace(call.func.slice, f"({', '.join(axes)}, {splits})"))
         edits.append(ks.text.replace(out, partial))
         edits.append(ks.text.insert_after(statement, (
             f"{ind}if {partial} is not {out.id}:\n{ind}    {out.id}.copy_({partial})  # one rounding to its dtype\n")))
@@ -301,14 +349,14 @@ def _straight_into_output(recipe: ScheduleRecipe, ks: KernelSource, comp: Comput
     rationale = (
         f"The kernel reduces `{output}`'s input over {walked} (the model classifies it as a {kind.name}) "
         f"with one program per output block, each walking the whole loop on line {loop.lineno}: few outputs leave "
-        f"the device idle. The loop is now split into slices over grid axis 1, chosen at launch so the grid reaches "
+        f"the device idle. The loop is now split into slices over grid axis {axis}, chosen at launch so the grid reaches "
         f"about {fill} programs (**guess:** {_units(target, fill)} of the device table, unless profiled); each "
         f"slice's {acc.op} is combined into the output with `tl.{ATOMIC[acc.op]}` (the output is set to the "
         "identity first; an output that is not fp32 gets an fp32 buffer for the combine, copied into it once after "
         "the launch)."
     )
     return [finish(recipe, ks.ctx, [e for e in edits if isinstance(e, Edit)],
-                   "Split the reduced axis over a second grid axis (atomic combine)", rationale,
+                   f"Split the reduced axis over a {_ORDINAL[axis]} grid axis (atomic combine)", rationale,
                    config={"max_split": MAX_SPLIT})]
 
 
@@ -323,9 +371,9 @@ def _through_workspace(recipe: ScheduleRecipe, ks: KernelSource, comp: Computati
     if not rest or has_return(rest):
         raise Decline("nothing after the reduction loop to finish, or an early return")
     layouts = _layouts(ks, inits, accs)
-    tl = ks.tl
-    program = f"{tl('program_id')}(0)"
-    partials = _partials(ks, accs, layouts, inits, pairs, program, busy.get("count", ""))
+    axis = split_axis(comp)
+    program = output_program(ks, axis)
+    partials = _partials(ks, accs, layouts, inits, pairs, program, axis, busy.get("count", ""))
     slot_names: dict[str, str] = {}
     for p in partials:
         slot_names.setdefault(p.slot, ks.fresh("slot") if not slot_names else ks.fresh(f"{p.var}_slot"))
@@ -341,7 +389,7 @@ def _through_workspace(recipe: ScheduleRecipe, ks: KernelSource, comp: Computati
     indent = ks.text.indent(loop)
     first, last = ks.text.statement_lines(rest[0], rest[-1])
     rest_text = ks.text.source[first:last]
-    edits.append(Edit(first, last, combine_then_finish(ks, indent, partials, arrivals, program, 1, names)
+    edits.append(Edit(first, last, combine_then_finish(ks, indent, partials, arrivals, program, axis, names)
                       + indented_rest(rest_text, indent)))
     edits.append(append_constexprs(ks, [*(p.workspace for p in partials), arrivals], constexpr=False))
     dropped = dead_starts(ks, loop, rest)
@@ -355,7 +403,7 @@ def _through_workspace(recipe: ScheduleRecipe, ks: KernelSource, comp: Computati
     rationale = (
         f"The kernel reduces over {walked} (the model classifies it as a {kind.name}) with one program per output "
         f"block, each walking the whole loop on line {loop.lineno}: few outputs leave the device idle. The loop is "
-        f"now split into slices over grid axis 1, chosen at launch so the grid reaches about {fill} programs "
+        f"now split into slices over grid axis {axis}, chosen at launch so the grid reaches about {fill} programs "
         f"(**guess:** {_units(target, fill)} of the device table, unless profiled). Its partials ({carried}) cannot "
         f"go straight into the output ({why_not_direct}), so each slice adds them into a workspace and the last "
         "slice to arrive reads the totals back and runs the rest of the kernel as written (the statements after "
@@ -368,12 +416,12 @@ def _through_workspace(recipe: ScheduleRecipe, ks: KernelSource, comp: Computati
                       ", a start value the rest overwrites before reading it (Triton would refuse to merge its "
                       "type with the new value's under the `if`).")
     return [finish(recipe, ks.ctx, [e for e in edits if isinstance(e, Edit)],
-                   f"Split the reduced axis over a second grid axis ({len(accs)} partial(s) combined, the last "
+                   f"Split the reduced axis over a {_ORDINAL[axis]} grid axis ({len(accs)} partial(s) combined, the last "
                    "slice finishes)", rationale, config={"max_split": MAX_SPLIT})]
 
 
 def _partials(ks: KernelSource, accs: list[Accumulation], layouts: dict, inits: dict[str, ast.Assign],
-              pairs: list[OnlinePair], program: str, busy: str) -> list[Partial]:
+              pairs: list[OnlinePair], program: str, axis: int, busy: str) -> list[Partial]:
     """One workspace per accumulator: a total the slices add into, or (an online pair) a slot per slice, folded
     over the `busy` slices (an empty one holds only start values, which the user's step need not accept)."""
     tl = ks.tl
@@ -387,8 +435,8 @@ def _partials(ks: KernelSource, accs: list[Accumulation], layouts: dict, inits: 
             out.append(Partial(a.var, a.op, workspaces[a.var], program_slot(tl, program, dims),
                                dtype=layouts[a.var].dtype))
             continue
-        slices = f"{tl('num_programs')}(1)"
-        own = program_slot(tl, f"({program} * {slices} + {tl('program_id')}(1))", dims)
+        slices = f"{tl('num_programs')}({axis})"
+        own = program_slot(tl, f"({program} * {slices} + {tl('program_id')}({axis}))", dims)
         fold = "" if a.var != pair.sum_var else fold_slices(
             ks, pair, {v: ks.segment(inits[v].value) for v in (pair.max_var, pair.sum_var)},
             {v: workspaces[v] for v in (pair.max_var, pair.sum_var)},
@@ -504,8 +552,9 @@ def _launch_per_pass(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation
     statements = [ks.enclosing_statement(call) for call, _ in launch_grids(ks)]
     if not all(isinstance(st, ast.Expr) for st in statements):
         raise Decline("a launch is not a statement of its own (it cannot be repeated for each pass)")
-    tl, indent, phase = ks.tl, ks.text.indent(loop), ks.fresh("PHASE")
-    program = f"{tl('program_id')}(0)"
+    indent, phase = ks.text.indent(loop), ks.fresh("PHASE")
+    axis = split_axis(comp)
+    program = output_program(ks, axis)
     stages = [partials]
     slot_names = {p.slot: names[p.var] for p in partials}  # one slot variable per distinct slot expression
     for ps in passes:
@@ -526,10 +575,10 @@ def _launch_per_pass(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation
     tail_loops = [s for s in tail if isinstance(s, ast.For)]
     slice_edits = list(loop_edits)
     for lp in loops[1:]:
-        slice_edits += _sliced(ks, lp, simple_range(lp), "this pass is split over grid axis 1 too")
+        slice_edits += _sliced(ks, lp, simple_range(lp), f"this pass is split over grid axis {axis} too", axis)
     for lp in tail_loops:
         slice_edits += _sliced(ks, lp, simple_range(lp), "what follows the totals runs in slices too: this program "
-                               "takes one slice of this loop")
+                               "takes one slice of this loop", axis)
     edits = []
     start = ks.text.statement_lines(loop)[0]
     for k, lp in enumerate(loops, start=1):
@@ -573,7 +622,7 @@ def _launch_per_pass(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation
     )
     rationale += _online_note(everything)
     return [finish(recipe, ks.ctx, [e for e in edits if isinstance(e, Edit)],
-                   f"Split every pass over the reduced axis over a second grid axis ({last} launches, "
+                   f"Split every pass over the reduced axis over a {_ORDINAL[axis]} grid axis ({last} launches, "
                    f"{len(everything)} partial(s) combined)", rationale, config={"max_split": MAX_SPLIT})]
 
 
@@ -644,7 +693,8 @@ def _workspace_launches(ks: KernelSource, comp: Computation, partials: list[Part
         statement = ks.enclosing_statement(call)
         ind = ks.text.indent(statement)
         hoisted, wrapper_dims = _wrapper_values(ks, call, dims_used)
-        grid0 = _grid_axis0(ks, call, grid, hoisted)
+        axes = _grid_axes(ks, call, grid, hoisted, split_axis(comp))
+        grid0 = _count(axes)
         sizes = {p.var: " * ".join([grid0, *(_dim_text(ks, d, wrapper_dims) for d in layouts[p.var].dims)])
                  for p in partials}
         device = f"{paren(ks.segment(launch_argument(ks, call, device_param)))}.device"
@@ -652,7 +702,7 @@ def _workspace_launches(ks: KernelSource, comp: Computation, partials: list[Part
                         for _, (local, value) in hoisted.items())
         lines += f"{ind}{splits} = max(1, min({MAX_SPLIT}, {fill} // max(1, {grid0})))\n"
         lines += workspace_lines(torch, ind, partials, sizes, arrivals, grid0, splits, device)
-        inside = [ks.text.replace(call.func.slice, f"({grid0}, {splits})"),
+        inside = [ks.text.replace(call.func.slice, f"({', '.join(axes)}, {splits})"),
                   *(ks.text.replace(launch_argument(ks, call, param), local) for param, (local, _) in hoisted.items()),
                   append_argument(ks, call, ", ".join(f"{p.workspace}={p.workspace}" for p in partials)
                                   + f", {more}")]
@@ -682,22 +732,25 @@ def _dim_text(ks: KernelSource, dim: ast.expr, wrapper: dict[str, str]) -> str:
     return wrapper[dim.id] if isinstance(dim, ast.Name) else ks.segment(dim)
 
 
-def _grid_axis0(ks: KernelSource, call: ast.Call, grid: ast.AST, hoisted: dict[str, tuple[str, str]]) -> str:
-    """The launch's number of programs on axis 0; a block literal it divides by (`triton.cdiv(n, 64)`) that was
+def _grid_axes(ks: KernelSource, call: ast.Call, grid: ast.AST, hoisted: dict[str, tuple[str, str]],
+               axis: int) -> list[str]:
+    """The launch's grid axes over the outputs; a block literal they divide by (`triton.cdiv(n, 64)`) that was
     hoisted into a local is read from that local."""
-    text = one_axis_grid(ks, call)
+    texts = output_grid(ks, call, axis)
     if not hoisted:
-        return text
+        return texts
     values = {value: local for local, value in hoisted.values()}
     if len(values) != len(hoisted):
         raise Decline(f"line {call.lineno}: two blocks are passed the same literal (which one sizes the grid?)")
     if not isinstance(call.func.slice, ast.Tuple):
         if _cdiv_literals(grid, values):
             raise Decline(f"line {call.lineno}: the named grid divides by a block literal the workspace needs")
-        return text
-    element = call.func.slice.elts[0]
-    edits = [ks.text.replace(n, values[str(n.value)]) for n in _cdiv_literals(element, values)]
-    return node_text(ks, element, edits)
+        return texts
+    out = []
+    for element in call.func.slice.elts[:axis]:
+        edits = [ks.text.replace(n, values[str(n.value)]) for n in _cdiv_literals(element, values)]
+        out.append(node_text(ks, element, edits))
+    return out
 
 
 def _cdiv_literals(node: ast.AST, values: dict[str, str]) -> list[ast.Constant]:

@@ -33,6 +33,7 @@ class TargetChoices:
     programs_to_fill: int  # programs that keep every core busy
     row_bytes_on_chip: int  # the largest row (all its live copies) a fused row kernel holds on chip
     scan_blocks: tuple[int, ...]  # block sizes a blocked scan is offered with
+    scan_rows: tuple[int, ...]  # rows per step of a blocked scan of a block of columns (tiles of rows x columns)
     num_warps: int | None  # None on Ascend (no warps)
 
     def elements_per_access(self, element_bytes: int = 4) -> int:
@@ -58,8 +59,8 @@ def measured_grid(ctx: RecipeContext) -> int | None:
 
 def choices(target: str) -> TargetChoices:
     if is_ascend_target(target):
-        return TargetChoices(True, AI_CORES_GUESS, UB_BYTES_ASCEND, (1024, 4096), None)
-    return TargetChoices(False, PROGRAMS_PER_SM * SMS_GUESS, ROW_TILE_BYTES_CUDA, (256, 1024), 8)
+        return TargetChoices(True, AI_CORES_GUESS, UB_BYTES_ASCEND, (1024, 4096), (8, 32), None)
+    return TargetChoices(False, PROGRAMS_PER_SM * SMS_GUESS, ROW_TILE_BYTES_CUDA, (256, 1024), (8, 32), 8)
 
 
 @dataclass(frozen=True)
