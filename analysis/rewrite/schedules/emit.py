@@ -186,14 +186,20 @@ def launch_argument(ks: KernelSource, call: ast.Call, param: str) -> ast.expr:
 
 def one_axis_grid(ks: KernelSource, call: ast.Call) -> str:
     """The text of the first (only) grid axis at a launch: `n` for `[(n,)]`, `grid[0]` for a named 1-tuple."""
+    return grid_axes(ks, call, 1)[0]
+
+
+def grid_axes(ks: KernelSource, call: ast.Call, count: int) -> list[str]:
+    """The text of each axis of a launch's `count`-axis grid: the elements of `[(a, b)]`, `grid[i]` for a name
+    bound to such a tuple."""
     from ..kernel_patterns import grid_node
 
     grid = grid_node(ks, call)
-    if not (isinstance(grid, ast.Tuple) and len(grid.elts) == 1):
-        raise Decline(f"the grid at line {call.lineno} is not a one-axis tuple")
+    if not (isinstance(grid, ast.Tuple) and len(grid.elts) == count):
+        raise Decline(f"the grid at line {call.lineno} is not a {'one' if count == 1 else count}-axis tuple")
     if isinstance(call.func.slice, ast.Tuple):
-        return ks.segment(grid.elts[0])
-    return f"{ks.segment(call.func.slice)}[0]"
+        return [ks.segment(e) for e in grid.elts]
+    return [f"{ks.segment(call.func.slice)}[{i}]" for i in range(count)]
 
 
 def kernel_decorators_start(ks: KernelSource) -> int:

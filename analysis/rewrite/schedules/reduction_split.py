@@ -43,10 +43,10 @@ from .emit import (
     append_constexprs,
     constexpr_params,
     free_names,
+    grid_axes,
     launch_argument,
     names_in,
     node_text,
-    one_axis_grid,
     region_text,
     reorderable_loop,
     require_class,
@@ -271,20 +271,6 @@ def output_program(ks: KernelSource, axis: int) -> str:
     return f"({tl('program_id')}(0) * {tl('num_programs')}(1) + {tl('program_id')}(1))"
 
 
-def output_grid(ks: KernelSource, call: ast.Call, axis: int) -> list[str]:
-    """The launch's grid axes over the outputs, as text (`axis` of them)."""
-    if axis == 1:
-        return [one_axis_grid(ks, call)]
-    from ..kernel_patterns import grid_node
-
-    grid = grid_node(ks, call)
-    if not (isinstance(grid, ast.Tuple) and len(grid.elts) == axis):
-        raise Decline(f"the grid at line {call.lineno} is not a {axis}-axis tuple")
-    if isinstance(call.func.slice, ast.Tuple):
-        return [ks.segment(e) for e in grid.elts]
-    return [f"{ks.segment(call.func.slice)}[{i}]" for i in range(axis)]
-
-
 def _count(axes: list[str]) -> str:
     return " * ".join(paren(a) for a in axes) if len(axes) > 1 else axes[0]
 
@@ -327,7 +313,7 @@ def _straight_into_output(recipe: ScheduleRecipe, ks: KernelSource, comp: Comput
     output = comp.stores[0].tensor
     axis = split_axis(comp)
     for call, _ in launch_grids(ks):
-        axes = output_grid(ks, call, axis)
+        axes = grid_axes(ks, call, axis)
         grid0 = _count(axes)
         out = launch_argument(ks, call, output)
         if not isinstance(out, ast.Name):
@@ -736,7 +722,7 @@ def _grid_axes(ks: KernelSource, call: ast.Call, grid: ast.AST, hoisted: dict[st
                axis: int) -> list[str]:
     """The launch's grid axes over the outputs; a block literal they divide by (`triton.cdiv(n, 64)`) that was
     hoisted into a local is read from that local."""
-    texts = output_grid(ks, call, axis)
+    texts = grid_axes(ks, call, axis)
     if not hoisted:
         return texts
     values = {value: local for local, value in hoisted.values()}

@@ -16,7 +16,7 @@ tile budget over the row's block (`TILE // next_power_of_2(BLOCK)`, at most 64 r
 per program; the budget is a launch literal config search moves.
 
 Chosen from the model: an elementwise kernel, a row reduction or a row gather (classify) on grid axis 0 with no
-loop, every access affine and 1-D except gathered ones (an address from a loaded row index: `table[idx[row]]`),
+loop (a second grid axis, over blocks of the row's columns, stays as it is), every access affine and 1-D except gathered ones (an address from a loaded row index: `table[idx[row]]`),
 which take the same broadcast and the row mask. Unlike recipes/row_tiles_2d.py (a local edit that declines every
 reduction), this handles row reductions and leaves broadcast loads unmasked by row. Declines for loops (long rows: row_on_chip), flat
 elementwise maps (elementwise_blocks), tiles already 2-D, branches, tl.dot, block pointers and atomics.
@@ -36,8 +36,8 @@ from ..source_edit import Edit
 from .emit import (
     ScheduleRecipe,
     append_constexprs,
+    grid_axes,
     launch_argument,
-    one_axis_grid,
     require_affine,
     require_class,
 )
@@ -71,8 +71,14 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
     require_class(kind, ELEMENTWISE, ROW_REDUCTION, GATHER)
     if any(v.kind == LOOP for v in comp.index_vars):
         raise Decline("the kernel loops over the row (rows longer than a block: row_on_chip's case)")
-    if any(v.kind == PROGRAM and v.name[3:].isdigit() and v.name != "pid0" for v in comp.index_vars):
-        raise Decline("the kernel uses a second grid axis")
+    # the row: program axis 0, or what the kernel derives from it (`row // K`, `row % K`); a second axis (blocks of
+    # the row's columns, say) stays as it is
+    axes = {v.name for v in comp.index_vars if v.kind == PROGRAM}
+    row_axes = {a for a in axes if a.startswith("pid0")}
+    if not axes - row_axes <= {"pid1"}:
+        raise Decline(f"the kernel uses grid axis {', '.join(sorted(a[3:] for a in axes - row_axes - {'pid1'}))} "
+                      "(a second axis is kept, a third is not)")
+    n_axes = 2 if "pid1" in axes else 1
     # a gathered access (its address computed from loaded values, e.g. a row index read at the program's row)
     # takes the same broadcast: its index is loaded as a (ROWS, 1) column; it is masked by the row count
     gathered = [a for a in comp.accesses if a.data_dependent]
@@ -85,8 +91,10 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
     if any(isinstance(n, (ast.If, ast.While, ast.IfExp, ast.Return)) for n in ast.walk(ks.fn)):
         raise Decline("the kernel branches or returns early")
     pids = [n for n in calls if ks.is_tl(n, "program_id")]
-    if not pids or not all(n.args and isinstance(n.args[0], ast.Constant) and n.args[0].value == 0 for n in pids):
+    axis_of = {id(n): n.args[0].value if n.args and isinstance(n.args[0], ast.Constant) else None for n in pids}
+    if not any(a == 0 for a in axis_of.values()) or any(a not in (0, 1) for a in axis_of.values()):
         raise Decline("the kernel does not read the row as tl.program_id(0)")
+    pids = [n for n in pids if axis_of[id(n)] == 0]
     lanes = [v for v in comp.index_vars if v.kind == LANE]
     if not lanes:
         raise Decline("no tl.arange block along the row (one element per program: elementwise_blocks' case)")
@@ -99,6 +107,9 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
         if len([v for v in a.offset.variables if v.startswith("lane")]) > 1 or len(a.dims) > 1:
             raise Decline(f"line {a.line}: the {a.kind} of {a.tensor} is already a 2-D tile")
         step = a.strided_by("pid0")
+        if step.is_zero and any(not a.strided_by(r).is_zero for r in row_axes):
+            per_row.append(a)  # it moves with a value derived from the row (`row // K`)
+            continue
         if step.is_zero:
             if a.kind != "load":
                 raise Decline(f"line {a.line}: every program stores to the same {a.tensor} addresses")
@@ -154,12 +165,12 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
         for call, _ in launch_grids(ks):
             statement = ks.enclosing_statement(call)
             block_text = ks.segment(launch_argument(ks, call, block)) if block in params else block
-            grid0 = one_axis_grid(ks, call)
+            grid0, *others = grid_axes(ks, call, n_axes)
             name = ks.fresh("rows_per_program")
             launch_edits += [
                 ks.text.insert_before(statement, f"{ks.text.indent(statement)}{name} = max(1, min({MAX_ROWS}, "
                                                  f"{budget} // {triton}.next_power_of_2({block_text})))\n"),
-                ks.text.replace(call.func.slice, f"({triton}.cdiv({grid0}, {name}),)"),
+                ks.text.replace(call.func.slice, f"({triton}.cdiv({grid0}, {name}),{' ' + ', '.join(others) if others else ''})"),
                 append_argument(ks, call, f"{total}={grid0}, {rows_c}={name}"),
             ]
         rationale = (
