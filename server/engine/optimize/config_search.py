@@ -1,8 +1,8 @@
 """Config search: move block sizes, num_warps and num_stages (CUDA) or multibuffer (Ascend) one step at a time
 from the current text (a pattern search across the loop's rounds: each round starts from the config the last
 round applied), prune every move by compiling it first, screen the survivors with one short timed run each where
-the current text was profiled (config_screen.py: only moves that ran faster go on, fastest first), and hand them
-to the gate, which verifies them and times them interleaved against the current text.
+the current text was profiled (config_screen.py: only moves that ran more than 2% faster go on, fastest first),
+and hand them to the gate, which verifies them and times them interleaved against the current text.
 
 Like Triton's `autotune` the candidates are concrete configs benchmarked on the device; unlike it, configs are
 pruned before timing by what the compiler reports (spilled registers, shared memory beyond the target's per-block
