@@ -66,3 +66,14 @@ def check_correct(sources: dict[str, str], tmp: Path) -> None:
     failures = [r for r in records if not r["ok"]]
     assert not failures, failures
     assert {Path(r["file"]).stem for r in records} == set(sources)
+
+
+def check_rewrites_correct(tasks: dict[str, tuple[str, str, str]], tmp: Path) -> None:
+    """Each task (name -> (schedule or recipe, source, kernel)) and every candidate it rewrites to match their Model
+    at every TEST_SHAPE under the interpreter."""
+    sources = {}
+    for name, (recipe_name, source, kernel) in tasks.items():
+        sources[name] = source
+        for i, cand in enumerate(rewrite(recipe_name, source, kernel)):
+            sources[f"{name}_{i}"] = cand.source
+    check_correct(sources, tmp)

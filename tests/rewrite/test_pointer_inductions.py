@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import textwrap
 
-from recipe_helpers import check_correct, context, declined, rewrite, task
+from recipe_helpers import check_rewrites_correct, context, declined, rewrite, task
 
 from tritonlens.analysis.rewrite.recipe_kit import KernelSource
 from tritonlens.analysis.rewrite.schedules.pointer_inductions import index_form
@@ -166,11 +166,6 @@ def test_the_schedules_apply_to_advanced_pointers() -> None:
 
 
 def test_stay_correct(tmp_path) -> None:
-    sources = {"lse_advanced": COLUMN_LSE_ADVANCED, "cumsum_advanced": COLUMN_CUMSUM_ADVANCED,
-               "pairs": STEP_THEN_READ}
-    for name, src, kernel, schedule in (("lse", COLUMN_LSE_ADVANCED, "col_lse", "schedule-reduction-split"),
-                                        ("cumsum", COLUMN_CUMSUM_ADVANCED, "col_cumsum", "schedule-blocked-scan"),
-                                        ("pairs", STEP_THEN_READ, "pairs", "schedule-reduction-split")):
-        for i, cand in enumerate(rewrite(schedule, src, kernel)):
-            sources[f"{name}_{i}"] = cand.source
-    check_correct(sources, tmp_path)
+    check_rewrites_correct({"lse": ("schedule-reduction-split", COLUMN_LSE_ADVANCED, "col_lse"),
+                            "cumsum": ("schedule-blocked-scan", COLUMN_CUMSUM_ADVANCED, "col_cumsum"),
+                            "pairs": ("schedule-reduction-split", STEP_THEN_READ, "pairs")}, tmp_path)

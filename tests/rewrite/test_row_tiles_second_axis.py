@@ -4,7 +4,7 @@ then run against torch under the interpreter at sizes no block divides."""
 
 from __future__ import annotations
 
-from recipe_helpers import check_correct, declined, rewrite, task
+from recipe_helpers import check_rewrites_correct, declined, rewrite, task
 
 GATHER_ROWS = task('''
     TEST_SHAPES = [{"A": 3, "B": 11, "C": 300, "K": 7}, {"A": 2, "B": 5, "C": 33, "K": 9}]
@@ -49,7 +49,4 @@ def test_the_second_axis_stays() -> None:
 
 
 def test_stay_correct(tmp_path) -> None:
-    sources = {"gather": GATHER_ROWS}
-    for i, cand in enumerate(rewrite("schedule-row-tiles", GATHER_ROWS, "pick")):
-        sources[f"gather_{i}"] = cand.source
-    check_correct(sources, tmp_path)
+    check_rewrites_correct({"gather": ("schedule-row-tiles", GATHER_ROWS, "pick")}, tmp_path)

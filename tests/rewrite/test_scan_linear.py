@@ -4,7 +4,7 @@ Rewritten, then run against torch under the interpreter at sizes no block divide
 
 from __future__ import annotations
 
-from recipe_helpers import check_correct, declined, rewrite, task
+from recipe_helpers import check_rewrites_correct, declined, rewrite, task
 
 EMA_ROW = task('''
     TEST_SHAPES = [{"M": 3, "N": 300}, {"M": 2, "N": 77}]
@@ -89,8 +89,5 @@ def test_linear_recurrences_scan_their_composed_steps() -> None:
 
 
 def test_stay_correct(tmp_path) -> None:
-    sources = {"ema": EMA_ROW, "returns": RETURNS_BACKWARDS}
-    for name, src, kernel in (("ema", EMA_ROW, "ema"), ("returns", RETURNS_BACKWARDS, "returns")):
-        for i, cand in enumerate(rewrite("schedule-blocked-scan", src, kernel)):
-            sources[f"{name}_{i}"] = cand.source
-    check_correct(sources, tmp_path)
+    check_rewrites_correct({"ema": ("schedule-blocked-scan", EMA_ROW, "ema"),
+                            "returns": ("schedule-blocked-scan", RETURNS_BACKWARDS, "returns")}, tmp_path)
