@@ -95,7 +95,9 @@ def specialization_findings(
         text = pragma_text(info, list(guessed), values=guessed)
         notes = specs[0].provenance
         values = ", ".join(f"{k}={v!r}{cases_note(notes.get(k, ''))}" for k, v in guessed.items())
-        why = "nothing shows them"
+        # a value the code shows candidates for (a conditional, the cases a kernel compares) is still not one value
+        shown = any(cases_note(notes.get(k, "")) for k in guessed)
+        why = "the code shows no single value for them" if shown else "nothing shows them"
         if info.configs_unreadable and not info.configs:
             # `@autotune(configs=CONFIGS)` with CONFIGS imported or computed: they exist, this file cannot read them
             why = ("the @triton.autotune configs are not written in this file as literal triton.Config lists, so "

@@ -182,9 +182,19 @@ _SCALARS = (bool, int, float, str)
 
 
 def _choice(body: ArgFact, orelse: ArgFact, line: int) -> ArgFact | None:
-    """`"tf32" if fast else "ieee"`: literals of one type, none decided: "a str/int/float that is one of them"."""
+    """`"tf32" if fast else "ieee"`: literals of one type, none decided: "a str/int/float that is one of them".
+    `1024 if d <= 1024 else next_power_of_2(d)`: one branch a literal, the other an int the code does not show:
+    an int whose one shown candidate is the literal."""
+    known = [f for f in (body, orelse) if f.kind == "value" or f.likely]
+    if len(known) == 1:
+        (shown,), other = known, orelse if known[0] is body else body
+        values = list(shown.likely or (shown.value,))
+        if other.kind == "int" and not other.likely and all(type(v) is int for v in values):
+            return ArgFact("int", reason=f"a conditional at line {line}, the other branch not shown",
+                           likely=tuple(dict.fromkeys(values)))
+        return None
     values = [*(body.likely or (body.value,)), *(orelse.likely or (orelse.value,))]
-    if not all(f.kind == "value" or f.likely for f in (body, orelse)):
+    if len(known) != 2:
         return None
     kinds = {type(v) for v in values}
     if len(kinds) != 1 or not kinds <= set(_SCALARS):

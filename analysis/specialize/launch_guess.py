@@ -36,7 +36,8 @@ def shown_guess(facts: Iterable[_Shown]) -> tuple[Any, str] | None:
     for fact in facts:
         if fact.likely:
             listed = ", ".join(repr(v) for v in fact.likely)
-            what = f"one of {listed}" if len(fact.likely) > 1 else "a float"
+            single = "a float" if isinstance(fact.likely[0], float) else f"{listed} or a value not shown"
+            what = f"one of {listed}" if len(fact.likely) > 1 else single
             return fact.likely[0], f"{LAUNCH_NOTE} {what} ({fact.source})"
         if fact.type in FLOAT_TYPES:
             return FLOAT_GUESS, f"{LAUNCH_NOTE} a float ({fact.source})"

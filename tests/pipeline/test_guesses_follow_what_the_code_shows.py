@@ -267,3 +267,21 @@ def test_a_retry_that_changes_a_guessed_input_changes_the_output_made_like_it() 
     again = retry_guess(spec, source, "Both operands must be same dtype. Got fp16 and fp32", line)
     assert again is not None
     assert (again.signature["Q"], again.signature["O"]) == ("*fp16", "*fp16"), again.provenance
+
+
+def test_a_conditional_with_one_shown_branch_gives_that_literal() -> None:
+    # `1024 if D <= 1024 else next_power_of_2(D)` with D a tensor's dimension: the literal is what the code shows
+    # (the other branch is at least as large), never "nothing shows them" and a typical 64
+    source = src(SCALE, """
+        def go(x, tiny: float):
+            rows, d = x.shape
+            block = 1024 if d <= 1024 else triton.next_power_of_2(d)
+            scale[(rows,)](x, d, tiny, BLOCK=block)
+        """)
+    spec = only(specializations(source, "scale"))
+    assert spec.constants["BLOCK"] == 1024
+    why = spec.provenance["BLOCK"]
+    assert why.startswith(ASSUMED_TYPICAL) and "1024 or a value not shown" in why, why
+    (finding,) = specialization_findings(source, "scale", [spec])
+    assert "BLOCK=1024" in finding.message and "nothing shows them" not in finding.message, finding.message
+    assert "the other branch not shown" in finding.message, finding.message
