@@ -114,6 +114,8 @@ def ptx_class(opcode: str) -> str | None:
         return "tcgen05"
     if head == "fma" and opcode.endswith("f32"):
         return "fma"
+    if head in ("div", "sqrt") and opcode.endswith("f64"):
+        return f"{head}_f64"  # IEEE-rounded always: fp64 has no approximate path to prefer
     if head == "div":
         return "div_precise" if space == "rn" else "div_fast"
     if head == "sqrt":

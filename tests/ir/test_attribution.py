@@ -87,3 +87,13 @@ def test_blackwell_tensor_core_mma_is_attributed() -> None:
     case, att = _lines("matmul_fp16_sm100")
     dot = att.lines[case.line("acc += tl.dot")]
     assert dot.count("ttgir", "tcgen05") >= 1 and dot.count("sass", "tcgen05") >= 1
+
+
+def test_fp64_division_is_not_the_precise_path_of_fp32() -> None:
+    # `a / b` on fp64 lowers to div.rn.f64: IEEE-rounded always, with no fast path to prefer (TL313 used to say
+    # "div.rn.f32 from div_rn/ieee_rounding" on a plain fp64 division)
+    from tritonlens.analysis.compiler.attribution import ptx_class
+
+    assert ptx_class("div.rn.f32") == "div_precise" and ptx_class("div.full.f32") == "div_fast"
+    assert ptx_class("sqrt.rn.f32") == "sqrt_precise" and ptx_class("sqrt.approx.f32") == "sqrt_fast"
+    assert ptx_class("div.rn.f64") == "div_f64" and ptx_class("sqrt.rn.f64") == "sqrt_f64"

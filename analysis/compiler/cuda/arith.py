@@ -133,7 +133,7 @@ def check_precise_math(ctx: Context) -> None:
         picked = [
             i.ir_line
             for i in (ptx.instrs if ptx else [])
-            if i.opcode.startswith(("div.rn", "sqrt.rn"))
+            if i.opcode.startswith(("div.rn", "sqrt.rn")) and i.opcode.endswith("f32")
             and (f := i.loc.user_frame(ctx.is_user))
             and f.line == line
         ]
