@@ -30,6 +30,12 @@ FP64 = register(
             "accumulate in float32 (`tl.float32`), which is what the Triton tutorials do for reductions."
         ),
         references=(ref.CUDA_ARITHMETIC, ref.ASCEND_VECTOR_OPS, ref.LAYER_NORM),
+        lowers_to=Severity.INFO,
+        lowering=(
+            "where the file's host code makes float64 tensors (`torch.float64`, `torch.double`, `.double()`): the "
+            "data is float64 by the caller's choice (a solver that needs the precision), so the kernel computing "
+            "in its type may be intended; the cost stays worth knowing"
+        ),
     )
 )
 
@@ -68,7 +74,36 @@ def fp64_in_kernel(ctx: KernelContext) -> Iterator[Finding]:
                 continue  # `if internal_dtype == "f64":` / `if USE_FP64:`: float64 chosen per launch by the caller
             if _scalar_cast(ctx, node):
                 continue  # `tl.max(x).to(tl.float64)`: one float64 value per program (a scale), not a block
+            if _host_float64(ctx):
+                yield finding(FP64, ctx, node, f"`{short(ctx, node)}` computes in float64, like the float64 "
+                              "tensors this file's host code makes: intended if the algorithm needs the precision; "
+                              "otherwise tl.float32 is many times faster", severity=Severity.INFO)
+                continue
             yield finding(FP64, ctx, node, f"`{short(ctx, node)}` computes in float64: use tl.float32")
+
+
+def _host_float64(ctx: KernelContext) -> bool:
+    """Whether code of the file outside every jit function makes float64 tensors (`torch.float64`,
+    `torch.double`, `.double()`): then float64 is the data's type, chosen by the caller."""
+    # not memoized on the module: its memo may be shared by an unchanged chunk of another text (incremental
+    # parsing), and this reads the whole file; it runs only where TL122 would fire
+    module = ctx.module
+    tree = module.tree
+    if tree is None:
+        return False
+    torch = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
+             if a.name == "torch"}
+    inside = [(k.span.line, k.span.end_line) for k in module.kernels]
+    return any(_makes_float64(torch, node) and not any(start <= node.lineno <= end for start, end in inside)
+               for node in ast.walk(tree))
+
+
+def _makes_float64(torch: set[str], node: ast.AST) -> bool:
+    """`torch.float64` / `torch.double` (torch under any alias) or a `.double()` call."""
+    if isinstance(node, ast.Attribute) and node.attr in ("float64", "double"):
+        return isinstance(node.value, ast.Name) and node.value.id in torch
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "double"
+            and not node.args and not node.keywords)
 
 
 def _scalar_cast(ctx: KernelContext, node: ast.AST) -> bool:

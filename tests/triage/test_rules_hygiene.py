@@ -25,6 +25,16 @@ def test_tl122_fires_on_float64() -> None:
     assert f.span == locate(KERNEL, "tl.float64")
 
 
+def test_tl122_is_info_where_the_host_code_makes_float64_data() -> None:
+    # a solver whose caller casts its data to float64 computes in float64 on purpose: worth knowing, not a slip
+    (warning,) = of(KERNEL, "TL122")
+    assert warning.severity.name == "WARNING" and "use tl.float32" in warning.message
+    for host in ("\ndef go(x):\n    k[(1,)](x.double(), BLOCK=64)\n",
+                 "\nimport torch\n\ndef go(x):\n    k[(1,)](x.to(torch.float64), BLOCK=64)\n"):
+        (info,) = of(KERNEL + host, "TL122")
+        assert info.severity.name == "INFO" and "host code makes" in info.message, info.message
+
+
 def test_tl123_fires_on_device_print_and_print_but_not_static_print() -> None:
     spans = [f.span for f in of(KERNEL, "TL123")]
     assert spans == [locate(KERNEL, 'tl.device_print("sum", s)'), locate(KERNEL, 'print("x", x)')]
