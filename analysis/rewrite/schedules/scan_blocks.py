@@ -149,6 +149,7 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
     block_name = ks.fresh("SCAN_BLOCK")
     blk = ks.fresh(f"{loop_var}_block")
     helper = ks.fresh(f"_scan_{combine}")
+    # a linear recurrence has its own update (_linear_update); it scans with associative_scan, as max does
     identity, scan_t, reduce_t, merge_t = _COMBINES.get(combine, _COMBINES["max"])
     needs_helper = combine in ("max", "min", "product", "linear")
     indent = ks.text.indent(loop.body[0])
