@@ -72,6 +72,39 @@ RETURNS_BACKWARDS = task('''
 ''')
 
 
+REVERSE_CUMSUM = task('''
+    TEST_SHAPES = [{"M": 3, "N": 300}, {"M": 2, "N": 77}]
+    M, N = 3, 300
+
+    @triton.jit
+    def suffix_sum(x_ptr, y_ptr, n, stride):
+        row = tl.program_id(0)
+        acc = 0.0
+        for i in range(n - 1, -1, -1):
+            acc += tl.load(x_ptr + row * stride + i)
+            tl.store(y_ptr + row * stride + i, acc)
+
+    class Model(nn.Module):
+        def forward(self, x):
+            return torch.flip(torch.cumsum(torch.flip(x, [1]), dim=1), [1])
+
+    class ModelNew(nn.Module):
+        def forward(self, x):
+            y = torch.empty_like(x)
+            suffix_sum[(x.shape[0],)](x, y, x.shape[1], x.stride(0))
+            return y
+
+    def get_inputs():
+        return [torch.randn(M, N)]
+''')
+
+
+def test_a_loop_that_counts_down_is_scanned_counting_up() -> None:
+    (first, *_) = rewrite("schedule-blocked-scan", REVERSE_CUMSUM, "suffix_sum")
+    assert "for i_up_block in range(0, (n - 1) - (-1), SCAN_BLOCK):" in first.source
+    assert "i = (n - 1) - i_up\n" in first.source and "counts up" in first.rationale
+
+
 def test_linear_recurrences_scan_their_composed_steps() -> None:
     ema = rewrite("schedule-blocked-scan", EMA_ROW, "ema")
     src = ema[0].source
@@ -90,4 +123,5 @@ def test_linear_recurrences_scan_their_composed_steps() -> None:
 
 def test_stay_correct(tmp_path) -> None:
     check_rewrites_correct({"ema": ("schedule-blocked-scan", EMA_ROW, "ema"),
-                            "returns": ("schedule-blocked-scan", RETURNS_BACKWARDS, "returns")}, tmp_path)
+                            "returns": ("schedule-blocked-scan", RETURNS_BACKWARDS, "returns"),
+                            "suffix": ("schedule-blocked-scan", REVERSE_CUMSUM, "suffix_sum")}, tmp_path)

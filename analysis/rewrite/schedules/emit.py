@@ -36,7 +36,7 @@ class ScheduleRecipe:
         try:
             try:
                 candidates = self._propose(ctx)
-            except CarriedInduction as carried:
+            except LoopForm as carried:
                 candidates = self._in_index_form(ctx, carried)
         except Decline as exc:
             return NotApplicable(self.name, str(exc))
@@ -51,8 +51,9 @@ class ScheduleRecipe:
             raise Decline(f"the model of {ctx.kernel} is incomplete: {comp.unmodelled[0]}")
         return self._build(self, ks, comp, classify(comp))
 
-    def _in_index_form(self, ctx: RecipeContext, carried: CarriedInduction) -> list[Candidate]:
-        """Again, with the pointers the kernel's loops advance written as offsets from the loop index."""
+    def _in_index_form(self, ctx: RecipeContext, carried: LoopForm) -> list[Candidate]:
+        """Again, with the pointers the kernel's loops advance written as offsets from the loop index and its
+        backward loops counted forwards."""
         import dataclasses
 
         from ...kernels.parse import parse_module
@@ -65,17 +66,19 @@ class ScheduleRecipe:
         try:
             candidates = self._propose(dataclasses.replace(ctx, source=source, module=module))
         except Decline as exc:
-            raise Decline(f"with the advanced pointers written as offsets from the loop index: {exc}") from None
-        note = ("\n\nThe pointers the loop advanced each iteration are written as offsets from its index first "
-                "(the same addresses; the new iteration order moves them).")
+            raise Decline(f"with the loops in index form: {exc}") from None
+        note = ("\n\nThe loops are written in index form first (the same addresses, in the same order): pointers "
+                "a loop advanced each iteration become offsets from its index, and a loop that counted down counts "
+                "up with its index derived from the count, so the new iteration order moves them.")
         return [dataclasses.replace(c, rationale=c.rationale + note) for c in candidates]
 
     def __repr__(self) -> str:
         return f"<schedule {self.name}>"
 
 
-class CarriedInduction(Decline):
-    """A loop carries a value its iterations advance (a pointer, a block pointer): its order cannot change."""
+class LoopForm(Decline):
+    """A loop the schedule cannot reorder as written: it carries a value its iterations advance (a pointer, a block
+    pointer) or runs backwards. pointer_inductions.index_form rewrites the forms it can; the schedule retries."""
 
 
 def require_class(kind: Kind, *names: str) -> None:
@@ -229,7 +232,7 @@ def reorderable_loop(ks: KernelSource, var: IndexVar, accs: set[str], what: str)
     loop = loop_node(ks, var)
     moved = carried_inductions(ks, loop, accs)
     if moved:
-        raise CarriedInduction(f"line {loop.lineno}: the loop advances {', '.join(moved)} each iteration (an induction the "
+        raise LoopForm(f"line {loop.lineno}: the loop advances {', '.join(moved)} each iteration (an induction the "
                       "new iteration order would not move)")
     parts = simple_range(loop)
     if parts is None:

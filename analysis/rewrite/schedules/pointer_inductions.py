@@ -1,4 +1,5 @@
-"""Pointers a loop advances (or walks back) by a loop-invariant step, rewritten as offsets from the loop index.
+"""Loops in index form: pointers a loop advances (or walks back) by a loop-invariant step, rewritten as offsets
+from the loop index, and loops that count down by one counting up.
 
     ptrs = x_ptr + cols
     for i in range(0, n_rows):
@@ -13,7 +14,10 @@ becomes
 
 The two compute the same addresses, but only the second says which iteration reads what: a schedule that splits the
 loop over programs or steps it by blocks moves the loop variable, and an advanced pointer would not move with it
-(emit.reorderable_loop declines such loops). Schedules retry in this form (emit.ScheduleRecipe). A pointer is
+(emit.reorderable_loop declines such loops). Likewise `for i in range(n - 1, -1, -1):` becomes
+`for i_up in range(0, (n - 1) - (-1)):` with `i = (n - 1) - i_up` first in its body: a blocked scan steps an
+index that rises. Schedules retry
+in this form (emit.ScheduleRecipe). A pointer is
 rewritten only when the loop's step is its one assignment in the loop, unconditional, the block the loop sits in
 sets it before the loop (so an enclosing loop starts it over), and nothing reads it after the loop before setting it
 afresh.
@@ -31,13 +35,15 @@ _BARE = (ast.Name, ast.Constant, ast.Attribute, ast.Call, ast.Subscript)
 
 
 def index_form(ks: KernelSource) -> str | None:
-    """The file with every such pointer of the kernel's loops rewritten, or None when there is none."""
+    """The file with every such pointer of the kernel's loops rewritten and every loop that counts down by one
+    counting up, or None when there is none."""
     edits: list[Edit] = []
     parents = {id(c): p for p in ast.walk(ks.fn) for c in ast.iter_child_nodes(p)}
     for block in _blocks(ks.fn):
         for position, loop in enumerate(block):
             if isinstance(loop, ast.For):
                 edits += _loop_edits(ks, loop, block[:position], block[position + 1:], parents)
+                edits += _forward(ks, loop)
     if not edits:
         return None
     try:
@@ -103,6 +109,26 @@ def _loop_edits(ks: KernelSource, loop: ast.For, before: list[ast.stmt], after: 
         start, end = ks.text.statement_lines(stmt)
         edits.append(Edit(start, end, ""))
     return edits
+
+
+def _forward(ks: KernelSource, loop: ast.For) -> list[Edit]:
+    """`for i in range(hi, lo, -1):` -> `for i_up in range(0, hi - lo):` with `i = hi - i_up` first in the body:
+    the same indices in the same order, counted by an index that rises (what a blocked or split loop steps)."""
+    from ..kernel_patterns import simple_range
+
+    parts = simple_range(loop)
+    if parts is None or not isinstance(loop.target, ast.Name):
+        return []
+    start, stop, step = parts
+    if not (isinstance(step, ast.UnaryOp) and isinstance(step.op, ast.USub) and isinstance(step.operand, ast.Constant)
+            and step.operand.value == 1):
+        return []
+    var = loop.target.id
+    up = ks.fresh(f"{var}_up")
+    first = _operand(ks, start)
+    header = Edit(ks.text.start(loop.target), ks.text.end(loop.iter),
+                  f"{up} in range(0, {first} - {_operand(ks, stop)})")
+    return [header, ks.text.insert_before(loop.body[0], f"{ks.text.indent(loop.body[0])}{var} = {first} - {up}\n")]
 
 
 def _advance(stmt: ast.stmt) -> tuple[str, ast.expr, str] | None:

@@ -25,6 +25,7 @@ from ...computation.model import Computation
 from ..recipe_edits import and_mask, append_argument, launch_grids
 from ..recipe_kit import Decline, KernelSource, finish
 from .emit import (
+    LoopForm,
     ScheduleRecipe,
     accesses_in,
     append_constexprs,
@@ -122,6 +123,8 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
     acc = running[0]
     var = comp.var(acc.loop)
     loop, start, stop, step = reorderable_loop(ks, var, {acc.var}, "scan")
+    if isinstance(step, ast.UnaryOp) and isinstance(step.op, ast.USub):
+        raise LoopForm(f"line {loop.lineno}: the loop counts down (step {ks.segment(step)})")
     if step is not None and not (isinstance(step, ast.Constant) and step.value == 1):
         raise Decline(f"line {loop.lineno}: the loop steps by {ks.segment(step)}: already blocked")
     carried = [a for a in comp.accumulations if a.loop == acc.loop and a.var != acc.var]
