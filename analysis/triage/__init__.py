@@ -41,7 +41,7 @@ def triage(
     load_package(__name__)  # every rule module of this family, once (again after rules.discover())
     module = parse_module(source)
     if module.syntax_error is not None:
-        return TriageResult([_syntax_finding(module)], module)
+        return _around_syntax_error(module, path, strict, between)
     findings: list[Finding] = []
     kernel_checks = checks(TRIAGE, discover=False)
     keys = _function_keys(module, path)
@@ -176,14 +176,41 @@ def _chunk_digests(stmts: tuple[ast.stmt, ...], digest_of: Callable[[int, int], 
 _JIT_DECORATOR = re.compile(r"^[ \t]*@[ \t]*(?:[A-Za-z_][A-Za-z_0-9]*[ \t]*\.[ \t]*)?jit\b", re.MULTILINE)
 
 
-def _syntax_finding(module: ModuleInfo) -> Finding:
+def _around_syntax_error(module: ModuleInfo, path: str, strict: bool,
+                         between: Callable[[], None] | None) -> TriageResult:
+    """TL001, and the findings of the file's kernels when the error sits outside every @triton.jit function (a bad
+    import, host code half typed): that one line is blanked, line numbers kept, and the rest is triaged if it then
+    parses. An error inside a jit function stops there: its findings would describe code that is not there."""
+    error = module.syntax_error
+    assert error is not None
+    alone = TriageResult([_syntax_finding(module)], module)
+    lines = module.source.splitlines(keepends=True)
+    if not 1 <= error.line <= len(lines) or not _JIT_DECORATOR.search(module.source):
+        return alone  # no kernel to save
+    ending = lines[error.line - 1][len(lines[error.line - 1].rstrip("\r\n")):]
+    patched = "".join([*lines[: error.line - 1], ending or "\n", *lines[error.line:]])
+    rest_module = parse_module(patched)
+    if rest_module.syntax_error is not None:  # a statement over several lines, a block left empty
+        return alone
+    if any(f.span.line <= error.line <= f.span.end_line for f in rest_module.functions):
+        return alone
+    rest = triage(patched, path, strict=strict, between=between)
+    # the module stays the file as written (its syntax error included): later levels wait for a file that parses
+    return TriageResult(sorted([_syntax_finding(module, around=True), *rest.findings],
+                               key=lambda f: (f.span.line, f.span.col, f.code)), module)
+
+
+def _syntax_finding(module: ModuleInfo, around: bool = False) -> Finding:
     from ..core.front_rules import SYNTAX_ERROR
 
     error = module.syntax_error
     assert error is not None
     kernels = len(_JIT_DECORATOR.findall(module.source))
-    unread = (f" (the file's {kernels} @triton.jit function{'s are' if kernels > 1 else ' is'} not analysed until it "
-              "parses)") if kernels else ""
+    plural = "s are" if kernels > 1 else " is"
+    if around:  # the rest of the file parsed without this line
+        unread = f" (the file's {kernels} @triton.jit function{plural} checked with line {error.line} left out)"
+    else:
+        unread = f" (the file's {kernels} @triton.jit function{plural} not analysed until it parses)" if kernels else ""
     return SYNTAX_ERROR.finding(
         f"syntax error: {error.message}{unread}",
         Span(error.line, error.col, error.end_line, error.end_col),

@@ -255,3 +255,15 @@ def test_editor_analysis_pauses_gc_only_while_it_runs():
     assert gc.isenabled()
     assert broken.version == 4 and broken.syntax_error
     assert [f.code for f in broken.findings] == ["TL001"]
+
+
+def test_a_bad_host_line_keeps_the_kernels_diagnostics_and_the_later_levels_waiting():
+    # a half-typed import above the kernels: level 1 still checks them (TL001 says the line was left out), and the
+    # document still counts as not parsing, so levels 2-4 wait for a file that parses
+    from tritonlens.server.lsp.analysis import analyze_text_quickly
+
+    kernel = ("import triton\nimport triton.language as tl\n\n@triton.jit\ndef a(p, BLOCK: tl.constexpr):\n"
+              "    offs = tl.arange(0, BLOCK)\n    tl.store(p + offs, tl.load(p + offs).to(tl.float64))\n")
+    typed = analyze_text_quickly("from my-pkg import\n" + kernel, "typo.py", 5)
+    assert typed.syntax_error and [f.code for f in typed.findings] == ["TL001", "TL122"]
+    assert "left out" in typed.findings[0].message
