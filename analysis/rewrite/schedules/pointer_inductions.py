@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import ast
 
+from ..kernel_patterns import assigned_names, simple_range
 from ..recipe_kit import KernelSource
 from ..source_edit import Edit, apply_edits
-from .emit import assigned_in, names_in
 
 _BARE = (ast.Name, ast.Constant, ast.Attribute, ast.Call, ast.Subscript)
 
@@ -64,8 +64,6 @@ def _blocks(fn: ast.FunctionDef) -> list[list[ast.stmt]]:
 
 def _iteration(ks: KernelSource, loop: ast.For) -> str | None:
     """The text of the iteration count at loop variable `v`: `v`, `(v - start)`, `(v - start) // step`."""
-    from ..kernel_patterns import simple_range
-
     parts = simple_range(loop)
     if parts is None or not isinstance(loop.target, ast.Name):
         return None
@@ -83,8 +81,8 @@ def _loop_edits(ks: KernelSource, loop: ast.For, before: list[ast.stmt], after: 
     count = _iteration(ks, loop)
     if count is None or any(isinstance(n, (ast.Break, ast.Continue)) for n in ast.walk(loop)):
         return []
-    set_in_loop = set().union(*(assigned_in(s) for s in loop.body)) | names_in(loop.target)
-    set_before = set().union(*(assigned_in(s) for s in before)) if before else set()
+    set_in_loop = assigned_names(loop.body) | _names(loop.target)
+    set_before = assigned_names(before)
     edits: list[Edit] = []
     for position, stmt in enumerate(loop.body):
         step = _advance(stmt)
@@ -93,7 +91,7 @@ def _loop_edits(ks: KernelSource, loop: ast.For, before: list[ast.stmt], after: 
         name, delta, sign = step
         stores = sum(1 for s in loop.body for n in ast.walk(s)
                      if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store))
-        if (stores != 1 or name not in set_before or names_in(delta) & set_in_loop
+        if (stores != 1 or name not in set_before or _names(delta) & set_in_loop
                 or _read_after(ks, loop, after, name) or len(loop.body) == 1):
             continue
         unit = isinstance(delta, ast.Constant) and delta.value == 1
@@ -114,8 +112,6 @@ def _loop_edits(ks: KernelSource, loop: ast.For, before: list[ast.stmt], after: 
 def _forward(ks: KernelSource, loop: ast.For) -> list[Edit]:
     """`for i in range(hi, lo, -1):` -> `for i_up in range(0, hi - lo):` with `i = hi - i_up` first in the body:
     the same indices in the same order, counted by an index that rises (what a blocked or split loop steps)."""
-    from ..kernel_patterns import simple_range
-
     parts = simple_range(loop)
     if parts is None or not isinstance(loop.target, ast.Name):
         return []
@@ -148,12 +144,16 @@ def _read_after(ks: KernelSource, loop: ast.For, after: list[ast.stmt], name: st
     name afresh (`a_ptr = b_ptr` before a second pass), else anything later in the kernel."""
     for stmt in after:
         if (isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets)
-                and name not in names_in(stmt.value)):
+                and name not in _names(stmt.value)):
             return False
-        if name in names_in(stmt):
+        if name in _names(stmt):
             return True
     return any(isinstance(n, ast.Name) and n.id == name and n.lineno > (loop.end_lineno or loop.lineno)
                for n in ast.walk(ks.fn))
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
 def _operand(ks: KernelSource, node: ast.expr) -> str:
