@@ -109,7 +109,10 @@ def _function_keys(module: ModuleInfo, path: str) -> dict[tuple[str, int], str]:
             defs.setdefault(name, []).append(digest)
         top.extend(parts[1])
     ranges = sorted((f.span.line, f.span.end_line) for f in functions)
-    context = hashlib.blake2b(f"{path}\0{ranges}\0{top}".encode(), digest_size=16)
+    # TL122 reads whether any host code of the file makes float64 data (hygiene._host_float64), a function that
+    # need not launch the kernel; the count of such words changes whenever that code is added or removed
+    float64_words = len(_FLOAT64_WORDS.findall(module.source))
+    context = hashlib.blake2b(f"{path}\0{ranges}\0{top}\0{float64_words}".encode(), digest_size=16)
     launchers: dict[str, set[str]] = {}
     for site in module.launches:
         if site.function:
@@ -139,6 +142,7 @@ def _function_keys(module: ModuleInfo, path: str) -> dict[tuple[str, int], str]:
 
 
 _KEYS_MEMO = ("triage.function_keys",)
+_FLOAT64_WORDS = re.compile(r"\b(?:float64|double)\b")
 _Digests = tuple[list[tuple[str, str]], list[str]]
 
 

@@ -85,17 +85,18 @@ def fp64_in_kernel(ctx: KernelContext) -> Iterator[Finding]:
 def _host_float64(ctx: KernelContext) -> bool:
     """Whether code of the file outside every jit function makes float64 tensors (`torch.float64`,
     `torch.double`, `.double()`): then float64 is the data's type, chosen by the caller."""
-    # not memoized on the module: its memo may be shared by an unchanged chunk of another text (incremental
-    # parsing), and this reads the whole file; it runs only where TL122 would fire
-    module = ctx.module
-    tree = module.tree
-    if tree is None:
-        return False
-    torch = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
-             if a.name == "torch"}
-    inside = [(k.span.line, k.span.end_line) for k in module.kernels]
-    return any(_makes_float64(torch, node) and not any(start <= node.lineno <= end for start, end in inside)
-               for node in ast.walk(tree))
+    # once per kernel (its context's memo; the module's memo may be shared by an unchanged chunk of another text),
+    # and only where TL122 would fire. The triage cache keys count these words (__init__._function_keys).
+    if "host_float64" not in ctx.memo:
+        module = ctx.module
+        tree = module.tree
+        torch = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
+                 if a.name == "torch"} if tree is not None else set()
+        inside = [(k.span.line, k.span.end_line) for k in module.kernels]
+        ctx.memo["host_float64"] = tree is not None and any(
+            _makes_float64(torch, node) and not any(start <= node.lineno <= end for start, end in inside)
+            for node in ast.walk(tree))
+    return bool(ctx.memo["host_float64"])
 
 
 def _makes_float64(torch: set[str], node: ast.AST) -> bool:

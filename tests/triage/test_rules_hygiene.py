@@ -35,6 +35,17 @@ def test_tl122_is_info_where_the_host_code_makes_float64_data() -> None:
         assert info.severity.name == "INFO" and "host code makes" in info.message, info.message
 
 
+def test_tl122_follows_an_edit_of_host_code_that_does_not_launch_the_kernel() -> None:
+    # the editor's triage cache keys each kernel by what its checks read: a caller that casts the data to float64
+    # (it does not launch the kernel itself) changes TL122, so it changes the key too
+    from tritonlens.analysis.triage import triage
+
+    launcher = "\ndef go(x):\n    k[(1,)](x, BLOCK=64)\n\n\ndef solve(x):\n    return go(x{cast})\n"
+    severities = [[f.severity.name for f in triage(KERNEL + launcher.format(cast=cast), "solver.py").findings
+                   if f.code == "TL122"] for cast in ("", ".double()", "")]
+    assert severities == [["WARNING"], ["INFO"], ["WARNING"]]
+
+
 def test_tl123_fires_on_device_print_and_print_but_not_static_print() -> None:
     spans = [f.span for f in of(KERNEL, "TL123")]
     assert spans == [locate(KERNEL, 'tl.device_print("sum", s)'), locate(KERNEL, 'print("x", x)')]
