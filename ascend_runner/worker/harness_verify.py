@@ -28,9 +28,11 @@ def flatten_outputs(value: Any) -> list[Any]:
 
 
 def _distance(torch: Any, o64: Any, r64: Any) -> Any:
-    """|o - r| with NaN where both are NaN counted as agreement and any other NaN as infinitely far."""
+    """|o - r| with NaN where both are NaN counted as agreement and any other NaN as infinitely far. Equal
+    infinities agree (a masked score or an empty max is -inf in both): inf - inf is NaN, not a distance."""
     diff = (o64 - r64).abs()
-    diff = torch.where(torch.isnan(r64) & torch.isnan(o64), torch.zeros_like(diff), diff)
+    agree = (torch.isnan(r64) & torch.isnan(o64)) | (torch.isinf(r64) & (o64 == r64))
+    diff = torch.where(agree, torch.zeros_like(diff), diff)
     return torch.nan_to_num(diff, nan=float("inf"))
 
 

@@ -182,3 +182,27 @@ def test_tf32_dot_is_judged_with_tf32_epsilon_only_on_evidence():
     assert good["accumulation"]["k"] == 1024
     assert not out["without_evidence"]["passed"]  # float32 epsilon: TF32 rounding is far outside it
     assert not out["wrong_under_tf32"]["passed"]
+
+
+INFINITIES = """
+class Masked(torch.nn.Module):  # causal scores: the masked entries are -inf in the reference and the kernel
+    def forward(self, s):
+        return s.masked_fill(torch.triu(torch.ones_like(s, dtype=torch.bool), 1), float("-inf"))
+
+s = torch.randn(64, 64)
+model = Masked()
+with torch.no_grad():
+    good = model(s)
+finite_fill = good.clone(); finite_fill[0, 5] = -65504.0  # a masked entry the kernel filled with a finite value
+unmasked = good.clone(); unmasked[3, 2] = float("-inf")  # a kept entry the kernel masked
+flipped = good.clone(); flipped[0, 7] = float("inf")
+print(json.dumps({"good": check(model, [s], good), "finite_fill": check(model, [s], finite_fill),
+                  "unmasked": check(model, [s], unmasked), "flipped": check(model, [s], flipped)}))
+"""
+
+
+def test_equal_infinities_agree_and_any_other_infinity_fails():
+    out = run(INFINITIES)
+    assert out["good"]["passed"], out["good"]["reason"]  # -inf - -inf is NaN: it used to fail every masked entry
+    for wrong in ("finite_fill", "unmasked", "flipped"):
+        assert not out[wrong]["passed"], wrong
