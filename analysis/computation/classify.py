@@ -65,7 +65,7 @@ def classify(comp: Computation) -> Kind:
         return Kind(SCAN, (why,))
     gathers = [a for a in comp.accesses if a.data_dependent]
     reduces = [o for o in comp.ops if o.kind == "reduce"]
-    accs = [a for a in comp.accumulations if a.op in ("sum", "max", "min")]
+    accs = [a for a in comp.accumulations if a.op in ("sum", "max", "min", "select")]
     if reduces or accs:
         over = tuple(v for v in [*(o.axis_var for o in reduces), *(a.loop for a in accs)] if v)
         return _reduction(comp, over, gathers)

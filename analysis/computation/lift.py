@@ -209,9 +209,11 @@ class Lifter:
     def accumulation(self, s: ast.stmt, loop: str, var: str, val: Data, stmts: list[ast.stmt]) -> None:
         last = val.ops[-1] if val.ops else ""
         op = {"dot": "dot", "+": "sum", "-": "sum", "maximum": "max", "max": "max", "minimum": "min", "min": "min",
-              "*": "product"}.get(last, "other")
+              "*": "product", "fma": "sum"}.get(last, "other")  # fma(a, h, b) ends in an add, as a * h + b does
         if op == "other" and "dot" in val.ops:
             op = "dot"
+        elif op == "other" and last == "where":
+            op = "select"  # replaced under a condition each step: an argmax's best value and index
         stored = any(
             isinstance(n, ast.Call) and self.canon(n.func) == "store"
             and any(isinstance(x, ast.Name) and x.id == var for a in n.args[1:2] for x in ast.walk(a))

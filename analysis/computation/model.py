@@ -70,7 +70,7 @@ class Accumulation:
 
     var: str  # the user's variable name
     loop: str  # the loop's index variable
-    op: str  # "sum" | "max" | "min" | "dot" | "product" | "other"
+    op: str  # "sum" | "max" | "min" | "dot" | "product" | "select" (tl.where of itself) | "other"
     line: int
     product_of: tuple[str, ...] = ()  # tensors whose loads are multiplied into it (a K accumulation)
     stored_in_loop: bool = False  # the running value is written every iteration (a scan)

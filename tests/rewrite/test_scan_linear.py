@@ -121,7 +121,23 @@ def test_linear_recurrences_scan_their_composed_steps() -> None:
     assert "a * h + b" in declined("schedule-blocked-scan", quadratic, "ema")
 
 
+# the same recurrence written as one fused multiply-add (a diagonal linear RNN's step)
+EMA_FMA = EMA_ROW.replace("h = h * (1.0 - alpha) + alpha * tl.load(x_ptr + row * stride + j)",
+                          "h = tl.fma(1.0 - alpha, h, alpha * tl.load(x_ptr + row * stride + j))")
+
+
+def test_a_fused_multiply_add_step_is_a_linear_recurrence() -> None:
+    assert EMA_FMA != EMA_ROW
+    [*fused] = rewrite("schedule-blocked-scan", EMA_FMA, "ema")
+    src = fused[0].source
+    assert "h_decay = tl.where(j_ok, 1.0 - alpha, tl.full(h_input.shape, 1.0, tl.float32))" in src
+    assert "tl.fma" not in src.split("def ema", 1)[1].split("class Model", 1)[0]
+    self_term = EMA_FMA.replace("alpha * tl.load(x_ptr + row * stride + j))", "h)")
+    assert "a * h + b" in declined("schedule-blocked-scan", self_term, "ema")
+
+
 def test_stay_correct(tmp_path) -> None:
     check_rewrites_correct({"ema": ("schedule-blocked-scan", EMA_ROW, "ema"),
+                            "ema_fma": ("schedule-blocked-scan", EMA_FMA, "ema"),
                             "returns": ("schedule-blocked-scan", RETURNS_BACKWARDS, "returns"),
                             "suffix": ("schedule-blocked-scan", REVERSE_CUMSUM, "suffix_sum")}, tmp_path)

@@ -44,7 +44,7 @@ def online_pairs(ks: KernelSource, loop: ast.For, accs: list[Accumulation]) -> l
     for acc in accs:
         if acc.op != "sum":
             continue
-        update = _single_assign(loop, acc.var)
+        update = single_assign(loop, acc.var)
         found = _rescaled(update, acc.var) if update is not None else None
         if found is None:
             continue
@@ -59,7 +59,7 @@ def online_pairs(ks: KernelSource, loop: ast.For, accs: list[Accumulation]) -> l
     return out
 
 
-def _single_assign(loop: ast.For, name: str) -> ast.Assign | None:
+def single_assign(loop: ast.For, name: str) -> ast.Assign | None:
     """The one top-level statement of the loop body that sets `name` (and nothing else does, at any depth)."""
     top = [s for s in loop.body if isinstance(s, ast.Assign) and len(s.targets) == 1
            and isinstance(s.targets[0], ast.Name) and s.targets[0].id == name]
@@ -95,11 +95,11 @@ def _closure(loop: ast.For, names: set[str]) -> set[str]:
 
 def _pair(ks: KernelSource, loop: ast.For, m: str, s: str, update: ast.Assign, rescale: ast.expr) -> OnlinePair:
     body = loop.body
-    m_update = _single_assign(loop, m)
+    m_update = single_assign(loop, m)
     if m_update is None or not isinstance(m_update.value, ast.Name):
         raise Decline(f"`{m}` and `{s}` look like an online max and sum, but `{m}` is not set once from a new "
                       "maximum (`m = m_new`)")
-    new = _single_assign(loop, m_update.value.id)
+    new = single_assign(loop, m_update.value.id)
     block_max = _other_argument(ks, new.value, m) if new is not None else None
     if new is None or block_max is None:
         raise Decline(f"line {m_update.lineno}: `{ks.segment(m_update)}` does not take the maximum of `{m}` "

@@ -53,6 +53,7 @@ from .emit import (
     span_text,
 )
 from .online_pairs import OnlinePair, fold_slices, online_pairs
+from .select_steps import SelectStep, fold_selects, select_steps
 from .split_combine import (
     ATOMIC,
     Partial,
@@ -121,9 +122,9 @@ def _split_loop(ks: KernelSource, comp: Computation, kind: Kind) -> tuple[ast.Fo
                       "of the kernel)")
     loop = top[comp.var(outer[0].loop).line]
     accs = [a for a in comp.accumulations if a.loop == outer[0].loop]
-    other = [a for a in accs if a.op not in ATOMIC]
+    other = [a for a in accs if a.op not in (*ATOMIC, "select")]
     if other:
-        raise Decline(f"the loop also carries {', '.join(a.var for a in other)} (not a sum, max or min)")
+        raise Decline(f"the loop also carries {', '.join(a.var for a in other)} (not a sum, max, min or a select)")
     return loop, accs
 
 
@@ -226,7 +227,8 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
     loop, start, stop, step = reorderable_loop(ks, comp.var(accs[0].loop), {a.var for a in accs}, "reduction")
     inits = {a.var: _initial(ks, loop, a) for a in accs}
     pairs = online_pairs(ks, loop, accs)  # a running max with a sum relative to it: combined by folding slots
-    paired = {v for p in pairs for v in (p.max_var, p.sum_var)}
+    steps = select_steps(ks, loop, accs)  # a best value and its index chosen together: folded alike
+    paired = {v for p in pairs for v in (p.max_var, p.sum_var)} | {v for st in steps for v in st.vars}
     for a in accs:
         if a.var not in paired:
             _plain_updates(ks, loop, a)
@@ -245,7 +247,7 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
         store = _direct_store(ks, comp, loop, accs)
     except Decline as why_not:
         return _through_workspace(recipe, ks, comp, kind, loop, accs, inits, loop_edits, fill, target, str(why_not),
-                                  pairs, busy)
+                                  pairs, steps, busy)
     return _straight_into_output(recipe, ks, comp, kind, loop, accs[0], store, loop_edits, fill, target)
 
 
@@ -348,7 +350,8 @@ def _straight_into_output(recipe: ScheduleRecipe, ks: KernelSource, comp: Comput
 
 def _through_workspace(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Kind, loop: ast.For,
                        accs: list[Accumulation], inits: dict[str, ast.Assign], edits: list, fill: int, target,  # noqa: ANN001
-                       why_not_direct: str, pairs: list[OnlinePair], busy: dict[str, str]) -> list:
+                       why_not_direct: str, pairs: list[OnlinePair], steps: list[SelectStep],
+                       busy: dict[str, str]) -> list:
     at = ks.fn.body.index(loop)
     before, rest = ks.fn.body[:at], ks.fn.body[at + 1:]
     if any(ks.tl_call(n) in ("store",) or (ks.tl_call(n) or "").startswith("atomic_") for s in before
@@ -359,7 +362,7 @@ def _through_workspace(recipe: ScheduleRecipe, ks: KernelSource, comp: Computati
     layouts = _layouts(ks, inits, accs)
     axis = split_axis(comp)
     program = output_program(ks, axis)
-    partials = _partials(ks, accs, layouts, inits, pairs, program, axis, busy.get("count", ""))
+    partials = _partials(ks, accs, layouts, inits, pairs, steps, program, axis, busy.get("count", ""))
     slot_names: dict[str, str] = {}
     for p in partials:
         slot_names.setdefault(p.slot, ks.fresh("slot") if not slot_names else ks.fresh(f"{p.var}_slot"))
@@ -367,7 +370,7 @@ def _through_workspace(recipe: ScheduleRecipe, ks: KernelSource, comp: Computati
     passes, tail, why_alone = _passes(ks, comp, rest)
     if not why_alone:  # launches order the passes: no ordering inside a launch to trust, Ascend included
         return _launch_per_pass(recipe, ks, comp, kind, loop, rest, partials, dict(layouts), names, passes, tail,
-                                edits, fill, target, why_not_direct)
+                                edits, fill, target, why_not_direct, {v for st in steps for v in st.vars})
     if target.ascend:
         raise Decline(f"{why_not_direct}; {why_alone}: the last slice to arrive would finish alone, an ordering "
                       "across AI cores that no Ascend device here can check")
@@ -396,7 +399,7 @@ def _through_workspace(recipe: ScheduleRecipe, ks: KernelSource, comp: Computati
         f"the loop, under `if`; {why_alone}). One slice (a grid that already fills the device) skips the "
         "workspace."
     )
-    rationale += _online_note(partials)
+    rationale += _online_note(partials, {v for st in steps for v in st.vars})
     if dropped:
         rationale += (" Dropped: " + ", ".join(f"`{ks.segment(s)}` (line {s.lineno})" for s in dropped) +
                       ", a start value the rest overwrites before reading it (Triton would refuse to merge its "
@@ -407,21 +410,31 @@ def _through_workspace(recipe: ScheduleRecipe, ks: KernelSource, comp: Computati
 
 
 def _partials(ks: KernelSource, accs: list[Accumulation], layouts: dict, inits: dict[str, ast.Assign],
-              pairs: list[OnlinePair], program: str, axis: int, busy: str) -> list[Partial]:
-    """One workspace per accumulator: a total the slices add into, or (an online pair) a slot per slice, folded
-    over the `busy` slices (an empty one holds only start values, which the user's step need not accept)."""
+              pairs: list[OnlinePair], steps: list[SelectStep], program: str, axis: int, busy: str) -> list[Partial]:
+    """One workspace per accumulator: a total the slices add into, or (an online pair, a select step) a slot per
+    slice, folded over the `busy` slices (an empty one holds only start values, which the user's step need not
+    accept)."""
     tl = ks.tl
     workspaces = {a.var: ks.fresh(f"{a.var}_partials") for a in accs}
     paired = {v: p for p in pairs for v in (p.max_var, p.sum_var)}
+    stepped = {v: st for st in steps for v in st.vars}
+    slices = f"{tl('num_programs')}({axis})"
     out = []
     for a in accs:
         dims = [ks.segment(d) for d in layouts[a.var].dims]
+        step = stepped.get(a.var)
+        if step is not None:
+            own = program_slot(tl, f"({program} * {slices} + {tl('program_id')}({axis}))", dims)
+            fold = "" if a.var != step.vars[-1] else fold_selects(
+                ks, step, {v: ks.segment(inits[v].value) for v in step.vars}, {v: workspaces[v] for v in step.vars},
+                program_slot(tl, f"({program} * {slices} + {{k}})", dims), ks.fresh("each_slice"), busy)
+            out.append(Partial(a.var, "online", workspaces[a.var], own, dtype=layouts[a.var].dtype, fold=fold))
+            continue
         pair = paired.get(a.var)
         if pair is None:
             out.append(Partial(a.var, a.op, workspaces[a.var], program_slot(tl, program, dims),
                                dtype=layouts[a.var].dtype))
             continue
-        slices = f"{tl('num_programs')}({axis})"
         own = program_slot(tl, f"({program} * {slices} + {tl('program_id')}({axis}))", dims)
         fold = "" if a.var != pair.sum_var else fold_slices(
             ks, pair, {v: ks.segment(inits[v].value) for v in (pair.max_var, pair.sum_var)},
@@ -431,14 +444,22 @@ def _partials(ks: KernelSource, accs: list[Accumulation], layouts: dict, inits: 
     return out
 
 
-def _online_note(partials: list[Partial]) -> str:
-    online = [p.var for p in partials if p.op == "online"]
-    if not online:
-        return ""
-    return (f" {' and '.join(f'`{v}`' for v in online)} are a running maximum and a sum kept relative to it (an "
-            "online softmax's statistics): slices with different maxima do not add up, so each slice stores its "
-            "own pair and they are folded with the loop's own step (its statements copied), a slice's state "
-            "standing in for a block.")
+def _online_note(partials: list[Partial], selected: set[str]) -> str:
+    online = [p.var for p in partials if p.op == "online" and p.var not in selected]
+    chosen = [p.var for p in partials if p.var in selected]
+    note = ""
+    if online:
+        note += (f" {' and '.join(f'`{v}`' for v in online)} are a running maximum and a sum kept relative to it "
+                 "(an online softmax's statistics): slices with different maxima do not add up, so each slice stores "
+                 "its own pair and they are folded with the loop's own step (its statements copied), a slice's state "
+                 "standing in for a block.")
+    if chosen:
+        note += (f" {' and '.join(f'`{v}`' for v in chosen)} are chosen together under one condition (a best value "
+                 "and its index): no atomic keeps them together, so each slice stores its own state and they are "
+                 "folded in slice order with the loop's own condition and selects, a slice's state standing in for "
+                 "the block's candidates; the slices are contiguous and met in ascending order, so the loop's tie "
+                 "rule holds.")
+    return note
 
 
 @dataclass
@@ -529,7 +550,7 @@ def _lines(node: ast.AST) -> set[int]:
 def _launch_per_pass(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Kind, loop: ast.For,
                      rest: list[ast.stmt], partials: list[Partial], layouts: dict, names: dict[str, str],
                      passes: list[_Pass], tail: list[ast.stmt], loop_edits: list, fill: int, target,  # noqa: ANN001
-                     why_not_direct: str) -> list:
+                     why_not_direct: str, selected: set[str]) -> list:
     """Kernel fission at each combine: the kernel runs once per reduction pass and once more for the tail, over
     the same (outputs, slices) grid, the pass chosen by a new constexpr. Launch k reduces pass k's slices into its
     workspace (the earlier passes' totals read back); the last launch reads every total and runs the tail with its
@@ -606,7 +627,7 @@ def _launch_per_pass(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation
            if tail_loops else "") +
         ". One slice (a grid that already fills the device) runs the kernel whole in one launch."
     )
-    rationale += _online_note(everything)
+    rationale += _online_note(everything, selected)
     return [finish(recipe, ks.ctx, [e for e in edits if isinstance(e, Edit)],
                    f"Split every pass over the reduced axis over a {_ORDINAL[axis]} grid axis ({last} launches, "
                    f"{len(everything)} partial(s) combined)", rationale, config={"max_split": MAX_SPLIT})]
@@ -633,7 +654,7 @@ def _workspace_partials(ks: KernelSource, loop: ast.For, accs: list[Accumulation
 def _layouts(ks: KernelSource, inits: dict[str, ast.Assign], accs: list[Accumulation]) -> dict:
     layouts = {a.var: accumulator_layout(ks, inits[a.var].value) for a in accs}
     for a in accs:
-        if a.op != "sum" and layouts[a.var].dtype != "float32":
+        if a.op in ("max", "min") and layouts[a.var].dtype != "float32":
             raise Decline(f"`{a.var}` is an integer {a.op}: its workspace would start from no integer infinity")
     constexprs = constexpr_params(ks)
     for lay in layouts.values():

@@ -62,7 +62,7 @@ def _update(ks: KernelSource, stmt: ast.stmt, acc: str) -> tuple[str, ast.expr] 
             and stmt.targets[0].id == acc):
         return None
     value = stmt.value
-    linear = _linear(value, acc)
+    linear = _linear(value, acc) or _fused_linear(ks, value, acc)
     if linear is not None:
         return "linear", linear
     if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Mult)):
@@ -88,6 +88,19 @@ def _linear(value: ast.expr, acc: str) -> ast.Tuple | None:
         for mine, factor in ((product.left, product.right), (product.right, product.left)):
             if isinstance(mine, ast.Name) and mine.id == acc and acc not in names_in(factor):
                 return ast.Tuple(elts=[factor, other])
+    return None
+
+
+def _fused_linear(ks: KernelSource, value: ast.expr, acc: str) -> ast.Tuple | None:
+    """(a, b) of `tl.fma(a, acc, b)` / `tl.fma(acc, a, b)`: the same step written as one fused multiply-add."""
+    if ks.tl_call(value) != "fma" or len(value.args) != 3 or value.keywords:
+        return None
+    x, y, term = value.args
+    if acc in names_in(term):
+        return None
+    for mine, factor in ((x, y), (y, x)):
+        if isinstance(mine, ast.Name) and mine.id == acc and acc not in names_in(factor):
+            return ast.Tuple(elts=[factor, term])
     return None
 
 
