@@ -37,16 +37,18 @@ class Compare:
 class _Recorder(Lifter):
     """The lifter, also keeping the environment before one loop statement and every comparison."""
 
-    def __init__(self, module, kernel, loop_line: int) -> None:  # noqa: ANN001 (the lifter's own types)
+    def __init__(self, module, kernel, loop_line: int, any_statement: bool = False) -> None:  # noqa: ANN001
         super().__init__(module, kernel)
         self.loop_line = loop_line
+        self.any_statement = any_statement  # record before the statement on loop_line, loop or not
         self.before_loop: dict | None = None
         self.compares: list[Compare] = []
         self.opaque_compares: list[int] = []  # lines of comparisons with a side that is not an affine index
         self._loose = 0  # depth of `|`/`or`/`^`/`~`/`not` around the expression being lifted
 
     def stmt(self, s: ast.stmt, env: dict):  # noqa: ANN201
-        if isinstance(s, ast.For) and s.lineno == self.loop_line and self.recording and self.before_loop is None:
+        if (isinstance(s, ast.For) or self.any_statement) and s.lineno == self.loop_line and self.recording and \
+                self.before_loop is None:
             self.before_loop = dict(env)
         return super().stmt(s, env)
 
@@ -91,6 +93,16 @@ class LoopView:
         if rec.before_loop is None:
             raise Decline("the main loop is not a statement of the kernel's body")
         return LoopView(comp, rec.before_loop, rec.compares, rec.opaque_compares)
+
+
+def names_before(ks: KernelSource, line: int) -> dict:
+    """The lifted value of every name in scope just before the statement on `line` (inside loops too)."""
+    rec = _Recorder(ks.ctx.module, ks.info, line, any_statement=True)
+    try:
+        rec.run()
+    except Exception as exc:  # the lifter's own failure is a reason, never a crash
+        raise Decline(f"the kernel could not be lifted ({type(exc).__name__}: {exc})") from None
+    return rec.before_loop or {}
 
 
 # -- polynomials as source text -----------------------------------------------------------------------------
