@@ -145,7 +145,7 @@ def _emit(recipe: SourceRecipe, ks: KernelSource, nest: list[ast.For], ranges: l
         "# tritonlens schedule: the loop nest flattened into one loop (the pipeliner then prefetches across its "
         "outer iterations too)", *lines, f"for {flat} in range(0, {' * '.join(counts)}):"])
     text = header + "".join(f"{body_indent}{x}\n" for x in decode)
-    for loop, stmts in zip(nest[:-1], prologue, strict=True):
+    for stmts in prologue:
         if not stmts:
             continue
         start, end = ks.text.statement_lines(stmts[0], stmts[-1])

@@ -12,7 +12,8 @@ Neither is a partial that atomics combine (the slices' sums are relative to diff
 combine by the loop's own step, with a slice's (m_k, s_k) standing in for a block: its max is m_k and its terms
 are s_k rescaled from m_k, that is `s_k * R` with m_k for m. Each slice stores its pair in its own slot; whoever
 finishes walks the slots and folds them in with the user's statements (copied, so a guard or an exp2 stays the
-user's). Pure: AST in, kernel text out.
+user's). Several sums may be kept relative to one maximum (flash decoding: the denominator and the P@V
+accumulator): they fold together, under one new maximum. Pure: AST in, kernel text out.
 """
 
 from __future__ import annotations
@@ -30,15 +31,33 @@ from .emit import names_in
 @dataclass(frozen=True)
 class OnlinePair:
     max_var: str  # m
-    sum_var: str  # s
+    sums: tuple[str, ...]  # the sums kept relative to m (s; or l and acc)
     new_max: ast.Assign  # m_new = tl.maximum(m, X)
     block_max: ast.expr  # X, the block's maximum
     derived: tuple[ast.Assign, ...]  # statements of m and m_new alone, in order (a guard, the rescale factor)
-    rescale: ast.expr  # R in `s = s * R + E`
+    rescales: tuple[ast.expr, ...]  # per sum, R in `s = s * R + E`
+
+    @property
+    def variables(self) -> tuple[str, ...]:
+        return (self.max_var, *self.sums)
 
 
 def online_pairs(ks: KernelSource, loop: ast.For, accs: list[Accumulation]) -> list[OnlinePair]:
-    """Every (max, sum) pair of the loop's accumulators updated in the online form; [] when there is none."""
+    """Every running max of the loop's accumulators with the sums updated relative to it in the online form (one
+    entry per max); [] when there is none."""
+    found = _single_pairs(ks, loop, accs)
+    merged: dict[str, OnlinePair] = {}
+    for p in found:
+        had = merged.get(p.max_var)
+        if had is None:
+            merged[p.max_var] = p
+            continue
+        merged[p.max_var] = OnlinePair(p.max_var, had.sums + p.sums, had.new_max, had.block_max, had.derived,
+                                       had.rescales + p.rescales)
+    return list(merged.values())
+
+
+def _single_pairs(ks: KernelSource, loop: ast.For, accs: list[Accumulation]) -> list[OnlinePair]:
     maxes = {a.var for a in accs if a.op == "max"}
     out = []
     for acc in accs:
@@ -119,7 +138,7 @@ def _pair(ks: KernelSource, loop: ast.For, m: str, s: str, update: ast.Assign, r
     if names_in(rescale) & inside - known:
         raise Decline(f"line {update.lineno}: the factor that rescales `{s}` reads values of the block, not only "
                       f"the old and new maximum")
-    return OnlinePair(m, s, new, block_max, tuple(derived), rescale)
+    return OnlinePair(m, (s,), new, block_max, tuple(derived), (rescale,))
 
 
 def _other_argument(ks: KernelSource, value: ast.expr, m: str) -> ast.expr | None:
@@ -130,13 +149,14 @@ def _other_argument(ks: KernelSource, value: ast.expr, m: str) -> ast.expr | Non
 
 
 def fold_slices(ks: KernelSource, pair: OnlinePair, inits: dict[str, str], loads: dict[str, str],
-                slot_of: str, k: str, busy: str) -> str:
-    """Kernel text that rebuilds (m, s) from the slots of the `busy` slices (those that took a step: an empty
+                slot_of: dict[str, str], k: str, busy: str) -> str:
+    """Kernel text that rebuilds (m, s...) from the slots of the `busy` slices (those that took a step: an empty
     slice's -inf maximum could meet the user's step unguarded), the loop's own step folding one state at a time.
-    `inits`: the pair's start values (text); `loads`: var -> the workspace pointer text; `slot_of`: the slot
-    offsets with `{k}` for the slice's index."""
-    tl, m, s = ks.tl, pair.max_var, pair.sum_var
-    m_k, s_k = ks.fresh(f"{m}_slice"), ks.fresh(f"{s}_slice")
+    `inits`: the group's start values (text); `loads`: var -> the workspace pointer text; `slot_of`: var -> its
+    slot offsets with `{k}` for the slice's index."""
+    tl, m = ks.tl, pair.max_var
+    m_k = ks.fresh(f"{m}_slice")
+    s_k = {s: ks.fresh(f"{s}_slice") for s in pair.sums}
     call = pair.new_max.value
     args = [m_k if arg is pair.block_max else ks.segment(arg) for arg in call.args]
     new = f"{pair.new_max.targets[0].id} = {ks.segment(call.func)}({', '.join(args)})"
@@ -144,14 +164,16 @@ def fold_slices(ks: KernelSource, pair: OnlinePair, inits: dict[str, str], loads
     texts = {m: m_k}
     for d in pair.derived:
         texts[d.targets[0].id] = paren(substitute_all(ks, d.value, texts))
-    terms = substitute_all(ks, pair.rescale, texts)
-    slot, count = slot_of.replace("{k}", k), ks.fresh("busy_slices")
-    lines = [f"{m} = {inits[m]}", f"{s} = {inits[s]}", f"{count} = {busy}  # the slices that took a step",
+    count = ks.fresh("busy_slices")
+    lines = [*(f"{v} = {inits[v]}" for v in pair.variables), f"{count} = {busy}  # the slices that took a step",
              f"for {k} in range(0, {count}):  # the loop's own step, one slice's state at a time",
-             f"    {m_k} = {tl('load')}({loads[m]} + {slot}, cache_modifier=\".cg\")",
-             f"    {s_k} = {tl('load')}({loads[s]} + {slot}, cache_modifier=\".cg\")",
+             f"    {m_k} = {tl('load')}({loads[m]} + {slot_of[m].replace('{k}', k)}, cache_modifier=\".cg\")",
+             *(f"    {s_k[s]} = {tl('load')}({loads[s]} + {slot_of[s].replace('{k}', k)}, cache_modifier=\".cg\")"
+               for s in pair.sums),
              f"    {new}",
-             *(f"    {ks.segment(d)}" for d in pair.derived),
-             f"    {s} = {s} * {paren(ks.segment(pair.rescale))} + {s_k} * {paren(terms)}",
-             f"    {m} = {pair.new_max.targets[0].id}"]
+             *(f"    {ks.segment(d)}" for d in pair.derived)]
+    for s, rescale in zip(pair.sums, pair.rescales, strict=True):
+        terms = substitute_all(ks, rescale, texts)
+        lines.append(f"    {s} = {s} * {paren(ks.segment(rescale))} + {s_k[s]} * {paren(terms)}")
+    lines.append(f"    {m} = {pair.new_max.targets[0].id}")
     return "".join(f"{x}\n" for x in lines)

@@ -15,6 +15,9 @@ exactly as before. The slices' results combine in one of two ways:
 - a rest that holds loops of its own (a pass that normalises, a second reduction pass): kernel fission, one
   launch per reduction pass and one to finish, chosen by a new `PHASE` constexpr; each launch's partials go into
   a workspace the later launches read, and the last launch's loops are split over the slices too;
+- a running max with sums kept relative to it (an online softmax; decode attention's denominator and P@V, which
+  makes this flash decoding) or a best value and its index chosen under one condition (an argmax): each slice
+  stores its state and the states are folded with the loop's own step (online_pairs.py, select_steps.py);
 - several accumulators (a sum and a sum of squares), or an epilogue that does not combine (a square root, a
   division by the sum): through a workspace, the last slice to arrive reading the totals back and running the
   rest of the kernel as written (`split_combine.py`). Not emitted for Ascend, where the ordering across AI cores
@@ -31,7 +34,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ...computation.classify import COLUMN_REDUCTION, ROW_REDUCTION, Kind
+from ...computation.classify import ATTENTION, COLUMN_REDUCTION, ROW_REDUCTION, Kind
 from ...computation.model import Accumulation, Computation
 from ..kernel_patterns import assigned_names, literal_init, simple_range
 from ..recipe_edits import append_argument, imported_as, launch_grids, paren
@@ -213,7 +216,7 @@ def _direct_store(ks: KernelSource, comp: Computation, loop: ast.For, accs: list
 
 
 def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Kind) -> list:
-    require_class(kind, COLUMN_REDUCTION, ROW_REDUCTION)
+    require_class(kind, COLUMN_REDUCTION, ROW_REDUCTION, ATTENTION)  # attention: an online group over the keys
     target = choices(ks.ctx.target)
     fill = target.programs_to_fill
     measured = measured_grid(ks.ctx)
@@ -228,7 +231,7 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
     inits = {a.var: _initial(ks, loop, a) for a in accs}
     pairs = online_pairs(ks, loop, accs)  # a running max with a sum relative to it: combined by folding slots
     steps = select_steps(ks, loop, accs)  # a best value and its index chosen together: folded alike
-    paired = {v for p in pairs for v in (p.max_var, p.sum_var)} | {v for st in steps for v in st.vars}
+    paired = {v for p in pairs for v in p.variables} | {v for st in steps for v in st.vars}
     for a in accs:
         if a.var not in paired:
             _plain_updates(ks, loop, a)
@@ -257,12 +260,13 @@ _ORDINAL = {1: "second", 2: "third"}
 def split_axis(comp: Computation) -> int:
     """The grid axis the slices go on: the first the kernel does not use (its programs over the outputs keep the
     axes before it)."""
-    used = {v.name for v in comp.index_vars if v.name.startswith("pid")}
-    if used <= {"pid0"}:
+    # a program id and what is derived from it (`pid0 // NH`, `pid0 % NH`) use the same axis
+    used = {int(v.name[3]) for v in comp.index_vars if v.name.startswith("pid") and v.name[3:4].isdigit()}
+    if used <= {0}:
         return 1
-    if used == {"pid0", "pid1"}:
+    if used == {0, 1}:
         return 2
-    raise Decline(f"the kernel already uses grid axes {', '.join(sorted(u[3:] for u in used))}: no free axis")
+    raise Decline(f"the kernel already uses grid axes {', '.join(map(str, sorted(used)))}: no free axis")
 
 
 def output_program(ks: KernelSource, axis: int) -> str:
@@ -416,7 +420,8 @@ def _partials(ks: KernelSource, accs: list[Accumulation], layouts: dict, inits: 
     accept)."""
     tl = ks.tl
     workspaces = {a.var: ks.fresh(f"{a.var}_partials") for a in accs}
-    paired = {v: p for p in pairs for v in (p.max_var, p.sum_var)}
+    paired = {v: p for p in pairs for v in p.variables}
+    last = {p.max_var: [a.var for a in accs if a.var in p.variables][-1] for p in pairs}  # carries the fold
     stepped = {v: st for st in steps for v in st.vars}
     slices = f"{tl('num_programs')}({axis})"
     out = []
@@ -436,10 +441,11 @@ def _partials(ks: KernelSource, accs: list[Accumulation], layouts: dict, inits: 
                                dtype=layouts[a.var].dtype))
             continue
         own = program_slot(tl, f"({program} * {slices} + {tl('program_id')}({axis}))", dims)
-        fold = "" if a.var != pair.sum_var else fold_slices(
-            ks, pair, {v: ks.segment(inits[v].value) for v in (pair.max_var, pair.sum_var)},
-            {v: workspaces[v] for v in (pair.max_var, pair.sum_var)},
-            program_slot(tl, f"({program} * {slices} + {{k}})", dims), ks.fresh("each_slice"), busy)
+        fold = "" if a.var != last[pair.max_var] else fold_slices(
+            ks, pair, {v: ks.segment(inits[v].value) for v in pair.variables},
+            {v: workspaces[v] for v in pair.variables},
+            {v: program_slot(tl, f"({program} * {slices} + {{k}})", [ks.segment(d) for d in layouts[v].dims])
+             for v in pair.variables}, ks.fresh("each_slice"), busy)
         out.append(Partial(a.var, "online", workspaces[a.var], own, dtype=layouts[a.var].dtype, fold=fold))
     return out
 
