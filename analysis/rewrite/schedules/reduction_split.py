@@ -229,6 +229,11 @@ def _build(recipe: ScheduleRecipe, ks: KernelSource, comp: Computation, kind: Ki
     loop, accs = _split_loop(ks, comp, kind)
     loop, start, stop, step = reorderable_loop(ks, comp.var(accs[0].loop), {a.var for a in accs}, "reduction")
     inits = {a.var: _initial(ks, loop, a) for a in accs}
+    if kind.name == ATTENTION:
+        tiles = [a.var for a in accs if len(accumulator_layout(ks, inits[a.var].value).dims) > 1]
+        if tiles:
+            raise Decline(f"a block of queries per program (`{tiles[0]}` is a tile): its grid already has a program "
+                          "per query block; only one query per program (decoding) has its keys split")
     pairs = online_pairs(ks, loop, accs)  # a running max with a sum relative to it: combined by folding slots
     steps = select_steps(ks, loop, accs)  # a best value and its index chosen together: folded alike
     paired = {v for p in pairs for v in p.variables} | {v for st in steps for v in st.vars}
