@@ -118,7 +118,7 @@ def test_the_weight_is_packed_from_the_kernels_own_strides_and_bounds() -> None:
 
 
 def test_the_nest_is_flattened_alone_and_over_the_packed_operand() -> None:
-    flat, both = rewrite("schedule-loop-nest-flatten", CONV_TAPS, "conv_taps")
+    both, flat = rewrite("schedule-loop-nest-flatten", CONV_TAPS, "conv_taps")  # the pair first
     assert "for flat in range(0, 3 * 3 * c_steps):" in flat.source
     assert "ky = flat // (3 * c_steps)" in flat.source and "kx = (flat // c_steps) % 3" in flat.source
     assert "c = (flat % c_steps) * BC" in flat.source

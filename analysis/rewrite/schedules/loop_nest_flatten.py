@@ -29,7 +29,8 @@ _RANGES = ("range", "static_range")
 def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
     """The flat loop, and the flat loop over an operand packed by operand_relayout first (packing reads the
     nest's loop extents, which the flat loop's decoded indices no longer show, so it must come first)."""
-    out = [_flatten(recipe, ks)]
+    alone = _flatten(recipe, ks)
+    out = []
     packed = operand_relayout.RECIPE.propose(ks.ctx)
     for first in packed if isinstance(packed, list) else []:
         ctx = replace(ks.ctx, source=first.source, module=parse_module(first.source))
@@ -37,9 +38,11 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
             both = _flatten(recipe, KernelSource(ctx))
         except Decline:
             continue
+        # first: on an H200 a 3x3 conv gained 30% from both together, 6% from the flat loop alone
+        # (bench/results/h200-conv-probe/), and a short budget verifies candidates in order
         out.append(replace(both, title=f"{first.title}, and flatten the loop nest around tl.dot",
                            rationale=f"{first.rationale} {both.rationale}"))
-    return out
+    return [*out, alone]
 
 
 def _flatten(recipe: SourceRecipe, ks: KernelSource) -> object:
