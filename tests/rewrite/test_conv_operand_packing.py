@@ -127,6 +127,16 @@ def test_the_nest_is_flattened_alone_and_over_the_packed_operand() -> None:
     assert "Pack the tl.dot operand w_ptr" in both.title and "flatten" in both.title
 
 
+def test_a_dot_added_into_the_accumulator_is_the_same_accumulation() -> None:
+    added = CONV_TAPS.replace('acc = tl.dot(a, b, acc, input_precision="ieee")',
+                              'acc += tl.dot(a, b, input_precision="ieee")')
+    assert added != CONV_TAPS
+    [packed] = rewrite("schedule-operand-relayout", added, "conv_taps")
+    assert "chans[:, None] * cout + outs[None, :]" in packed.source
+    both, flat = rewrite("schedule-loop-nest-flatten", added, "conv_taps")
+    assert "acc += tl.dot(a, b, input_precision=\"ieee\")" in flat.source and "for flat in range(" in flat.source
+
+
 def test_what_cannot_be_read_declines() -> None:
     assert "may be 1" in declined("schedule-operand-relayout", MATMUL_STRIDES, "mm")
     contiguous = MATMUL_STRIDES.replace("rk[:, None] * sbk + rn[None, :] * sbn", "rk[:, None] * n + rn[None, :]")

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from ...computation.classify import Kind, classify
 from ...computation.lift import lift_kernel
-from ...computation.model import LOOP, Access, Computation, IndexVar
+from ...computation.model import LOOP, Access, Accumulation, Computation, IndexVar
 from ..model import Candidate, NotApplicable, RecipeContext
 from ..recipe_kit import Decline, KernelSource
 from ..source_edit import Edit, apply_edits, reindent
@@ -98,6 +98,22 @@ def loop_node(ks: KernelSource, var: IndexVar) -> ast.For:
         if isinstance(node, ast.For) and node.lineno == var.line:
             return node
     raise Decline(f"cannot find the loop on line {var.line}")
+
+
+def dot_accumulations(ks: KernelSource, comp: Computation) -> list[Accumulation]:
+    """Accumulations of tl.dot products: `acc = tl.dot(a, b, acc)`, and `acc += tl.dot(a, b)` (a sum of products
+    whose loop calls tl.dot)."""
+    out = []
+    for a in comp.accumulations:
+        if a.op == "dot":
+            out.append(a)
+        elif a.op == "sum" and len(a.product_of) >= 2:
+            var = comp.var(a.loop)
+            loop = next((n for n in ast.walk(ks.fn) if isinstance(n, ast.For) and var is not None
+                         and n.lineno == var.line), None)
+            if loop is not None and any(ks.tl_call(n) == "dot" for n in ast.walk(loop)):
+                out.append(a)
+    return out
 
 
 def access_call(ks: KernelSource, access: Access) -> ast.Call:

@@ -21,7 +21,7 @@ from ..model import ANY_KERNEL
 from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from ..source_edit import reindent
 from . import operand_relayout
-from .emit import assigned_in, free_names
+from .emit import assigned_in, dot_accumulations, free_names
 
 _RANGES = ("range", "static_range")
 
@@ -49,7 +49,7 @@ def _flatten(recipe: SourceRecipe, ks: KernelSource) -> object:
     from ...computation import lift_kernel
 
     comp = lift_kernel(ks.ctx.module, ks.info)
-    dots = [a for a in comp.accumulations if a.op == "dot"]
+    dots = dot_accumulations(ks, comp)
     if not dots:
         raise Decline("no loop accumulates tl.dot products")
     inner_var = comp.var(dots[0].loop)

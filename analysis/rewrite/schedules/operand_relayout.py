@@ -23,7 +23,7 @@ from ..model import ANY_KERNEL
 from ..recipe_edits import imported_as
 from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from . import dot_emit as de
-from .emit import launch_argument
+from .emit import dot_accumulations, launch_argument
 
 
 class _Axis:
@@ -37,7 +37,7 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
     from ...computation import lift_kernel
 
     comp = lift_kernel(ks.ctx.module, ks.info)
-    operands = {t for a in comp.accumulations if a.op == "dot" for t in a.product_of}
+    operands = {t for a in dot_accumulations(ks, comp) for t in a.product_of}
     if not operands:
         raise Decline("no loop accumulates tl.dot products")
     written = {a.tensor for a in comp.accesses if a.kind != "load"}
