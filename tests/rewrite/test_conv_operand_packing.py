@@ -137,6 +137,13 @@ def test_a_dot_added_into_the_accumulator_is_the_same_accumulation() -> None:
     assert "acc += tl.dot(a, b, input_precision=\"ieee\")" in flat.source and "for flat in range(" in flat.source
 
 
+def test_the_compilers_findings_on_the_loads_are_its_evidence() -> None:
+    [packed] = rewrite("schedule-operand-relayout", CONV_TAPS, "conv_taps", codes=("TL301", "TL122"))
+    assert packed.evidence == ("TL301",)  # a strided load the compile showed; an unrelated finding is not evidence
+    both, flat = rewrite("schedule-loop-nest-flatten", CONV_TAPS, "conv_taps", codes=("TL307",))
+    assert flat.evidence == ("TL307",)
+
+
 def test_what_cannot_be_read_declines() -> None:
     assert "may be 1" in declined("schedule-operand-relayout", MATMUL_STRIDES, "mm")
     contiguous = MATMUL_STRIDES.replace("rk[:, None] * sbk + rn[None, :] * sbn", "rk[:, None] * n + rn[None, :]")

@@ -23,12 +23,12 @@ Build = Callable[[object, KernelSource, Computation, Kind], list[Candidate]]
 class ScheduleRecipe:
     """A schedule: `build(recipe, ks, comp, kind)` returns candidates or raises Decline (one module defines one)."""
 
-    def __init__(self, name: str, title: str, build: Build, summary: str = "") -> None:
+    def __init__(self, name: str, title: str, build: Build, summary: str = "", evidence: tuple[str, ...] = ()) -> None:
         from ..model import ANY_KERNEL
 
         self.name = name
         self.title = title
-        self.keys = (ANY_KERNEL,)
+        self.keys = (ANY_KERNEL, *evidence)  # tried on every kernel; these findings, when present, are its evidence
         self.summary = summary
         self._build = build
 

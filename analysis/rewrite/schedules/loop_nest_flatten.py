@@ -177,7 +177,7 @@ def _moved(ks: KernelSource, text: str, old: str, new: str) -> str:
 RECIPE = SourceRecipe(
     name="schedule-loop-nest-flatten",
     title="Flatten the loops around a tl.dot accumulation into one loop (pipelined across the outer loops)",
-    keys=(ANY_KERNEL,),
+    keys=(ANY_KERNEL, "TL307"),  # a loop the pipeliner left synchronous: evidence when found
     build=_build,
     summary="taps x channel-block loop nest around tl.dot -> one flat loop, indices decoded per iteration",
 )

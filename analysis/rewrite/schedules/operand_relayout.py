@@ -261,7 +261,7 @@ def _launch_edits(ks: KernelSource, tensor: str, packed: str, order: list[_Axis]
 RECIPE = SourceRecipe(
     name="schedule-operand-relayout",
     title="Pack a tl.dot operand whose tile is strided along both axes (a copy with the tile's rows contiguous)",
-    keys=(ANY_KERNEL,),
+    keys=(ANY_KERNEL, "TL109", "TL207", "TL301", "TL307"),  # strided or uncoalesced loads: evidence when found
     build=_build,
     summary="tl.dot operand gathered along both tile axes -> a packed copy per call, its last tile axis contiguous",
 )

@@ -785,4 +785,5 @@ RECIPE = ScheduleRecipe(
     name="schedule-reduction-split",
     title="Reduction loop split over a second grid axis",
     build=_build,
+    evidence=("TL140", "TL203"),  # decode attention without a split over the keys; a grid that underfills
 )
