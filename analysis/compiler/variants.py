@@ -198,7 +198,8 @@ def withheld_hint(
 def independent_label(guesses: Mapping[str, str]) -> str:
     return (
         " [holds for every value of " + ", ".join(guesses) + ": its line does not depend on them (compiled with "
-        "assumed " + ", ".join(guesses.values()) + ", nothing shows them)]"
+        "assumed " + ", ".join(guesses.values()) + ", nothing shows them; the sizes and types it quotes are the "
+        "assumed ones)]"
     )
 
 

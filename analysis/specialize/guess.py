@@ -12,7 +12,8 @@ How the kernel body uses the name decides the kind of value:
 - used as a dtype (`x.to(OUT_DTYPE)`, `dtype=ACC_TYPE`, `tl.zeros(shape, ACC)`, `OUT == tl.float16`, here or in a
   helper) or named like one (`DTYPE`, `_TYPE`): tl.float32;
 - a bit width (`W_nbits`): 8;
-- an int otherwise: the group size of grouped orderings is 8, stage counts 2, warps 4; a block dimension
+- an int otherwise: the group size of grouped orderings is 8, stage counts 2, warps 4, split counts (SPLIT_K,
+  NUM_SPLITS) 4; a block dimension
   (a `tl.arange`/`tl.zeros`/`reshape` shape, or named BLOCK/TILE/SIZE/DIM) 64, a power of two every tutorial
   shape fits; any other int (a problem size such as K or N_COLS) 1024, a multiple of every usual block size.
 Pure: AST in, values out.
@@ -31,6 +32,7 @@ _SHAPE_CALLS = frozenset({"arange", "zeros", "full", "reshape", "view", "broadca
 _BLOCK_NAME = re.compile(r"BLOCK|TILE|SIZE|DIM|WIDTH|_B[MNK]?$|^B[MNKHD]$", re.I)
 _DTYPE_NAME = re.compile(r"(^|_)(DTYPE|TYPE|DT)$", re.I)
 _BITS_NAME = re.compile(r"(^|_)N?BITS$|^NBITS|_nbits$", re.I)
+_SPLIT_NAME = re.compile(r"(^|_)SPLITS?(_?K)?($|_)", re.I)
 _DTYPE_POSITION = {"zeros": 1, "full": 2, "empty": 1}
 # Keywords of tl calls that take a string: a name passed there is one, guessed as a value every target accepts.
 _STRING_KEYWORDS = {
@@ -168,6 +170,8 @@ def typical_value(
         return 8
     if "STAGES" in upper:
         return 2
+    if _SPLIT_NAME.search(name) and not _BLOCK_NAME.search(name):
+        return 4  # a count of slices (SPLIT_K, NUM_SPLITS): a few, never a problem size
     if "WARPS" in upper:
         return 4
     if _BITS_NAME.search(name):

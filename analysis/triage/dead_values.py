@@ -59,9 +59,16 @@ UNUSED_MASK = register(
     )
 )
 
-# tl functions with an effect beyond their value (memory, printing, ordering, assertions): a statement of them is fine
-_EFFECTS = ("store", "atomic_", "device_print", "static_print", "debug_barrier", "static_assert", "device_assert",
-            "inline_asm_elementwise", "assume", "multiple_of", "max_contiguous", "max_constancy")
+# tl functions whose only result is their value. Anything else (tl.store, atomics, barriers, asserts, hints, and
+# every private or experimental API such as a descriptor store) may act on memory or the compiler: never flagged.
+_PURE = frozenset({
+    "abs", "advance", "arange", "argmax", "argmin", "associative_scan", "broadcast", "broadcast_to", "cast", "cat",
+    "cdiv", "ceil", "clamp", "cos", "cumprod", "cumsum", "div_rn", "dot", "erf", "exp", "exp2", "expand_dims",
+    "fdiv", "flip", "floor", "fma", "full", "gather", "histogram", "interleave", "join", "log", "log2",
+    "make_block_ptr", "max", "maximum", "min", "minimum", "num_programs", "permute", "program_id", "rand", "randint",
+    "randn", "ravel", "reduce", "reshape", "rsqrt", "sigmoid", "sin", "softmax", "sort", "split", "sqrt", "sqrt_rn",
+    "sum", "trans", "umulhi", "view", "where", "xor_sum", "zeros", "zeros_like",
+})
 
 
 @kernel_check
@@ -70,7 +77,8 @@ def discarded_results(ctx: KernelContext) -> Iterator[Finding]:
         if not isinstance(node, ast.Expr) or not _pure(ctx, node.value):
             continue
         yield finding(DISCARDED, ctx, node, f"the value of `{short(ctx, node.value)}` is computed and dropped "
-                      "(Triton tensors are immutable): assign it, or the code after it uses the old value")
+                      "(Triton tensors are immutable): assign it if it was meant to change a value (the code after "
+                      "it uses the old one), else delete the line")
 
 
 def _pure(ctx: KernelContext, value: ast.expr) -> bool:
@@ -84,8 +92,7 @@ def _pure(ctx: KernelContext, value: ast.expr) -> bool:
     name = ctx.resolve(value.func) or ""
     if not name.startswith(TL):
         return False
-    short_name = name[len(TL):]
-    return "." not in short_name and not short_name.startswith(_EFFECTS)
+    return name[len(TL):] in _PURE
 
 
 @kernel_check
