@@ -159,6 +159,8 @@ def test_what_cannot_be_read_declines() -> None:
     carried = CONV_TAPS.replace(step, step + "\n                x_ptr += 0")
     assert carried != CONV_TAPS
     assert "carries x_ptr" in declined("schedule-loop-nest-flatten", carried, "conv_taps")
+    leaves = CONV_TAPS.replace(step, step + "\n                if c > cin:\n                    break")
+    assert "`break` in the nest" in declined("schedule-loop-nest-flatten", leaves, "conv_taps")
 
 
 def test_packed_and_flattened_convolutions_stay_correct(tmp_path) -> None:

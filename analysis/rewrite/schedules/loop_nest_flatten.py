@@ -59,6 +59,10 @@ def _flatten(recipe: SourceRecipe, ks: KernelSource) -> object:
     nest = _enclosing_nest(ks, inner)
     if len(nest) < 2:
         raise Decline(f"line {inner.lineno}: the tl.dot loop is not nested in a loop (already one loop)")
+    jump = next((n for n in ast.walk(nest[0]) if isinstance(n, (ast.Break, ast.Continue, ast.Return))), None)
+    if jump is not None:
+        raise Decline(f"line {jump.lineno}: `{type(jump).__name__.lower()}` in the nest would leave a different loop "
+                      "once the nest is one loop")
     accs = {a.var for a in dots}
     set_inside = set().union(*(assigned_in(s) for s in ast.walk(inner) if isinstance(s, ast.stmt) and s is not inner))
     carried = set(free_names(inner.body)) & set_inside
