@@ -1,0 +1,115 @@
+"""A launch grid that floors the number of blocks (TL143): the tail of the data gets no program.
+
+`grid = (M // BLOCK_M,)` with a kernel whose programs start at `pid * BLOCK_M` covers `M - M % BLOCK_M` rows: the
+last `M % BLOCK_M` are never read or written, and no mask inside the kernel can bring them back. The fix is a
+ceiling (`triton.cdiv(M, BLOCK_M)`) with a mask, or an assert that the size is a multiple. Reported where the
+launch's own function asserts nothing about it and the kernel does not loop over programs (a grid-stride loop covers
+any grid).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from ..core.findings import Finding, Level, Severity
+from ..core.rules import Rule, register
+from ..kernels import LaunchSite
+from . import references as ref
+from .base import finding, kernel_check
+from .context import KernelContext
+from .context_names import TL
+
+FLOOR_GRID = register(
+    Rule(
+        code="TL143",
+        name="grid-drops-the-tail",
+        title="The grid floors the number of blocks: the tail gets no program",
+        level=Level.TRIAGE,
+        severity=Severity.WARNING,
+        platforms=("cuda", "ascend"),
+        rationale=(
+            "A grid of `n // BLOCK` programs, each starting at `program_id * BLOCK`, covers only the first "
+            "`n - n % BLOCK` elements: when `n` is not a multiple of `BLOCK`, the rest is never computed, and the "
+            "output keeps whatever `torch.empty` left there. No mask inside the kernel helps, since no program "
+            "reaches those elements.\n\n**Fix:** launch `triton.cdiv(n, BLOCK)` programs and mask the last block "
+            "(`offs < n`), or assert `n % BLOCK == 0` where the kernel is launched."
+        ),
+        references=(ref.VECTOR_ADD,),
+    )
+)
+
+
+@kernel_check
+def floor_divided_grid(ctx: KernelContext) -> Iterator[Finding]:
+    if ctx.kernel.is_helper or not ctx.launches:
+        return
+    calls = [n for n in ctx.nodes if isinstance(n, ast.Call)]
+    if any(ctx.resolve(c.func) == TL + "num_programs" for c in calls):
+        return  # programs stride over the work: any grid covers it
+    for site in ctx.launches:
+        bound = site.bind(ctx.kernel)
+        for axis, element in enumerate(_grid_elements(site)):
+            if not (isinstance(element, ast.BinOp) and isinstance(element.op, ast.FloorDiv)):
+                continue
+            total, block = ast.unparse(element.left), ast.unparse(element.right)
+            if block in total:
+                continue  # (n + BLOCK - 1) // BLOCK: a ceiling written by hand
+            params = {name for name, arg in bound.items() if arg.text.strip() == block}
+            if not params or not _steps_by(ctx, axis, params):
+                continue
+            if _asserted(ctx, site, total, block):
+                continue
+            yield finding(FLOOR_GRID, ctx, site.grid_span, (
+                f"grid axis {axis} launches `{ast.unparse(element)}` programs and the kernel starts each at "
+                f"`program_id({axis}) * {sorted(params)[0]}`: when `{total}` is not a multiple of `{block}` the last "
+                f"`{total} % {block}` elements get no program (nothing here asserts it); use `triton.cdiv` and a mask"))
+
+
+def _grid_elements(site: LaunchSite) -> list[ast.expr]:
+    text = site.grid_resolved_text or site.grid_text
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        return []
+    if isinstance(node, ast.Lambda):
+        node = node.body
+    return list(node.elts) if isinstance(node, (ast.Tuple, ast.List)) else [node]
+
+
+def _steps_by(ctx: KernelContext, axis: int, params: set[str]) -> bool:
+    """Some product in the kernel multiplies program id `axis` (the call, or a name assigned from it alone) by one
+    of `params`: programs start a block apart along that axis."""
+    def is_pid(node: ast.AST) -> bool:
+        if isinstance(node, ast.Call) and ctx.resolve(node.func) == TL + "program_id":
+            arg = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "axis"), None)
+            return isinstance(arg, ast.Constant) and arg.value == axis
+        return isinstance(node, ast.Name) and node.id in pid_names
+
+    pid_names = {n.targets[0].id for n in ctx.nodes if isinstance(n, ast.Assign) and len(n.targets) == 1
+                 and isinstance(n.targets[0], ast.Name) and isinstance(n.value, ast.Call)
+                 and ctx.resolve(n.value.func) == TL + "program_id"
+                 and n.value.args and isinstance(n.value.args[0], ast.Constant) and n.value.args[0].value == axis}
+    for node in ctx.nodes:
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            for a, b in ((node.left, node.right), (node.right, node.left)):
+                if is_pid(a) and isinstance(b, ast.Name) and b.id in params:
+                    return True
+    return False
+
+
+def _asserted(ctx: KernelContext, site: LaunchSite, total: str, block: str) -> bool:
+    """The function around the launch tests `total % block` (an assert, or an `if` that raises or pads)."""
+    tree = ctx.module.tree
+    if tree is None:
+        return False
+    scope = next((f for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                  and f.name == site.function and f.lineno <= site.span.line <= (f.end_lineno or f.lineno)), tree)
+    for node in ast.walk(scope):
+        test = node.test if isinstance(node, (ast.Assert, ast.If)) else None
+        if test is None:
+            continue
+        for op in ast.walk(test):
+            if isinstance(op, ast.BinOp) and isinstance(op.op, ast.Mod) and block in ast.unparse(op.right):
+                return True
+    return False

@@ -1,0 +1,48 @@
+"""TL143: a grid of `n // BLOCK` programs, each starting a block apart, leaves the tail of the data to no program.
+Quiet for a ceiling written by hand, a size the launching function asserts to be a multiple, a kernel whose
+programs stride over the work, and a floor division that is no block count of the kernel."""
+
+from __future__ import annotations
+
+from triage_helpers import locate, of
+
+from tritonlens.analysis.core.findings import Severity
+
+ROWS = """
+import torch
+import triton
+import triton.language as tl
+
+@triton.jit
+def scale_rows(x_ptr, y_ptr, n_cols, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    pid = tl.program_id(0)
+    rows = pid * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.arange(0, BLOCK_N)
+    offs = rows[:, None] * n_cols + cols[None, :]
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs) * 2.0)
+
+def scale(x):
+    M, N = x.shape
+    y = torch.empty_like(x)
+    BLOCK_M = 16
+    grid = (M // BLOCK_M,)
+    scale_rows[grid](x, y, N, BLOCK_M=BLOCK_M, BLOCK_N=N)
+    return y
+"""
+
+
+def test_tl143_on_a_floored_grid_of_row_blocks() -> None:
+    (f,) = of(ROWS, "TL143")
+    assert f.severity == Severity.WARNING
+    assert f.span.line == locate(ROWS, "scale_rows[grid]").line
+    assert "`M % BLOCK_M`" in f.message and "program_id(0) * BLOCK_M" in f.message
+
+
+def test_tl143_quiet_where_the_tail_is_covered_or_asserted_away() -> None:
+    ceiling = ROWS.replace("grid = (M // BLOCK_M,)", "grid = ((M + BLOCK_M - 1) // BLOCK_M,)")
+    asserted = ROWS.replace("    grid = (M // BLOCK_M,)", "    assert M % BLOCK_M == 0\n    grid = (M // BLOCK_M,)")
+    strided = ROWS.replace("    pid = tl.program_id(0)\n", "    pid = tl.program_id(0) % tl.num_programs(0)\n")
+    other = ROWS.replace("grid = (M // BLOCK_M,)", "grid = (M // 2,)")
+    for quiet in (ceiling, asserted, strided, other):
+        assert quiet != ROWS
+        assert not of(quiet, "TL143")
