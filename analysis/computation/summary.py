@@ -43,8 +43,10 @@ def describe(comp: Computation, kind: Kind | None = None) -> str:
     if len(comp.accesses) > 8:
         lines.append(f"- ... {len(comp.accesses) - 8} more accesses")
     for acc in comp.accumulations[:4]:
-        lines.append(f"- loop-carried `{acc.var}`: {acc.op}" + (f" of products of {', '.join(acc.product_of)}"
-                                                               if acc.product_of else ""))
+        op = "select (replaced under a condition each step, as an argmax's best value and index)" \
+            if acc.op == "select" else acc.op
+        lines.append(f"- loop-carried `{acc.var}`: {op}" + (f" of products of {', '.join(acc.product_of)}"
+                                                           if acc.product_of else ""))
     if comp.epilogue:
         lines.append(f"- after the loop: {' -> '.join(comp.epilogue)} (the epilogue to keep fused)")
     if comp.helpers_inlined:
