@@ -99,17 +99,54 @@ def _steps_by(ctx: KernelContext, axis: int, params: set[str]) -> bool:
 
 
 def _asserted(ctx: KernelContext, site: LaunchSite, total: str, block: str) -> bool:
-    """The function around the launch tests `total % block` (an assert, or an `if` that raises or pads)."""
+    """The function around the launch tests `total % m` (an assert, or an `if` that raises or pads) for `m` the
+    grid's divisor, or a local integer constant that is a multiple of it (`assert N % PRE_BLOCK == 0` with
+    `PRE_BLOCK = 128` beside `BLOCK_N1 = 128`)."""
     tree = ctx.module.tree
     if tree is None:
         return False
     scope = next((f for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
                   and f.name == site.function and f.lineno <= site.span.line <= (f.end_lineno or f.lineno)), tree)
+    constants = _int_constants(scope)
+    divisor = _int_value(block, constants)
     for node in ast.walk(scope):
         test = node.test if isinstance(node, (ast.Assert, ast.If)) else None
         if test is None:
             continue
         for op in ast.walk(test):
-            if isinstance(op, ast.BinOp) and isinstance(op.op, ast.Mod) and block in ast.unparse(op.right):
+            if not (isinstance(op, ast.BinOp) and isinstance(op.op, ast.Mod)):
+                continue
+            if total not in ast.unparse(op.left) and block not in ast.unparse(op.right):
+                continue
+            modulus = ast.unparse(op.right)
+            if block in modulus:
+                return True
+            value = _int_value(modulus, constants)
+            if value and divisor and value % divisor == 0:
                 return True
     return False
+
+
+def _int_constants(scope: ast.AST) -> dict[str, int]:
+    """Names every assignment of the scope sets to the same int literal (`BLOCK = 128`, `BM, BN = 32, 128`)."""
+    seen: dict[str, set[object]] = {}
+    for node in ast.walk(scope):
+        if not isinstance(node, ast.Assign):
+            continue
+        for target in node.targets:
+            pairs = [(target, node.value)]
+            if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple) and \
+                    len(target.elts) == len(node.value.elts):
+                pairs = list(zip(target.elts, node.value.elts, strict=True))
+            for name, value in pairs:
+                if isinstance(name, ast.Name):
+                    literal = value.value if isinstance(value, ast.Constant) and type(value.value) is int else None
+                    seen.setdefault(name.id, set()).add(literal)
+    return {name: next(iter(v)) for name, v in seen.items() if len(v) == 1 and None not in v}
+
+
+def _int_value(text: str, constants: dict[str, int]) -> int | None:
+    text = text.strip()
+    if text.isdigit():
+        return int(text)
+    return constants.get(text)

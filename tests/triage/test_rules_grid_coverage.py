@@ -43,6 +43,16 @@ def test_tl143_quiet_where_the_tail_is_covered_or_asserted_away() -> None:
     asserted = ROWS.replace("    grid = (M // BLOCK_M,)", "    assert M % BLOCK_M == 0\n    grid = (M // BLOCK_M,)")
     strided = ROWS.replace("    pid = tl.program_id(0)\n", "    pid = tl.program_id(0) % tl.num_programs(0)\n")
     other = ROWS.replace("grid = (M // BLOCK_M,)", "grid = (M // 2,)")
-    for quiet in (ceiling, asserted, strided, other):
+    # the size asserted a multiple of another constant that is a multiple of the block (the fused-attention
+    # tutorial's backward: `assert N_CTX % PRE_BLOCK == 0` beside `BLOCK_N1 = 128`)
+    by_value = ROWS.replace("    grid = (M // BLOCK_M,)", "    PRE = 32\n    assert M % PRE == 0\n    grid = (M // BLOCK_M,)")
+    unpacked = ROWS.replace("    BLOCK_M = 16\n", "    BLOCK_M, PRE = 16, 32\n    PRE = 32\n").replace(
+        "    grid = (M // BLOCK_M,)", "    assert M % PRE == 0\n    grid = (M // BLOCK_M,)")  # tuple, set twice alike
+    for quiet in (ceiling, asserted, strided, other, by_value, unpacked):
         assert quiet != ROWS
         assert not of(quiet, "TL143")
+
+
+def test_tl143_holds_when_the_asserted_constant_is_no_multiple_of_the_block() -> None:
+    coarser = ROWS.replace("    grid = (M // BLOCK_M,)", "    PRE = 8\n    assert M % PRE == 0\n    grid = (M // BLOCK_M,)")
+    assert coarser != ROWS and len(of(coarser, "TL143")) == 1  # a multiple of 8 need not be one of 16
