@@ -1,4 +1,5 @@
-"""A launch grid that floors the number of blocks (TL143): the tail of the data gets no program.
+"""How a launch grid covers the data: a floor leaves the tail to no program (TL143); a ceiling with an unmasked
+write lets the last block write past the end (TL144).
 
 `grid = (M // BLOCK_M,)` with a kernel whose programs start at `pid * BLOCK_M` covers `M - M % BLOCK_M` rows: the
 last `M % BLOCK_M` are never read or written, and no mask inside the kernel can bring them back. The fix is a
@@ -16,7 +17,7 @@ from ..core.findings import Finding, Level, Severity
 from ..core.rules import Rule, register
 from ..kernels import LaunchSite
 from . import references as ref
-from .base import finding, kernel_check
+from .base import finding, is_masked, kernel_check
 from .context import KernelContext
 from .context_names import TL
 
@@ -38,6 +39,114 @@ FLOOR_GRID = register(
         references=(ref.VECTOR_ADD,),
     )
 )
+
+
+PAST_THE_END = register(
+    Rule(
+        code="TL144",
+        name="unmasked-write-in-the-last-block",
+        title="The grid rounds the blocks up and a write has no mask: the last block writes past the end",
+        level=Level.TRIAGE,
+        severity=Severity.WARNING,
+        platforms=("cuda", "ascend"),
+        rationale=(
+            "A grid of `triton.cdiv(n, BLOCK)` programs, each starting at `program_id * BLOCK`, gives the last "
+            "program `BLOCK - n % BLOCK` lanes past the end when `n` is not a multiple of `BLOCK`. A `tl.store` or "
+            "atomic there without a mask writes past the tensor: it corrupts whatever lies next in memory or "
+            "faults.\n\n**Fix:** mask the write (`mask=offs < n`), or assert `n % BLOCK == 0` where the kernel is "
+            "launched."
+        ),
+        references=(ref.VECTOR_ADD,),
+    )
+)
+
+
+@kernel_check
+def unmasked_writes_past_the_end(ctx: KernelContext) -> Iterator[Finding]:
+    if ctx.kernel.is_helper or not ctx.launches:
+        return
+    calls = [n for n in ctx.nodes if isinstance(n, ast.Call)]
+    if any(ctx.resolve(c.func) == TL + "num_programs" for c in calls):
+        return
+    writes = [c for c in calls if (ctx.resolve(c.func) or "") in (TL + "store",) or
+              (ctx.resolve(c.func) or "").startswith(TL + "atomic_")]
+    writes = [w for w in writes if w.args and not is_masked(ctx, w) and not _block_pointer_arg(ctx, w)]
+    if not writes:
+        return
+    reported: set[int] = set()
+    for site in ctx.launches:
+        bound = site.bind(ctx.kernel)
+        for axis, element in enumerate(_grid_elements(site)):
+            parts = _ceiling(element)
+            if parts is None:
+                continue
+            total, block = parts
+            params = {name for name, arg in bound.items() if arg.text.strip() == block}
+            starts = _block_starts(ctx, axis, params) if params else set()
+            if not starts or _asserted(ctx, site, total, block):
+                continue
+            for w in writes:
+                if id(w) in reported or not ctx.derived_from(w.args[0], starts):
+                    continue
+                reported.add(id(w))
+                yield finding(PAST_THE_END, ctx, w, (
+                    f"this write has no mask, and grid axis {axis} launches `{ast.unparse(element)}` programs, "
+                    f"each starting at `program_id({axis}) * {sorted(params)[0]}`: when `{total}` is not a multiple "
+                    f"of `{block}` the last one writes past the end (nothing where it is launched asserts it)"))
+
+
+def _ceiling(element: ast.expr) -> tuple[str, str] | None:
+    """(n, BLOCK) of `triton.cdiv(n, BLOCK)`, `cdiv(n, BLOCK)` or `(n + BLOCK - 1) // BLOCK`."""
+    if isinstance(element, ast.Call) and len(element.args) == 2 and not element.keywords:
+        func = element.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if name == "cdiv":
+            return ast.unparse(element.args[0]), ast.unparse(element.args[1])
+    if isinstance(element, ast.BinOp) and isinstance(element.op, ast.FloorDiv):
+        block = ast.unparse(element.right)
+        top = element.left
+        if isinstance(top, ast.BinOp) and isinstance(top.op, ast.Sub) and isinstance(top.left, ast.BinOp) and \
+                isinstance(top.left.op, ast.Add) and ast.unparse(top.left.right) == block:
+            return ast.unparse(top.left.left), block
+    return None
+
+
+def _block_starts(ctx: KernelContext, axis: int, params: set[str]) -> set[str]:
+    """Names assigned from a product of program id `axis` and one of `params` (a block's start or its offsets)."""
+    out = set()
+    for node in ctx.nodes:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            continue
+        if any(_pid_times(ctx, n, axis, params) for n in ast.walk(node.value)):
+            out.add(node.targets[0].id)
+    return out
+
+
+def _pid_times(ctx: KernelContext, node: ast.AST, axis: int, params: set[str]) -> bool:
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)):
+        return False
+    for a, b in ((node.left, node.right), (node.right, node.left)):
+        if isinstance(b, ast.Name) and b.id in params and _is_program_id(ctx, a, axis):
+            return True
+    return False
+
+
+def _is_program_id(ctx: KernelContext, node: ast.AST, axis: int) -> bool:
+    if isinstance(node, ast.Call) and ctx.resolve(node.func) == TL + "program_id":
+        arg = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "axis"), None)
+        return isinstance(arg, ast.Constant) and arg.value == axis
+    if isinstance(node, ast.Name):
+        return any(isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+                   and n.targets[0].id == node.id and _is_program_id(ctx, n.value, axis) for n in ctx.nodes)
+    return False
+
+
+def _block_pointer_arg(ctx: KernelContext, call: ast.Call) -> bool:
+    first = call.args[0]
+    return isinstance(first, ast.Name) and any(
+        isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == first.id for t in n.targets)
+        and isinstance(n.value, ast.Call) and ctx.resolve(n.value.func) in (TL + "make_block_ptr", TL + "advance")
+        for n in ctx.nodes)
 
 
 @kernel_check

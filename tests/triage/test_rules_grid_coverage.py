@@ -56,3 +56,42 @@ def test_tl143_quiet_where_the_tail_is_covered_or_asserted_away() -> None:
 def test_tl143_holds_when_the_asserted_constant_is_no_multiple_of_the_block() -> None:
     coarser = ROWS.replace("    grid = (M // BLOCK_M,)", "    PRE = 8\n    assert M % PRE == 0\n    grid = (M // BLOCK_M,)")
     assert coarser != ROWS and len(of(coarser, "TL143")) == 1  # a multiple of 8 need not be one of 16
+
+
+COPY = """
+import torch
+import triton
+import triton.language as tl
+
+@triton.jit
+def copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(y_ptr + offs, x)
+
+def run(x):
+    y = torch.empty_like(x)
+    n = x.numel()
+    copy[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)
+    return y
+"""
+
+
+def test_tl144_on_an_unmasked_store_under_a_ceiling_grid() -> None:
+    (f,) = of(COPY, "TL144")
+    assert f.severity == Severity.WARNING and f.span.line == locate(COPY, "tl.store(y_ptr + offs, x)").line
+    assert "`triton.cdiv(n, 1024)`" in f.message and "program_id(0) * BLOCK" in f.message
+    by_hand = COPY.replace("copy[(triton.cdiv(n, 1024),)]", "copy[((n + 1024 - 1) // 1024,)]")
+    assert len(of(by_hand, "TL144")) == 1
+    atomic = COPY.replace("tl.store(y_ptr + offs, x)", "tl.atomic_add(y_ptr + offs, x)")
+    assert len(of(atomic, "TL144")) == 1
+
+
+def test_tl144_quiet_for_masked_or_asserted_writes_and_other_axes() -> None:
+    masked = COPY.replace("tl.store(y_ptr + offs, x)", "tl.store(y_ptr + offs, x, mask=offs < n)")
+    asserted = COPY.replace("    n = x.numel()\n", "    n = x.numel()\n    assert n % 1024 == 0\n")
+    one_row = COPY.replace("tl.store(y_ptr + offs, x)", "tl.store(y_ptr + tl.arange(0, BLOCK), x)")
+    for quiet in (masked, asserted, one_row):
+        assert quiet != COPY
+        assert not of(quiet, "TL144")
