@@ -81,9 +81,9 @@ def unmasked_writes_past_the_end(ctx: KernelContext) -> Iterator[Finding]:
             if parts is None:
                 continue
             total, block = parts
-            params = {name for name, arg in bound.items() if arg.text.strip() == block}
+            params = _block_params(site, bound, block)
             starts = _block_starts(ctx, axis, params) if params else set()
-            if not starts or _asserted(ctx, site, total, block):
+            if not starts or _asserted(ctx, site, total, _divisors(bound, block, params)):
                 continue
             for w in writes:
                 if id(w) in reported or not ctx.derived_from(w.args[0], starts):
@@ -164,10 +164,10 @@ def floor_divided_grid(ctx: KernelContext) -> Iterator[Finding]:
             total, block = ast.unparse(element.left), ast.unparse(element.right)
             if block in total:
                 continue  # (n + BLOCK - 1) // BLOCK: a ceiling written by hand
-            params = {name for name, arg in bound.items() if arg.text.strip() == block}
+            params = _block_params(site, bound, block)
             if not params or not _steps_by(ctx, axis, params):
                 continue
-            if _asserted(ctx, site, total, block):
+            if _asserted(ctx, site, total, _divisors(bound, block, params)):
                 continue
             yield finding(FLOOR_GRID, ctx, site.grid_span, (
                 f"grid axis {axis} launches `{ast.unparse(element)}` programs and the kernel starts each at "
@@ -184,6 +184,21 @@ def _grid_elements(site: LaunchSite) -> list[ast.expr]:
     if isinstance(node, ast.Lambda):
         node = node.body
     return list(node.elts) if isinstance(node, (ast.Tuple, ast.List)) else [node]
+
+
+def _block_params(site: LaunchSite, bound: dict, block: str) -> set[str]:
+    """The kernel parameters the grid's divisor stands for: those the launch passes the same text, and, in a
+    `lambda meta: ...` grid, the constexpr a `meta["NAME"]` reads (the launch's value of NAME)."""
+    params = {name for name, arg in bound.items() if arg.text.strip() == block}
+    try:
+        node = ast.parse(block, mode="eval").body
+    except SyntaxError:
+        return params
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+        grid = (site.grid_resolved_text or site.grid_text).strip()
+        if grid.startswith("lambda") and node.slice.value in bound:
+            params.add(node.slice.value)
+    return params
 
 
 def _steps_by(ctx: KernelContext, axis: int, params: set[str]) -> bool:
@@ -207,7 +222,12 @@ def _steps_by(ctx: KernelContext, axis: int, params: set[str]) -> bool:
     return False
 
 
-def _asserted(ctx: KernelContext, site: LaunchSite, total: str, block: str) -> bool:
+def _divisors(bound: dict, block: str, params: set[str]) -> set[str]:
+    """The grid's divisor as written and as the launch passes it (`meta['BLOCK']` is the `block_size` passed)."""
+    return {block, *(bound[p].text.strip() for p in params if p in bound)}
+
+
+def _asserted(ctx: KernelContext, site: LaunchSite, total: str, blocks: set[str]) -> bool:
     """The function around the launch tests `total % m` (an assert, or an `if` that raises or pads) for `m` the
     grid's divisor, or a local integer constant that is a multiple of it (`assert N % PRE_BLOCK == 0` with
     `PRE_BLOCK = 128` beside `BLOCK_N1 = 128`)."""
@@ -217,7 +237,7 @@ def _asserted(ctx: KernelContext, site: LaunchSite, total: str, block: str) -> b
     scope = next((f for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
                   and f.name == site.function and f.lineno <= site.span.line <= (f.end_lineno or f.lineno)), tree)
     constants = _int_constants(scope)
-    divisor = _int_value(block, constants)
+    divisors = {v for b in blocks if (v := _int_value(b, constants))}
     for node in ast.walk(scope):
         test = node.test if isinstance(node, (ast.Assert, ast.If)) else None
         if test is None:
@@ -225,13 +245,11 @@ def _asserted(ctx: KernelContext, site: LaunchSite, total: str, block: str) -> b
         for op in ast.walk(test):
             if not (isinstance(op, ast.BinOp) and isinstance(op.op, ast.Mod)):
                 continue
-            if total not in ast.unparse(op.left) and block not in ast.unparse(op.right):
-                continue
             modulus = ast.unparse(op.right)
-            if block in modulus:
+            if any(b in modulus for b in blocks):
                 return True
             value = _int_value(modulus, constants)
-            if value and divisor and value % divisor == 0:
+            if value and any(value % d == 0 for d in divisors):
                 return True
     return False
 

@@ -95,3 +95,19 @@ def test_tl144_quiet_for_masked_or_asserted_writes_and_other_axes() -> None:
     for quiet in (masked, asserted, one_row):
         assert quiet != COPY
         assert not of(quiet, "TL144")
+
+
+def test_tl144_reads_a_meta_grid() -> None:
+    meta = COPY.replace("copy[(triton.cdiv(n, 1024),)]", "copy[lambda meta: (triton.cdiv(n, meta['BLOCK']),)]")
+    assert meta != COPY
+    (f,) = of(meta, "TL144")  # meta["BLOCK"] is the launch's BLOCK=1024
+    assert "program_id(0) * BLOCK" in f.message
+    floor = ROWS.replace("scale_rows[grid]", "scale_rows[lambda META: (M // META['BLOCK_M'],)]")
+    assert floor != ROWS and len(of(floor, "TL143")) == 1
+
+
+def test_an_assert_on_the_value_the_launch_passes_for_the_block_counts() -> None:
+    meta = COPY.replace("copy[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)",
+                        "size = 1024\n    assert x.shape[-1] % size == 0\n"
+                        "    copy[lambda meta: (triton.cdiv(n, meta['BLOCK']),)](x, y, n, BLOCK=size)")
+    assert meta != COPY and not of(meta, "TL144")  # rows a multiple of `size` make n one too
