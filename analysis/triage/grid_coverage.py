@@ -66,7 +66,7 @@ def unmasked_writes_past_the_end(ctx: KernelContext) -> Iterator[Finding]:
     if ctx.kernel.is_helper or not ctx.launches:
         return
     calls = [n for n in ctx.nodes if isinstance(n, ast.Call)]
-    if any(ctx.resolve(c.func) == TL + "num_programs" for c in calls):
+    if _grid_stride(ctx):
         return
     writes = [c for c in calls if (ctx.resolve(c.func) or "") in (TL + "store",) or
               (ctx.resolve(c.func) or "").startswith(TL + "atomic_")]
@@ -85,14 +85,26 @@ def unmasked_writes_past_the_end(ctx: KernelContext) -> Iterator[Finding]:
             starts = _block_starts(ctx, axis, params) if params else set()
             if not starts or _asserted(ctx, site, total, _divisors(bound, block, params)):
                 continue
+            wrapped = _wrapped(ctx, starts)
             for w in writes:
                 if id(w) in reported or not ctx.derived_from(w.args[0], starts):
                     continue
                 reported.add(id(w))
+                wraps = wrapped and ctx.derived_from(w.args[0], wrapped)
+                effect = ("its extra lanes wrap (`%`) onto the first elements and write them again (an atomic adds "
+                          "them twice)" if wraps else "the last one writes past the end")
                 yield finding(PAST_THE_END, ctx, w, (
                     f"this write has no mask, and grid axis {axis} launches `{ast.unparse(element)}` programs, "
                     f"each starting at `program_id({axis}) * {sorted(params)[0]}`: when `{total}` is not a multiple "
-                    f"of `{block}` the last one writes past the end (nothing where it is launched asserts it)"))
+                    f"of `{block}` {effect} (nothing where it is launched asserts it)"))
+
+
+def _wrapped(ctx: KernelContext, starts: set[str]) -> set[str]:
+    """Names computed from the block starts with a `%` (`rm = (pid * BLOCK + lanes) % M`): indices that wrap."""
+    closure = ctx.names_closure(starts)
+    return {t.id for n in ctx.nodes if isinstance(n, ast.Assign) for t in n.targets
+            if isinstance(t, ast.Name) and t.id in closure
+            and any(isinstance(b, ast.BinOp) and isinstance(b.op, ast.Mod) for b in ast.walk(n.value))}
 
 
 def _ceiling(element: ast.expr) -> tuple[str, str] | None:
@@ -153,8 +165,7 @@ def _block_pointer_arg(ctx: KernelContext, call: ast.Call) -> bool:
 def floor_divided_grid(ctx: KernelContext) -> Iterator[Finding]:
     if ctx.kernel.is_helper or not ctx.launches:
         return
-    calls = [n for n in ctx.nodes if isinstance(n, ast.Call)]
-    if any(ctx.resolve(c.func) == TL + "num_programs" for c in calls):
+    if _grid_stride(ctx):
         return  # programs stride over the work: any grid covers it
     for site in ctx.launches:
         bound = site.bind(ctx.kernel)
@@ -173,6 +184,24 @@ def floor_divided_grid(ctx: KernelContext) -> Iterator[Finding]:
                 f"grid axis {axis} launches `{ast.unparse(element)}` programs and the kernel starts each at "
                 f"`program_id({axis}) * {sorted(params)[0]}`: when `{total}` is not a multiple of `{block}` the last "
                 f"`{total} % {block}` elements get no program (nothing here asserts it); use `triton.cdiv` and a mask"))
+
+
+def _grid_stride(ctx: KernelContext) -> bool:
+    """Programs loop over the work in steps of the grid (`for t in range(pid, n, tl.num_programs(0))`, a `while`
+    on it): any grid covers the data. `tl.num_programs` used only as a size (a swizzle's grid shape) is not."""
+    for loop in ctx.nodes:
+        header = loop.iter if isinstance(loop, ast.For) else loop.test if isinstance(loop, ast.While) else None
+        if header is None:
+            continue
+        names = ctx.names_of(header)
+        for n in ast.walk(header):
+            if isinstance(n, ast.Call) and ctx.resolve(n.func) == TL + "num_programs":
+                return True
+        if any(isinstance(a, ast.Assign) and any(isinstance(t, ast.Name) and t.id in names for t in a.targets)
+               and any(isinstance(c, ast.Call) and ctx.resolve(c.func) == TL + "num_programs"
+                       for c in ast.walk(a.value)) for a in ctx.nodes):
+            return True
+    return False
 
 
 def _grid_elements(site: LaunchSite) -> list[ast.expr]:

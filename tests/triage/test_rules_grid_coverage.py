@@ -41,7 +41,9 @@ def test_tl143_on_a_floored_grid_of_row_blocks() -> None:
 def test_tl143_quiet_where_the_tail_is_covered_or_asserted_away() -> None:
     ceiling = ROWS.replace("grid = (M // BLOCK_M,)", "grid = ((M + BLOCK_M - 1) // BLOCK_M,)")
     asserted = ROWS.replace("    grid = (M // BLOCK_M,)", "    assert M % BLOCK_M == 0\n    grid = (M // BLOCK_M,)")
-    strided = ROWS.replace("    pid = tl.program_id(0)\n", "    pid = tl.program_id(0) % tl.num_programs(0)\n")
+    strided = ROWS.replace(
+        "    tl.store(y_ptr + offs, tl.load(x_ptr + offs) * 2.0)",
+        "    for again in range(pid, n_cols, tl.num_programs(0)):\n        tl.store(y_ptr + offs + again, tl.load(x_ptr + offs))")
     other = ROWS.replace("grid = (M // BLOCK_M,)", "grid = (M // 2,)")
     # the size asserted a multiple of another constant that is a multiple of the block (the fused-attention
     # tutorial's backward: `assert N_CTX % PRE_BLOCK == 0` beside `BLOCK_N1 = 128`)
@@ -111,3 +113,12 @@ def test_an_assert_on_the_value_the_launch_passes_for_the_block_counts() -> None
                         "size = 1024\n    assert x.shape[-1] % size == 0\n"
                         "    copy[lambda meta: (triton.cdiv(n, meta['BLOCK']),)](x, y, n, BLOCK=size)")
     assert meta != COPY and not of(meta, "TL144")  # rows a multiple of `size` make n one too
+
+
+def test_tl144_names_wrapped_indices_and_reads_a_swizzle_that_only_sizes_the_grid() -> None:
+    wrapped = COPY.replace("    offs = pid * BLOCK + tl.arange(0, BLOCK)\n",
+                           "    offs = (pid * BLOCK + tl.arange(0, BLOCK)) % n\n").replace(
+        "    pid = tl.program_id(0)\n", "    pid = tl.program_id(0)\n    tl.device_assert(pid < tl.num_programs(0))\n")
+    assert wrapped != COPY
+    (f,) = of(wrapped, "TL144")  # num_programs sizes the index here; the programs do not loop over the work
+    assert "wrap (`%`) onto the first elements" in f.message
