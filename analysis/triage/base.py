@@ -69,6 +69,16 @@ def is_masked(ctx: KernelContext, call: ast.Call) -> bool:
     return len(call.args) >= needed
 
 
+def through_block_pointer(ctx: KernelContext, call: ast.Call) -> bool:
+    """A load/store whose pointer is a name set from tl.make_block_ptr / tl.advance: bounded by the block's shape,
+    not by a mask."""
+    first = call.args[0] if call.args else None
+    return isinstance(first, ast.Name) and any(
+        isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == first.id for t in n.targets)
+        and isinstance(n.value, ast.Call) and ctx.resolve(n.value.func) in (TL + "make_block_ptr", TL + "advance")
+        for n in ctx.nodes)
+
+
 def header_span(ctx: KernelContext, loop: ast.For) -> Span:
     """`for i in range(...)` without the body."""
     start = ctx.span(loop)

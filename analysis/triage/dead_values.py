@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from ..core.findings import Finding, Level, Severity
 from ..core.rules import Rule, register
 from . import references as ref
-from .base import finding, kernel_check, short
+from .base import finding, kernel_check, short, through_block_pointer
 from .context import KernelContext
 from .context_names import TL
 from .shapes import rank
@@ -99,7 +99,7 @@ def _pure(ctx: KernelContext, value: ast.expr) -> bool:
 def unused_masks(ctx: KernelContext) -> Iterator[Finding]:
     read = {n.id for n in ctx.nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     accesses = [n for n in ctx.nodes if isinstance(n, ast.Call) and ctx.resolve(n.func) in (TL + "load", TL + "store")
-                and n.args and not _block_pointer(ctx, n)]
+                and n.args and not through_block_pointer(ctx, n)]
     for node in ctx.nodes:
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
             continue
@@ -141,12 +141,3 @@ def _mask_of(ctx: KernelContext, call: ast.Call) -> ast.expr | None:
         return kw
     position = 1 if ctx.resolve(call.func) == TL + "load" else 2
     return call.args[position] if len(call.args) > position else None
-
-
-def _block_pointer(ctx: KernelContext, call: ast.Call) -> bool:
-    """A load/store through tl.make_block_ptr / tl.advance bounds itself by its shape (boundary_check aside)."""
-    first = call.args[0] if call.args else None
-    return isinstance(first, ast.Name) and any(
-        isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == first.id for t in n.targets)
-        and isinstance(n.value, ast.Call) and ctx.resolve(n.value.func) in (TL + "make_block_ptr", TL + "advance")
-        for n in ctx.nodes)

@@ -17,7 +17,7 @@ from ..core.findings import Finding, Level, Severity
 from ..core.rules import Rule, register
 from ..kernels import LaunchSite
 from . import references as ref
-from .base import finding, is_masked, kernel_check
+from .base import finding, is_masked, kernel_check, through_block_pointer
 from .context import KernelContext
 from .context_names import TL
 
@@ -70,7 +70,7 @@ def unmasked_writes_past_the_end(ctx: KernelContext) -> Iterator[Finding]:
         return
     writes = [c for c in calls if (ctx.resolve(c.func) or "") in (TL + "store",) or
               (ctx.resolve(c.func) or "").startswith(TL + "atomic_")]
-    writes = [w for w in writes if w.args and not is_masked(ctx, w) and not _block_pointer_arg(ctx, w)]
+    writes = [w for w in writes if w.args and not is_masked(ctx, w) and not through_block_pointer(ctx, w)]
     if not writes:
         return
     reported: set[int] = set()
@@ -83,7 +83,7 @@ def unmasked_writes_past_the_end(ctx: KernelContext) -> Iterator[Finding]:
             total, block = parts
             params = _block_params(site, bound, block)
             starts = _block_starts(ctx, axis, params) if params else set()
-            if not starts or _asserted(ctx, site, total, _divisors(bound, block, params)):
+            if not starts or _asserted(ctx, site, _divisors(bound, block, params)):
                 continue
             wrapped = _wrapped(ctx, starts)
             for w in writes:
@@ -153,14 +153,6 @@ def _is_program_id(ctx: KernelContext, node: ast.AST, axis: int) -> bool:
     return False
 
 
-def _block_pointer_arg(ctx: KernelContext, call: ast.Call) -> bool:
-    first = call.args[0]
-    return isinstance(first, ast.Name) and any(
-        isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == first.id for t in n.targets)
-        and isinstance(n.value, ast.Call) and ctx.resolve(n.value.func) in (TL + "make_block_ptr", TL + "advance")
-        for n in ctx.nodes)
-
-
 @kernel_check
 def floor_divided_grid(ctx: KernelContext) -> Iterator[Finding]:
     if ctx.kernel.is_helper or not ctx.launches:
@@ -178,7 +170,7 @@ def floor_divided_grid(ctx: KernelContext) -> Iterator[Finding]:
             params = _block_params(site, bound, block)
             if not params or not _steps_by(ctx, axis, params):
                 continue
-            if _asserted(ctx, site, total, _divisors(bound, block, params)):
+            if _asserted(ctx, site, _divisors(bound, block, params)):
                 continue
             yield finding(FLOOR_GRID, ctx, site.grid_span, (
                 f"grid axis {axis} launches `{ast.unparse(element)}` programs and the kernel starts each at "
@@ -231,24 +223,8 @@ def _block_params(site: LaunchSite, bound: dict, block: str) -> set[str]:
 
 
 def _steps_by(ctx: KernelContext, axis: int, params: set[str]) -> bool:
-    """Some product in the kernel multiplies program id `axis` (the call, or a name assigned from it alone) by one
-    of `params`: programs start a block apart along that axis."""
-    def is_pid(node: ast.AST) -> bool:
-        if isinstance(node, ast.Call) and ctx.resolve(node.func) == TL + "program_id":
-            arg = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "axis"), None)
-            return isinstance(arg, ast.Constant) and arg.value == axis
-        return isinstance(node, ast.Name) and node.id in pid_names
-
-    pid_names = {n.targets[0].id for n in ctx.nodes if isinstance(n, ast.Assign) and len(n.targets) == 1
-                 and isinstance(n.targets[0], ast.Name) and isinstance(n.value, ast.Call)
-                 and ctx.resolve(n.value.func) == TL + "program_id"
-                 and n.value.args and isinstance(n.value.args[0], ast.Constant) and n.value.args[0].value == axis}
-    for node in ctx.nodes:
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
-            for a, b in ((node.left, node.right), (node.right, node.left)):
-                if is_pid(a) and isinstance(b, ast.Name) and b.id in params:
-                    return True
-    return False
+    """Some product in the kernel multiplies program id `axis` by one of `params`: programs start a block apart."""
+    return any(_pid_times(ctx, node, axis, params) for node in ctx.nodes)
 
 
 def _divisors(bound: dict, block: str, params: set[str]) -> set[str]:
@@ -256,8 +232,8 @@ def _divisors(bound: dict, block: str, params: set[str]) -> set[str]:
     return {block, *(bound[p].text.strip() for p in params if p in bound)}
 
 
-def _asserted(ctx: KernelContext, site: LaunchSite, total: str, blocks: set[str]) -> bool:
-    """The function around the launch tests `total % m` (an assert, or an `if` that raises or pads) for `m` the
+def _asserted(ctx: KernelContext, site: LaunchSite, blocks: set[str]) -> bool:
+    """The function around the launch tests `n % m` (an assert, or an `if` that raises or pads) for `m` the
     grid's divisor, or a local integer constant that is a multiple of it (`assert N % PRE_BLOCK == 0` with
     `PRE_BLOCK = 128` beside `BLOCK_N1 = 128`)."""
     tree = ctx.module.tree
