@@ -15,7 +15,7 @@ from .dtype_ties import dtype_ties, made_like
 from .guess import ASSUMED_TYPICAL, typical_value, typical_values
 from .kernels import SpecKernel, literal_value
 from .launch import OUTER_STRIDE, ArgFact, resolve
-from .launch_guess import LAUNCH_NOTE, derived_value, relation, relation_bases, shown_guess
+from .launch_guess import LAUNCH_NOTE, derived_value, relation, relation_bases, shown_guess, within
 from .optional import reconcile
 from .pragmas import TritonType, parse_value
 from .relations import fit_guesses
@@ -37,6 +37,7 @@ class Fact:
     value: Any = UNKNOWN  # a known value
     type: str | None = None  # a known type (Triton spelling; "*" alone = pointer of unknown element type)
     likely: tuple[Any, ...] = ()  # values the launch shows it to be one of (a guess takes the first)
+    bounds: tuple[int | None, int | None] = (None, None)  # the least and greatest value the launch can pass
     derived: ast.expr | None = None  # the launch computes it from other parameters (`next_power_of_2(N)`)
     dtype_as: str | None = None  # the parameter whose tensor this one was made like (dtype_ties.py)
 
@@ -65,7 +66,7 @@ def _fact_from_launch(fact: ArgFact, source: str) -> Fact | None:
     if fact.kind == "tensor":
         return Fact(where, type=f"*{fact.dtype}" if fact.dtype else "*")
     if fact.kind == "int":
-        return Fact(where, type="i32", likely=fact.likely)
+        return Fact(where, type="i32", likely=fact.likely, bounds=fact.bounds)
     if fact.kind == "float":
         return Fact(where, type="fp32", likely=fact.likely)
     if fact.kind == "choice":  # strings or bools the launch chooses between: constexprs, no runtime type
@@ -174,6 +175,7 @@ def build_variant(
     missing: list[str] = []
     chosen: dict[str, Fact] = {}
     derived: dict[str, Fact] = {}
+    bounded: dict[str, Fact] = {}
     stated = stated_values(kernel.node)
     for name in kernel.param_names:
         facts = [layer[name] for layer in layers if name in layer]
@@ -194,6 +196,10 @@ def build_variant(
                 derived[name] = tied
             elif shown is not None:  # a launch shows its candidates or its kind: the guess is one of those
                 chosen[name] = Fact(f"{ASSUMED_TYPICAL}; {shown[1]}", value=shown[0])
+            elif guess and not valued:
+                ranged = next((f for f in facts if f.bounds != (None, None)), None)
+                if ranged is not None:
+                    bounded[name] = ranged
             continue
         first = next((f for f in facts if f.value is not UNKNOWN or f.type), None)
         if first is None:
@@ -215,6 +221,10 @@ def build_variant(
     if guess:  # nothing shows a value: compile the most likely one, labeled so no finding passes it as fact
         typical = typical_values(kernel.node, guessed, kernel.module_functions)
         chosen.update({n: Fact(ASSUMED_TYPICAL, value=v) for n, v in typical.items()})
+        for n, ranged in bounded.items():  # a launch shows the least or greatest value: the guess stays within
+            if n in typical:
+                value, note = within(typical[n], ranged.bounds, ranged.source)
+                chosen[n] = Fact(f"{ASSUMED_TYPICAL}; {note}", value=value)
         for n, (v, note) in selectors(
             kernel.node, guessed, kernel.module_env, kernel.module_functions
         ).items():

@@ -51,6 +51,9 @@ class ArgFact:
     # values the launch shows it to be one of, the first the likeliest (a conditional of literals, fp32's
     # `finfo(d).eps`): a guess takes them, never a fact
     likely: tuple[Any, ...] = ()
+    # ints: the least and greatest value the launch can pass (`max(128, min(n, 2048))`: 128 and 2048), None
+    # where it shows none; a guess stays within them, never a fact
+    bounds: tuple[int | None, int | None] = (None, None)
 
 
 UNKNOWN_FACT = ArgFact("unknown")
@@ -410,11 +413,44 @@ def _call_fact(call: ast.Call, scope: Scope, depth: int) -> ArgFact:
         value = apply_helper(name, [f.value for f in facts]) if all(f.kind == "value" for f in facts) else UNKNOWN
         if value is not UNKNOWN:
             return ArgFact("value", value=value, reason=f"{name}() of known values at line {line}")
+    if name in ("min", "max", "next_power_of_2", "int") and call.args and not call.keywords:
+        bounded = _bounded(name, [resolve(a, scope, depth + 1) for a in call.args], line)
+        if bounded is not None:
+            return bounded
     if name in ("cdiv", "next_power_of_2", "len", "int"):
         return ArgFact("int", reason=f"{name}() at line {line}")
     if name == "float":
         return ArgFact("float", reason=f"float() at line {line}")
     return UNKNOWN_FACT
+
+
+def _bounded(name: str, facts: list[ArgFact], line: int) -> ArgFact | None:
+    """`max(128, min(next_power_of_2(n), 2048))` with `n` not visible: an int between 128 and 2048. None where no
+    argument shows a bound (or one is not an int)."""
+    ends: list[tuple[int | None, int | None]] = []
+    for fact in facts:
+        if fact.kind == "value" and type(fact.value) is int:
+            ends.append((fact.value, fact.value))
+        elif fact.kind in ("int", "unknown"):  # a wrapper parameter nothing shows: no bound of its own
+            ends.append(fact.bounds)
+        else:
+            return None
+    lows, highs = [lo for lo, _ in ends], [hi for _, hi in ends]
+    if name == "max":  # at least the greatest known low; at most the greatest high, if every argument has one
+        low = max((v for v in lows if v is not None), default=None)
+        high = None if None in highs else max(highs)
+    elif name == "min":
+        low = None if None in lows else min(lows)
+        high = min((v for v in highs if v is not None), default=None)
+    elif len(ends) == 1:  # next_power_of_2 and int() keep the order of values
+        low, high = ends[0]
+        if name == "next_power_of_2":
+            low, high = (None if v is None else apply_helper(name, [v]) for v in (low, high))
+    else:
+        return None
+    if low is None and high is None:
+        return None
+    return ArgFact("int", reason=f"{name}() at line {line}", bounds=(low, high))
 
 
 def _tensor_op(op: ast.operator, left: ArgFact, right: ArgFact, line: int) -> ArgFact:

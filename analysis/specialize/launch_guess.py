@@ -44,6 +44,17 @@ def shown_guess(facts: Iterable[_Shown]) -> tuple[Any, str] | None:
     return None
 
 
+def within(value: Any, bounds: tuple[int | None, int | None], source: str) -> tuple[Any, str]:
+    """(the typical guess moved into the bounds a launch shows, note): `max(128, ...)` never passes 64."""
+    low, high = bounds
+    shown = " and ".join(x for x in (f"at least {low}" if low is not None else "",
+                                     f"at most {high}" if high is not None else "") if x)
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = max(value, low) if low is not None else value
+        value = min(value, high) if high is not None else value
+    return value, f"{LAUNCH_NOTE} {shown} ({source})"
+
+
 def relation(arg: ast.expr, scope: Scope, passed: Mapping[str, ast.expr]) -> ast.expr | None:
     """`next_power_of_2(n)` at the launch (inline or through `w = next_power_of_2(n)`), where `n` is what the
     launch passes as kernel parameter N: that expression over N (`next_power_of_2(N)`); None otherwise."""

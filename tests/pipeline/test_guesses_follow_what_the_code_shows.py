@@ -285,3 +285,34 @@ def test_a_conditional_with_one_shown_branch_gives_that_literal() -> None:
     (finding,) = specialization_findings(source, "scale", [spec])
     assert "BLOCK=1024" in finding.message and "nothing shows them" not in finding.message, finding.message
     assert "the other branch not shown" in finding.message, finding.message
+
+
+BLOCKED_COPY = """
+@triton.jit
+def copy(x_ptr, y_ptr, n, BLOCK_SIZE: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+"""
+
+
+def test_a_clamped_launch_value_keeps_the_guess_within_its_bounds() -> None:
+    # `hidden` is nothing the analysis can see: the guess is still no lower than the clamp's floor
+    floor = only(specializations(src(BLOCKED_COPY, """
+        def go(x, y, hidden):
+            block = max(128, min(triton.next_power_of_2(hidden), 2048))
+            copy[(triton.cdiv(x.numel(), block),)](x, y, x.numel(), BLOCK_SIZE=block)
+        """), "copy"))
+    assert floor.constants["BLOCK_SIZE"] == 128
+    assert floor.provenance["BLOCK_SIZE"].startswith(ASSUMED_TYPICAL)
+    assert "at least 128 and at most 2048" in floor.provenance["BLOCK_SIZE"]
+    ceiling = only(specializations(src(BLOCKED_COPY, """
+        def go(x, y, hidden):
+            copy[(triton.cdiv(x.numel(), 16),)](x, y, x.numel(), BLOCK_SIZE=min(16, triton.next_power_of_2(hidden)))
+        """), "copy"))
+    assert ceiling.constants["BLOCK_SIZE"] == 16 and "at most 16" in ceiling.provenance["BLOCK_SIZE"]
+    # a bound the typical value already meets leaves it, still labeled a guess
+    loose = only(specializations(src(BLOCKED_COPY, """
+        def go(x, y, hidden):
+            copy[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK_SIZE=max(16, hidden))
+        """), "copy"))
+    assert loose.constants["BLOCK_SIZE"] == 64 and "at least 16" in loose.provenance["BLOCK_SIZE"]

@@ -1,8 +1,9 @@
 """A convolution written with tl.dot per tap (static tap loops around a loop over channel blocks) reads PyTorch's
 (C_out, C_in, KH, KW) weights as a gather along both tile axes, and its pipeliner sees two iterations per tap.
 schedule-operand-relayout packs the operand once per call from the strides and extents the kernel's own address
-and bounds show; schedule-loop-nest-flatten runs the nest as one loop, alone and over the packed operand. Each is
-rewritten, then run against torch under the interpreter at sizes no block divides; what cannot be read declines."""
+and bounds show, then offers the nest as one loop over the packed operand; schedule-loop-nest-flatten runs the nest
+as one loop where no operand needs packing. Each is rewritten, then run against torch under the interpreter at
+sizes no block divides; what cannot be read declines."""
 
 from __future__ import annotations
 
@@ -68,6 +69,13 @@ CONV_TAPS = task('''
         return [torch.randn(N, CI, H, W)]
 ''')
 
+# the same convolution over weights the wrapper already lays out as (3, 3, C_in, C_out): nothing to pack
+CONV_PREPACKED = CONV_TAPS.replace(
+    "b = tl.load(w_ptr + outs[None, :] * (cin * 9) + chans[:, None] * 9 + ky * 3 + kx,",
+    "b = tl.load(w_ptr + (ky * 3 + kx) * (cin * cout) + chans[:, None] * cout + outs[None, :],").replace(
+    "conv_taps[grid](x, weight, bias, y,", "conv_taps[grid](x, weight.permute(2, 3, 1, 0).contiguous(), bias, y,")
+assert CONV_PREPACKED.count("permute(2, 3, 1, 0)") == 1 and "(ky * 3 + kx) * (cin * cout)" in CONV_PREPACKED
+
 # a matmul whose strides are parameters: at run time the K axis may well be contiguous
 MATMUL_STRIDES = task('''
     TEST_SHAPES = [{"M": 20, "K": 37, "NN": 19}]
@@ -106,7 +114,7 @@ MATMUL_STRIDES = task('''
 
 
 def test_the_weight_is_packed_from_the_kernels_own_strides_and_bounds() -> None:
-    [packed] = rewrite("schedule-operand-relayout", CONV_TAPS, "conv_taps")
+    packed, _ = rewrite("schedule-operand-relayout", CONV_TAPS, "conv_taps")
     src = packed.source
     # loop axes outermost (ky, kx), then channels, then output channels contiguous; the kernel's own names
     assert "b = tl.load(w_ptr + ky * (3 * cin * cout) + kx * (cin * cout) + chans[:, None] * cout + outs[None, :]," \
@@ -117,30 +125,38 @@ def test_the_weight_is_packed_from_the_kernels_own_strides_and_bounds() -> None:
     assert "(strides (3*cin*cout, cin*cout, cout, 1))" in packed.rationale
 
 
-def test_the_nest_is_flattened_alone_and_over_the_packed_operand() -> None:
-    both, flat = rewrite("schedule-loop-nest-flatten", CONV_TAPS, "conv_taps")  # the pair first
+def test_packing_alone_comes_first_then_the_flat_loop_over_the_packed_operand() -> None:
+    packed, both = rewrite("schedule-operand-relayout", CONV_TAPS, "conv_taps")
+    assert "w_packed = torch.as_strided" in packed.source and "for flat in range(" not in packed.source
+    assert "w_packed = torch.as_strided" in both.source and "for flat in range(0, 3 * 3 * c_steps):" in both.source
+    assert both.title == f"{packed.title}, and flatten the loop nest around tl.dot"
+    assert both.producer == packed.producer == "schedule-operand-relayout"
+    # the flat loop alone is not offered where an operand needs packing
+    assert "needs packing" in declined("schedule-loop-nest-flatten", CONV_TAPS, "conv_taps")
+
+
+def test_the_nest_is_flattened_alone_where_nothing_needs_packing() -> None:
+    assert "already contiguous" in declined("schedule-operand-relayout", CONV_PREPACKED, "conv_taps")
+    [flat] = rewrite("schedule-loop-nest-flatten", CONV_PREPACKED, "conv_taps")
     assert "for flat in range(0, 3 * 3 * c_steps):" in flat.source
     assert "ky = flat // (3 * c_steps)" in flat.source and "kx = (flat // c_steps) % 3" in flat.source
     assert "c = (flat % c_steps) * BC" in flat.source
     assert "static_range" not in flat.source.split("def conv_taps", 1)[1].split("class Model", 1)[0]
-    assert "w_packed = torch.as_strided" in both.source and "for flat in range(" in both.source
-    assert "Pack the tl.dot operand w_ptr" in both.title and "flatten" in both.title
 
 
 def test_a_dot_added_into_the_accumulator_is_the_same_accumulation() -> None:
     added = CONV_TAPS.replace('acc = tl.dot(a, b, acc, input_precision="ieee")',
                               'acc += tl.dot(a, b, input_precision="ieee")')
     assert added != CONV_TAPS
-    [packed] = rewrite("schedule-operand-relayout", added, "conv_taps")
+    packed, both = rewrite("schedule-operand-relayout", added, "conv_taps")
     assert "chans[:, None] * cout + outs[None, :]" in packed.source
-    both, flat = rewrite("schedule-loop-nest-flatten", added, "conv_taps")
-    assert "acc += tl.dot(a, b, input_precision=\"ieee\")" in flat.source and "for flat in range(" in flat.source
+    assert "acc += tl.dot(a, b, input_precision=\"ieee\")" in both.source and "for flat in range(" in both.source
 
 
 def test_the_compilers_findings_on_the_loads_are_its_evidence() -> None:
-    [packed] = rewrite("schedule-operand-relayout", CONV_TAPS, "conv_taps", codes=("TL301", "TL122"))
+    packed, _ = rewrite("schedule-operand-relayout", CONV_TAPS, "conv_taps", codes=("TL301", "TL122"))
     assert packed.evidence == ("TL301",)  # a strided load the compile showed; an unrelated finding is not evidence
-    both, flat = rewrite("schedule-loop-nest-flatten", CONV_TAPS, "conv_taps", codes=("TL307",))
+    [flat] = rewrite("schedule-loop-nest-flatten", CONV_PREPACKED, "conv_taps", codes=("TL307",))
     assert flat.evidence == ("TL307",)
 
 
@@ -166,5 +182,5 @@ def test_what_cannot_be_read_declines() -> None:
 def test_packed_and_flattened_convolutions_stay_correct(tmp_path) -> None:
     check_rewrites_correct({
         "packed": ("schedule-operand-relayout", CONV_TAPS, "conv_taps"),
-        "flat": ("schedule-loop-nest-flatten", CONV_TAPS, "conv_taps"),
+        "flat": ("schedule-loop-nest-flatten", CONV_PREPACKED, "conv_taps"),
     }, tmp_path)

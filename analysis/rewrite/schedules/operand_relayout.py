@@ -15,15 +15,18 @@ the kernel. Declines with the reason when a stride or an extent cannot be read f
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 from ...computation.model import LANE, LOOP, PROGRAM, Access, Computation
 from ...computation.symbolic import Poly
 from ...computation.values import Index
+from ...kernels import parse_module
 from ..model import ANY_KERNEL
 from ..recipe_edits import imported_as
 from ..recipe_kit import Decline, KernelSource, SourceRecipe, finish
 from . import dot_emit as de
 from .emit import dot_accumulations, launch_argument
+from .flat_loop import flatten
 
 
 class _Axis:
@@ -52,7 +55,21 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
             reasons.append(f"{tensor}: {why}")
     if not out:
         raise Decline("; ".join(reasons) or "every tl.dot operand is also written")
-    return out
+    return [c for packed in out for c in (packed, *_flattened(recipe, ks, packed))]
+
+
+def _flattened(recipe: SourceRecipe, ks: KernelSource, packed: object) -> list:
+    """The packed kernel with its tl.dot loop nest as one flat loop, verified after packing alone: packing reads
+    the nest's loop extents, which the flat loop's decoded indices no longer show, so it comes first; on an H100
+    packing alone was faster than both together on both tap-loop convolutions measured (bench/results/h100-blind8/),
+    on an H200 probe both together gained 30% (bench/results/h200-conv-probe/)."""
+    ctx = replace(ks.ctx, source=packed.source, module=parse_module(packed.source))
+    try:
+        both = flatten(recipe, KernelSource(ctx))
+    except Decline:
+        return []
+    return [replace(both, title=f"{packed.title}, and flatten the loop nest around tl.dot",
+                    rationale=f"{packed.rationale} {both.rationale}")]
 
 
 def _relayout(recipe: SourceRecipe, ks: KernelSource, comp: Computation, load: Access) -> object:
