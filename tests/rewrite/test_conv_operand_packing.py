@@ -76,6 +76,21 @@ CONV_PREPACKED = CONV_TAPS.replace(
     "conv_taps[grid](x, weight, bias, y,", "conv_taps[grid](x, weight.permute(2, 3, 1, 0).contiguous(), bias, y,")
 assert CONV_PREPACKED.count("permute(2, 3, 1, 0)") == 1 and "(ky * 3 + kx) * (cin * cout)" in CONV_PREPACKED
 
+# the same convolution reading the weight through stride parameters, launched with the strides of a weight whose
+# shape the file shows: the launch passes 45 and 9, never 1
+CONV_STRIDE_ARGS = CONV_TAPS.replace(
+    "def conv_taps(x_ptr, w_ptr, b_ptr, y_ptr, nb, cin, cout, hh, ww,",
+    "def conv_taps(x_ptr, w_ptr, b_ptr, y_ptr, nb, cin, cout, hh, ww, swo, swi,").replace(
+    "b = tl.load(w_ptr + outs[None, :] * (cin * 9) + chans[:, None] * 9 + ky * 3 + kx,",
+    "b = tl.load(w_ptr + outs[None, :] * swo + chans[:, None] * swi + ky * 3 + kx,").replace(
+    "self.conv = nn.Conv2d(CI, CO, 3, padding=1)",
+    "self.weight = nn.Parameter(torch.randn(CO, CI, 3, 3))\n        self.bias = nn.Parameter(torch.randn(CO))").replace(
+    "return self.conv(x)", "return torch.nn.functional.conv2d(x, self.weight, self.bias, padding=1)").replace(
+    "weight, bias = self.conv.weight, self.conv.bias", "weight = self.weight\n        bias = self.bias").replace(
+    "conv_taps[grid](x, weight, bias, y, n, cin, cout, hh, ww,",
+    "conv_taps[grid](x, weight, bias, y, n, cin, cout, hh, ww, weight.stride(0), weight.stride(1),")
+assert CONV_STRIDE_ARGS.count("weight.stride(1)") == 1 and "* swi +" in CONV_STRIDE_ARGS
+
 # a matmul whose strides are parameters: at run time the K axis may well be contiguous
 MATMUL_STRIDES = task('''
     TEST_SHAPES = [{"M": 20, "K": 37, "NN": 19}]
@@ -160,6 +175,18 @@ def test_the_compilers_findings_on_the_loads_are_its_evidence() -> None:
     assert flat.evidence == ("TL307",)
 
 
+def test_stride_parameters_the_launch_shows_are_not_one_pack_like_literals() -> None:
+    packed, both = rewrite("schedule-operand-relayout", CONV_STRIDE_ARGS, "conv_taps")
+    assert "w_packed = torch.as_strided(weight," in packed.source and "conv_taps[grid](x, w_packed," in packed.source
+    assert "(`swi` = 9, `swo` = 45)" in packed.rationale  # lanes in the tile's order
+    assert "for flat in range(" in both.source
+    # the same kernel where the file shows no launch value: the stride may be 1 at run time
+    unlaunched = CONV_STRIDE_ARGS.replace("weight.stride(0), weight.stride(1),", "sw0, sw1,").replace(
+        "def forward(self, x):\n        n, cin", "def forward(self, x, sw0=None, sw1=None):\n        n, cin")
+    assert unlaunched != CONV_STRIDE_ARGS
+    assert "may be 1" in declined("schedule-operand-relayout", unlaunched, "conv_taps")
+
+
 def test_what_cannot_be_read_declines() -> None:
     assert "may be 1" in declined("schedule-operand-relayout", MATMUL_STRIDES, "mm")
     contiguous = MATMUL_STRIDES.replace("rk[:, None] * sbk + rn[None, :] * sbn", "rk[:, None] * n + rn[None, :]")
@@ -183,4 +210,5 @@ def test_packed_and_flattened_convolutions_stay_correct(tmp_path) -> None:
     check_rewrites_correct({
         "packed": ("schedule-operand-relayout", CONV_TAPS, "conv_taps"),
         "flat": ("schedule-loop-nest-flatten", CONV_PREPACKED, "conv_taps"),
+        "strides": ("schedule-operand-relayout", CONV_STRIDE_ARGS, "conv_taps"),
     }, tmp_path)

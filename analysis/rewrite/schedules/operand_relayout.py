@@ -82,11 +82,16 @@ def _relayout(recipe: SourceRecipe, ks: KernelSource, comp: Computation, load: A
         raise Decline(f"line {load.line}: the load is not a 2-D tile over two tl.arange lanes")
     if any(load.offset.coefficient(lane).constant == 1 for lane in lanes):
         raise Decline(f"line {load.line}: a tile axis is already contiguous in memory")
+    shown: list[str] = []
     for lane in lanes:
         stride = load.offset.coefficient(lane)
-        if not _never_one(stride):
+        if _never_one(stride):
+            continue
+        value = _launch_value(ks, stride)
+        if value is None or value < 2:
             raise Decline(f"line {load.line}: the stride `{stride}` along a tile axis is read at run time and may "
-                          "be 1 (the axis contiguous)")
+                          "be 1 (the axis contiguous)" + ("" if value is None else f"; the launch passes {value}"))
+        shown.append(f"`{stride}` = {value}")
     if not load.offset.const.is_zero:
         raise Decline(f"line {load.line}: the address has a constant offset {load.offset.const}")
     view = de.LoopView.of(ks, _outer_loop_line(comp, load))
@@ -131,8 +136,31 @@ def _relayout(recipe: SourceRecipe, ks: KernelSource, comp: Computation, load: A
         f"loop axes outermost and the tile's last axis contiguous (strides ({after})), with `torch.as_strided` over "
         "the kernel's strides and `.contiguous()`; the kernel reads the copy with the same indices and masks. The "
         "copy costs one read and one write of the operand per call, timed with the kernel by the gate.")
+    if shown:
+        rationale += (f" The strides read at run time are not 1 where the file launches the kernel ({', '.join(shown)}); "
+                      "the packed copy is as correct for any other value, and the gate times it.")
     return finish(recipe, ks.ctx, edits, f"Pack the tl.dot operand {load.tensor} with its tile rows contiguous",
                   rationale)
+
+
+def _launch_value(ks: KernelSource, stride: Poly) -> int | None:
+    """The stride's value at every launch of the kernel in this file that shows each of its parameters
+    (`w.stride(1)` of a contiguous (C_out, C_in, 7) weight: 7), the least of them; None where one does not."""
+    from ...specialize.choose import specializations
+
+    values = []
+    for spec in specializations(ks.ctx.module, ks.ctx.kernel):
+        known = {**spec.shown, **{k: v for k, v in spec.constants.items() if type(v) is int}}
+        total = 0
+        for mono, coeff in stride.terms:
+            if any(name not in known for name in mono):
+                return None
+            product = coeff
+            for name in mono:
+                product *= known[name]
+            total += product
+        values.append(total)
+    return min(values) if values else None
 
 
 def _never_one(stride: Poly) -> bool:
