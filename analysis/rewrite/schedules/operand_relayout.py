@@ -9,7 +9,9 @@ kernel bounds with it (`offs_n < CO`: the lane and `pid * BLOCK_N`, the bound CO
 order, loop axes outermost and the tile's last axis contiguous (`torch.as_strided` over the strides and extents the
 kernel's own address shows, then `.contiguous()`), and the kernel addresses the copy with the same indices and
 masks and the packed strides. The copy costs one read and one write of the operand per call; the gate times it with
-the kernel. Declines with the reason when a stride or an extent cannot be read from the kernel.
+the kernel. A grouped convolution's group (`g = pid % G`) is one more axis, outermost, of extent G. A stride passed
+as a parameter packs where every launch in the file shows its value and none is 1 (`w.stride(1)` of a weight whose
+shape the file shows). Declines with the reason when a stride or an extent cannot be read from the kernel.
 """
 
 from __future__ import annotations
@@ -97,11 +99,15 @@ def _relayout(recipe: SourceRecipe, ks: KernelSource, comp: Computation, load: A
     view = de.LoopView.of(ks, _outer_loop_line(comp, load))
     axes = [_lane_axis(comp, view, load, lane) for lane in lanes]
     taken = {v for ax in axes for v in ax.weights}
-    loops = []
+    loops, groups = [], []
     for var, coeff in load.offset.coeffs:
         if var in taken:
             continue
         info = comp.var(var)
+        if info is not None and info.kind == PROGRAM and "%(" in var:
+            # `g = pid % G` (a grouped convolution's group): an axis of extent G, outermost in the copy
+            groups.append(_Axis({var: Poly.of(1)}, coeff, _extent(var.split("%(", 1)[1][:-1]), None))
+            continue
         if info is None or info.kind != LOOP:
             raise Decline(f"line {load.line}: `{info.label if info else var}` addresses the operand outside its "
                           "tile axes and is no loop with an extent")
@@ -109,7 +115,7 @@ def _relayout(recipe: SourceRecipe, ks: KernelSource, comp: Computation, load: A
         loops.append(_Axis({var: Poly.of(1)}, coeff, extent, None))
     # loop axes outermost in the loops' nesting order, then the tile's first axis, its last axis contiguous
     loops.sort(key=lambda ax: load.in_loops.index(next(iter(ax.weights))))
-    order = [*loops, axes[0], axes[1]]
+    order = [*groups, *loops, axes[0], axes[1]]
     strides: list[Poly] = []
     inner = Poly.of(1)
     for ax in reversed(order):
@@ -237,6 +243,10 @@ def _index_text(ks: KernelSource, comp: Computation, load: Access, axis: _Axis) 
             continue
         if info.kind == PROGRAM and var.startswith("pid") and var[3:].isdigit():
             parts.append(f"{ks.tl('program_id')}({var[3:]}) * ({de.poly_text(weight)})")
+            continue
+        if info.kind == PROGRAM and var.startswith("pid") and "%(" in var and weight == Poly.of(1):
+            axis_id, bound = var[3:].split("%(", 1)
+            parts.append(f"({ks.tl('program_id')}({axis_id}) % ({bound[:-1]}))")
             continue
         if info.kind == LOOP:
             name, step = _loop_value(ks, info.line)
