@@ -70,9 +70,9 @@ def hand_written_transcendental(ctx: KernelContext) -> Iterator[Finding]:
         advice = {
             "tanh-ratio": "a hand-written tanh (exponentials and a division): use libdevice.tanh",
             "tanh": "a hand-written tanh (exponentials and a division): use libdevice.tanh",
-            "tanh-overflow": "a hand-written tanh as a ratio of exponentials: past an exponent of about 88 both "
-                             "overflow to inf and the ratio is inf/inf = NaN, a wrong result where tanh is 1: "
-                             "use libdevice.tanh (or 2 * tl.sigmoid(2x) - 1)",
+            "tanh-overflow": "a ratio of exponentials (a hand-written tanh or sigmoid): past an exponent of about "
+                             "88 both overflow to inf and the ratio is inf/inf = NaN, a wrong result where the "
+                             "function is 1: use libdevice.tanh or tl.sigmoid",
             "softplus": "softplus as log(1 + exp(x)) overflows for x > 88: use tl.where(x > 20, x, ...) or log1p",
         }[kind]
         yield finding(
