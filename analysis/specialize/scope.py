@@ -255,16 +255,14 @@ def _add_callers(scope: Scope, func: FuncNode | None, index: CallIndex, levels: 
 def _read_in_init(key: str, value: ast.expr, init: FuncNode | None, scopes: dict[int, Scope],
                   index: CallIndex) -> ast.expr:
     """A copy of `value` marked to be read in its `__init__`'s scope (`nn.Conv2d(c_in, c_out, 3)` with `c_in` a
-    constructor argument get_init_inputs() gives), not in the launching function's, where the same names may mean
-    something else; `value` itself where the file has no get_init_inputs() (then the names stay where they were)."""
+    constructor argument, which get_init_inputs() gives in a KernelBench file and nothing gives elsewhere), not in
+    the launching function's, where the same names may mean something else."""
     if init is None:
         return value
     if id(init) not in scopes:
         home = _scope_in(init, (init.end_lineno or init.lineno) + 1, index.top)
         home.callers.extend(init_callers(index.tree, init, lambda c, f: _scope_at(c, f, index.top, index.tree)))
         scopes[id(init)] = home
-    if not scopes[id(init)].callers:
-        return value
     marked = copy.copy(value)  # a shallow copy: the mark stays off the tree other scopes read
     setattr(marked, HOME_SCOPE, scopes[id(init)])
     setattr(marked, SET_WHERE, f"{key} set in __init__ at line {getattr(value, 'lineno', '?')}")
