@@ -375,8 +375,11 @@ def _call_fact(call: ast.Call, scope: Scope, depth: int) -> ArgFact:
             base = resolve(owner, scope, depth + 1)
             shape = base.shape if base.kind == "tensor" else None
             return ArgFact("tensor", dtype=cast, reason=f".to() at line {line}", shape=shape)
-        if name == "to" and call.args and isinstance(call.args[0], ast.Name) and scope.lookup(call.args[0].id) is None:
-            # `.to(dtype)` with a name bound nowhere in sight (a local of __init__): a dtype or a device, not known
+        target = call.args[0].id if call.args and isinstance(call.args[0], ast.Name) else None
+        bound = scope.lookup(target) if target else ("", None)
+        if name == "to" and (bound is None or bound[0] == "param" and "dev" not in target.lower()):
+            # `.to(dtype)` with a name bound nowhere in sight, or an argument nothing shows (`.to(device)` keeps the
+            # dtype): a dtype or a device, not known
             base = resolve(owner, scope, depth + 1)
             return ArgFact("tensor", dtype=None, reason=f".to({call.args[0].id}) at line {line}, {call.args[0].id} "
                            "not visible", shape=base.shape if base.kind == "tensor" else None)
