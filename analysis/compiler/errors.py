@@ -76,6 +76,11 @@ EXPLANATIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             "this construct is not supported by the compiler for this target",
         ),
         (
+            r"Mismatched type for \w+ between then block",
+            "the branches of the `if` give the variable different types (say a loaded int64 and an int32 "
+            "argument); the CPU interpreter runs it, a GPU compile does not: cast one branch with .to(...)",
+        ),
+        (
             r"incompatible types|type mismatch|cannot (cast|convert)",
             "operands have types the operation cannot combine: add an explicit .to(...)",
         ),

@@ -14,6 +14,7 @@ from ..core.findings import Finding, Severity, Span
 from ..core.front_rules import IMPORT_FAILED, NOT_ANALYZED
 from ..source.lines import source_lines
 from .errors import compile_error_findings
+from .failing_statement import guessed_reads
 from .variants import guess_label, source_alone_label, variant_guesses
 
 
@@ -57,6 +58,11 @@ def failure_findings(
                 f = replace(f, message=f.message + alone, severity=max(f.severity, Severity.WARNING))
             if guesses and RESOURCE_FAILURE.search(_error_text(f)):
                 f = _resource_at_guesses(f, guesses)  # the guess is the first suspect, not the user's tiles
+            elif guesses and guessed_reads(source, kernel, f.span.line, guesses) == set():
+                # the blamed statement reads none of the guesses: the kernel fails whatever they are
+                f = replace(f, message=f.message + f" (the failing statement reads none of the assumed "
+                            f"{', '.join(guesses.values())})", data={**f.data, "assumed_values": guesses,
+                                                                        "reads_assumed": False})
             elif guesses:  # the failure may be the guess's, not the kernel's: say so, never a warning
                 f = replace(
                     f,

@@ -176,6 +176,7 @@ def build_variant(
     chosen: dict[str, Fact] = {}
     derived: dict[str, Fact] = {}
     bounded: dict[str, Fact] = {}
+    shown_values: dict[str, int] = {}  # runtime ints a launch shows (Specialization.shown)
     stated = stated_values(kernel.node)
     for name in kernel.param_names:
         facts = [layer[name] for layer in layers if name in layer]
@@ -248,6 +249,8 @@ def build_variant(
             constants[name] = fact.value
         elif fact.value is not UNKNOWN:
             _specialize_value(name, fact, kernel, signature, constants, divisibility, provenance)
+            if name not in constants and type(fact.value) is int and not fact.source.startswith("assumed"):
+                shown_values[name] = fact.value
         else:
             signature[name] = fact.type or "i32"
             if signature[name].startswith("*"):
@@ -275,6 +278,7 @@ def build_variant(
         provenance=provenance,
         missing=tuple(missing),
         line=line,
+        shown=shown_values,
     )
     if not guess:
         return spec
@@ -288,10 +292,17 @@ def _derived_fact(kernel: SpecKernel, name: str, tied: Fact, chosen: Mapping[str
     assert tied.derived is not None
     values = {n: f.value for n, f in chosen.items() if f.value is not UNKNOWN}
     value = derived_value(tied.derived, values)
-    if value is UNKNOWN:
-        return Fact(ASSUMED_TYPICAL, value=typical_value(kernel.node, name, kernel.module_functions))
     how = f"{ast.unparse(tied.derived)} at the launch ({tied.source})"
     bases = relation_bases(tied.derived)
+    if value is UNKNOWN:  # computed from runtime sizes no launch shows: from their typical values, said so
+        unseen = [b for b in bases if b not in values]
+        typical = {b: typical_value(kernel.node, b, kernel.module_functions) for b in unseen}
+        value = derived_value(tied.derived, {**values, **typical})
+        if value is UNKNOWN or not unseen:
+            return Fact(ASSUMED_TYPICAL, value=typical_value(kernel.node, name, kernel.module_functions))
+        taken = ", ".join(f"{b} taken as {v!r}" for b, v in typical.items())
+        return Fact(f"{ASSUMED_TYPICAL}; {LAUNCH_NOTE} {how}, whose {', '.join(unseen)} no launch shows "
+                    f"({taken}, a typical size)", value=value)
     if any(chosen[b].source.startswith(ASSUMED_TYPICAL) for b in bases if b in chosen):
         return Fact(f"{ASSUMED_TYPICAL}; {LAUNCH_NOTE} {how}, of the guessed {', '.join(bases)}", value=value)
     return Fact(f"{tied.source}: {ast.unparse(tied.derived)}", value=value)

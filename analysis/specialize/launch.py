@@ -14,6 +14,7 @@ from typing import Any
 from ..source.safe_eval import NOT_NONE, UNKNOWN, apply_helper, call_name, dotted_name, evaluate
 from .autograd import HOME_SCOPE, SET_WHERE
 from .scope import Scope
+from .torch_layers import layer_parameter
 from .torch_spellings import (
     CAST_METHODS,
     INT_METHODS,
@@ -135,6 +136,15 @@ def resolve(expr: ast.expr, scope: Scope, depth: int = 0) -> ArgFact:
         else:
             order = None if rank is None else tuple(reversed(range(rank)))
         return _permuted(base, order, f".{expr.attr} at line {line}")
+    if isinstance(expr, ast.Attribute) and expr.attr in ("weight", "bias"):  # `self.conv.weight` of an nn layer
+        layer = _layer_expr(expr.value, scope)
+        param = layer_parameter(layer, expr.attr) if layer is not None else None
+        if param is not None:
+            home = _home(layer, scope)  # `nn.Conv2d(c_in, ...)` set in __init__: its names are read there
+            dims = [resolve(d, home, depth + 1) for d in param.dims]
+            shape = tuple(f.value if f.kind == "value" and type(f.value) is int else None for f in dims)
+            return ArgFact("tensor", dtype=param.dtype, reason=f"nn.{param.layer}'s {expr.attr} at line {line}",
+                           shape=shape)
     if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):  # `self.w`, `ctx.tile`
         found = scope.lookup(f"{expr.value.id}.{expr.attr}")
         return resolve(found[1], scope, depth + 1) if found and found[0] == "expr" else UNKNOWN_FACT
@@ -365,8 +375,11 @@ def _call_fact(call: ast.Call, scope: Scope, depth: int) -> ArgFact:
             base = resolve(owner, scope, depth + 1)
             shape = base.shape if base.kind == "tensor" else None
             return ArgFact("tensor", dtype=cast, reason=f".to() at line {line}", shape=shape)
-        if name == "to" and call.args and isinstance(call.args[0], ast.Name) and scope.lookup(call.args[0].id) is None:
-            # `.to(dtype)` with a name bound nowhere in sight (a local of __init__): a dtype or a device, not known
+        target = call.args[0].id if call.args and isinstance(call.args[0], ast.Name) else None
+        bound = scope.lookup(target) if target else ("", None)
+        if name == "to" and (bound is None or bound[0] == "param" and "dev" not in target.lower()):
+            # `.to(dtype)` with a name bound nowhere in sight, or an argument nothing shows (`.to(device)` keeps the
+            # dtype): a dtype or a device, not known
             base = resolve(owner, scope, depth + 1)
             return ArgFact("tensor", dtype=None, reason=f".to({call.args[0].id}) at line {line}, {call.args[0].id} "
                            "not visible", shape=base.shape if base.kind == "tensor" else None)
@@ -422,6 +435,14 @@ def _call_fact(call: ast.Call, scope: Scope, depth: int) -> ArgFact:
     if name == "float":
         return ArgFact("float", reason=f"float() at line {line}")
     return UNKNOWN_FACT
+
+
+def _layer_expr(owner: ast.expr, scope: Scope) -> ast.expr | None:
+    """The constructor call a layer attribute (`self.conv`) or name (`conv`) is bound to, if visible."""
+    key = f"{owner.value.id}.{owner.attr}" if isinstance(owner, ast.Attribute) and isinstance(owner.value, ast.Name) \
+        else owner.id if isinstance(owner, ast.Name) else None
+    found = scope.lookup(key) if key else None
+    return found[1] if found and found[0] == "expr" else None
 
 
 def _bounded(name: str, facts: list[ArgFact], line: int) -> ArgFact | None:

@@ -3,7 +3,7 @@ came from (`Specialization`), with the constants the specialization modules shar
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 OPTION_NAMES = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "multibuffer")
@@ -23,6 +23,9 @@ class Specialization:
     missing: tuple[str, ...] = ()  # constexpr args with no value: this variant cannot be compiled
     line: int | None = None  # source line of the launch / config it comes from (in this file)
     values_from: str = ""  # a launch in another file of the workspace it reads (`ops/wrapper.py:42`), if any
+    # runtime ints the launch shows the value of but the JIT does not make constants (a stride of 7): what a
+    # schedule may read, never part of what is compiled
+    shown: dict[str, Any] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
@@ -49,6 +52,7 @@ class Specialization:
             "missing": list(self.missing),
             "line": self.line,
             "values_from": self.values_from,
+            "shown": dict(self.shown),
         }
 
 

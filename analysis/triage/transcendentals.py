@@ -30,12 +30,14 @@ HAND_TRANSCENDENTAL = register(
         title="Transcendental written by hand from exp, divisions and clamps",
         level=Level.TRIAGE,
         severity=Severity.INFO,
+        escalates_to=Severity.WARNING,  # a ratio of exponentials whose argument nothing bounds: NaN, not slow
         platforms=("cuda", "ascend"),
         rationale=(
             "Each `tl.exp` is a special-function-unit instruction (NVIDIA MUFU.EX2 after a multiply by log2(e); "
             "a vector exp on Ascend) and each fp32 `/` an IEEE division (`div.rn.f32`, about ten instructions). "
             "Writing tanh as `(exp(x) - exp(-x)) / (exp(x) + exp(-x))` costs two or more exponentials and a "
-            "division per element and overflows to inf/inf = NaN for |x| > 44; the one-exponential form "
+            "division per element and overflows to inf/inf = NaN for |x| > 44 (a warning where nothing bounds the "
+            "argument: a wrong result, not only a slow one); the one-exponential form "
             "`1 - 2 / (exp(2x) + 1)` still pays the IEEE division. softplus as `log(1 + exp(x))` overflows for "
             "x > 88. In elementwise epilogues that are not memory-bound these instructions are the runtime.\n\n"
             "A hand-written sigmoid (`1 / (1 + exp(-x))`) is not reported: `tl.sigmoid` is that same formula in "
@@ -61,12 +63,21 @@ def hand_written_transcendental(ctx: KernelContext) -> Iterator[Finding]:
         if kind == "softplus" and _guarded_by_where(ctx, node):
             continue  # `tl.where(x > t, x, log(1 + exp(x)))`: the overflowing branch is never selected
         reported.update(id(sub) for sub in ctx.walk(node))
+        severity = None
+        if kind == "tanh-ratio" and not (_guarded_by_where(ctx, node) or _clamped(ctx, node)):
+            # both checks of public code judged it a wrong result first (NaN from x of about 10 in a GELU)
+            kind, severity = "tanh-overflow", Severity.WARNING
         advice = {
+            "tanh-ratio": "a hand-written tanh (exponentials and a division): use libdevice.tanh",
             "tanh": "a hand-written tanh (exponentials and a division): use libdevice.tanh",
+            "tanh-overflow": "a ratio of exponentials (a hand-written tanh or sigmoid): past an exponent of about "
+                             "88 both overflow to inf and the ratio is inf/inf = NaN, a wrong result where the "
+                             "function is 1: use libdevice.tanh or tl.sigmoid",
             "softplus": "softplus as log(1 + exp(x)) overflows for x > 88: use tl.where(x > 20, x, ...) or log1p",
         }[kind]
         yield finding(
-            HAND_TRANSCENDENTAL, ctx, node, f"`{short(ctx, node)}`: {advice}", data={"function": kind}
+            HAND_TRANSCENDENTAL, ctx, node, f"`{short(ctx, node)}`: {advice}", severity=severity,
+            data={"function": "tanh" if kind.startswith("tanh") else kind},
         )
 
 
@@ -76,7 +87,7 @@ def _classify(ctx: KernelContext, node: ast.AST) -> str | None:
         if not bottom:
             return None
         if top and _related(top + bottom):
-            return "tanh"  # (e^x - e^-x) / (e^x + e^-x), (e^2x - 1) / (e^2x + 1)
+            return "tanh-ratio"  # (e^x - e^-x) / (e^x + e^-x), (e^2x - 1) / (e^2x + 1)
         if not _one_plus(ctx, node.right):
             return None
         # `1 / (1 + e^-x)` and SiLU are not reported: tl.sigmoid is the same formula in Triton 3.x, so the
@@ -135,6 +146,25 @@ def _combined_with_constant(ctx: KernelContext, node: ast.AST) -> bool:
         and isinstance(parent.op, (ast.Add, ast.Sub))
         and any(isinstance(side, ast.Constant) for side in (parent.left, parent.right))
     )
+
+
+_CLAMPS = {TL + "minimum", TL + "maximum", TL + "clamp"}
+
+
+def _clamped(ctx: KernelContext, node: ast.AST) -> bool:
+    """Is an exponential's argument in `node` bounded first (`tl.exp(tl.minimum(x, 20))`, or through one local
+    name set so)?"""
+    names = [n for n in ast.walk(node) if isinstance(n, ast.Name)]
+    reached = [v for n in names if len(vs := ctx.reaching(n.id, n)) == 1 for v in vs]  # `e = tl.exp(...)`
+    for sub in (s for root in (node, *reached) for s in ast.walk(root)):
+        if isinstance(sub, ast.Call) and ctx.resolve(sub.func) in _EXP and sub.args:
+            arg = sub.args[0]
+            if isinstance(arg, ast.Name):
+                values = ctx.reaching(arg.id, arg)
+                arg = values[0] if len(values) == 1 else arg
+            if any(isinstance(n, ast.Call) and ctx.resolve(n.func) in _CLAMPS for n in ast.walk(arg)):
+                return True
+    return False
 
 
 def _guarded_by_where(ctx: KernelContext, node: ast.AST) -> bool:

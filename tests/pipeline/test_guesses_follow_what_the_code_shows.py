@@ -316,3 +316,29 @@ def test_a_clamped_launch_value_keeps_the_guess_within_its_bounds() -> None:
             copy[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK_SIZE=max(16, hidden))
         """), "copy"))
     assert loose.constants["BLOCK_SIZE"] == 64 and "at least 16" in loose.provenance["BLOCK_SIZE"]
+
+
+ROW_COPY = """
+@triton.jit
+def rows(x_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + tl.program_id(0) * n_cols + cols, mask=cols < n_cols)
+    tl.store(y_ptr + tl.program_id(0) * n_cols + cols, x, mask=cols < n_cols)
+"""
+
+
+def test_a_block_computed_from_a_runtime_size_is_computed_from_its_typical_value() -> None:
+    # `next_power_of_2(n_cols)` of a size no launch shows: the relation still holds, over a typical size
+    source = src(ROW_COPY, """
+        def go(x):
+            n_rows, n_cols = x.shape
+            y = torch.empty_like(x)
+            block = triton.next_power_of_2(n_cols)
+            rows[(n_rows,)](x, y, n_cols, block)
+        """)
+    spec = only(specializations(source, "rows"))
+    assert spec.constants["BLOCK"] == 1024
+    note = spec.provenance["BLOCK"]
+    assert note.startswith(ASSUMED_TYPICAL) and "next_power_of_2(n_cols)" in note and "n_cols taken as 1024" in note
+    [tl002] = specialization_findings(source, "rows", [spec])
+    assert "the code shows no single value for them" in tl002.message and "next_power_of_2(n_cols)" in tl002.message

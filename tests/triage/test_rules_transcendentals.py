@@ -31,6 +31,22 @@ def test_tl129_fires_on_tanh_from_exponentials() -> None:
     assert h.data["function"] == "tanh"
 
 
+def test_a_ratio_of_exponentials_is_a_wrong_result_unless_the_argument_is_bounded() -> None:
+    # exp overflows to inf past about 88 and inf/inf is NaN where tanh is 1: a warning, not a speed hint
+    for text in ("y = (tl.exp(x) - tl.exp(-x)) / (tl.exp(x) + tl.exp(-x))", "e = tl.exp(2 * x)\ny = (e - 1) / (e + 1)",
+                 "e = tl.exp(x)\ny = e / (e + 1.0)"):  # the last a sigmoid, NaN past 88 all the same
+        (f,) = of(body(text), "TL129")
+        assert f.severity.name == "WARNING" and "inf/inf = NaN" in f.message
+    # the one-exponential identity saturates (2 / inf = 0): only slow
+    (h,) = of(body("t = tl.exp(2.0 * x)\ny = 1.0 - 2.0 / (t + 1.0)"), "TL129")
+    assert h.severity.name == "INFO" and "NaN" not in h.message
+    # an argument clamped first (inline or through a local) cannot overflow: only slow
+    for text in ("e = tl.exp(2 * tl.minimum(x, 20.0))\ny = (e - 1) / (e + 1)",
+                 "z = tl.clamp(2 * x, -40.0, 40.0)\ne = tl.exp(z)\ny = (e - 1) / (e + 1)"):
+        (f,) = of(body(text), "TL129")
+        assert f.severity.name == "INFO" and "NaN" not in f.message, text
+
+
 def test_tl129_fires_on_softplus_and_not_on_sigmoid_or_silu() -> None:
     assert of(body("y = tl.log(1 + tl.exp(x))"), "TL129")[0].data["function"] == "softplus"
     # tl.sigmoid is the same formula: nothing to gain, so not reported.

@@ -9,7 +9,9 @@ kernel bounds with it (`offs_n < CO`: the lane and `pid * BLOCK_N`, the bound CO
 order, loop axes outermost and the tile's last axis contiguous (`torch.as_strided` over the strides and extents the
 kernel's own address shows, then `.contiguous()`), and the kernel addresses the copy with the same indices and
 masks and the packed strides. The copy costs one read and one write of the operand per call; the gate times it with
-the kernel. Declines with the reason when a stride or an extent cannot be read from the kernel.
+the kernel. A grouped convolution's group (`g = pid % G`) is one more axis, outermost, of extent G. A stride passed
+as a parameter packs where every launch in the file shows its value and none is 1 (`w.stride(1)` of a weight whose
+shape the file shows). Declines with the reason when a stride or an extent cannot be read from the kernel.
 """
 
 from __future__ import annotations
@@ -82,21 +84,30 @@ def _relayout(recipe: SourceRecipe, ks: KernelSource, comp: Computation, load: A
         raise Decline(f"line {load.line}: the load is not a 2-D tile over two tl.arange lanes")
     if any(load.offset.coefficient(lane).constant == 1 for lane in lanes):
         raise Decline(f"line {load.line}: a tile axis is already contiguous in memory")
+    shown: list[str] = []
     for lane in lanes:
         stride = load.offset.coefficient(lane)
-        if not _never_one(stride):
+        if _never_one(stride):
+            continue
+        value = _launch_value(ks, stride)
+        if value is None or value < 2:
             raise Decline(f"line {load.line}: the stride `{stride}` along a tile axis is read at run time and may "
-                          "be 1 (the axis contiguous)")
+                          "be 1 (the axis contiguous)" + ("" if value is None else f"; the launch passes {value}"))
+        shown.append(f"`{stride}` = {value}")
     if not load.offset.const.is_zero:
         raise Decline(f"line {load.line}: the address has a constant offset {load.offset.const}")
     view = de.LoopView.of(ks, _outer_loop_line(comp, load))
     axes = [_lane_axis(comp, view, load, lane) for lane in lanes]
     taken = {v for ax in axes for v in ax.weights}
-    loops = []
+    loops, groups = [], []
     for var, coeff in load.offset.coeffs:
         if var in taken:
             continue
         info = comp.var(var)
+        if info is not None and info.kind == PROGRAM and "%(" in var:
+            # `g = pid % G` (a grouped convolution's group): an axis of extent G, outermost in the copy
+            groups.append(_Axis({var: Poly.of(1)}, coeff, _extent(var.split("%(", 1)[1][:-1]), None))
+            continue
         if info is None or info.kind != LOOP:
             raise Decline(f"line {load.line}: `{info.label if info else var}` addresses the operand outside its "
                           "tile axes and is no loop with an extent")
@@ -104,7 +115,7 @@ def _relayout(recipe: SourceRecipe, ks: KernelSource, comp: Computation, load: A
         loops.append(_Axis({var: Poly.of(1)}, coeff, extent, None))
     # loop axes outermost in the loops' nesting order, then the tile's first axis, its last axis contiguous
     loops.sort(key=lambda ax: load.in_loops.index(next(iter(ax.weights))))
-    order = [*loops, axes[0], axes[1]]
+    order = [*groups, *loops, axes[0], axes[1]]
     strides: list[Poly] = []
     inner = Poly.of(1)
     for ax in reversed(order):
@@ -131,8 +142,31 @@ def _relayout(recipe: SourceRecipe, ks: KernelSource, comp: Computation, load: A
         f"loop axes outermost and the tile's last axis contiguous (strides ({after})), with `torch.as_strided` over "
         "the kernel's strides and `.contiguous()`; the kernel reads the copy with the same indices and masks. The "
         "copy costs one read and one write of the operand per call, timed with the kernel by the gate.")
+    if shown:
+        rationale += (f" The strides read at run time are not 1 where the file launches the kernel ({', '.join(shown)}); "
+                      "the packed copy is as correct for any other value, and the gate times it.")
     return finish(recipe, ks.ctx, edits, f"Pack the tl.dot operand {load.tensor} with its tile rows contiguous",
                   rationale)
+
+
+def _launch_value(ks: KernelSource, stride: Poly) -> int | None:
+    """The stride's value at every launch of the kernel in this file that shows each of its parameters
+    (`w.stride(1)` of a contiguous (C_out, C_in, 7) weight: 7), the least of them; None where one does not."""
+    from ...specialize.choose import specializations
+
+    values = []
+    for spec in specializations(ks.ctx.module, ks.ctx.kernel):
+        known = {**spec.shown, **{k: v for k, v in spec.constants.items() if type(v) is int}}
+        total = 0
+        for mono, coeff in stride.terms:
+            if any(name not in known for name in mono):
+                return None
+            product = coeff
+            for name in mono:
+                product *= known[name]
+            total += product
+        values.append(total)
+    return min(values) if values else None
 
 
 def _never_one(stride: Poly) -> bool:
@@ -209,6 +243,10 @@ def _index_text(ks: KernelSource, comp: Computation, load: Access, axis: _Axis) 
             continue
         if info.kind == PROGRAM and var.startswith("pid") and var[3:].isdigit():
             parts.append(f"{ks.tl('program_id')}({var[3:]}) * ({de.poly_text(weight)})")
+            continue
+        if info.kind == PROGRAM and var.startswith("pid") and "%(" in var and weight == Poly.of(1):
+            axis_id, bound = var[3:].split("%(", 1)
+            parts.append(f"({ks.tl('program_id')}({axis_id}) % ({bound[:-1]}))")
             continue
         if info.kind == LOOP:
             name, step = _loop_value(ks, info.line)
