@@ -71,6 +71,11 @@ def kernelbench_callers(tree: ast.Module, func: FuncNode | None, scope_at: Scope
     assert func is not None
     inputs = _top_function(tree, INPUTS_FUNCTION)
     assert inputs is not None
+    return _called_with(func, inputs, scope_at)
+
+
+def _called_with(func: FuncNode, inputs: FuncNode, scope_at: ScopeAt) -> list[tuple[ast.Call, Any]]:
+    """`func(self, *inputs())` as a synthetic call at the return of `inputs`, with that function's scope."""
     params = [*func.args.posonlyargs, *func.args.args]
     found = _returned_elements(inputs, max(len(params) - 1, 0))
     if found is None:
@@ -98,51 +103,22 @@ def _unwrap(value: ast.expr) -> ast.expr:
 INIT_INPUTS_FUNCTION = "get_init_inputs"
 
 
-def init_attribute_homes(tree: ast.Module, func: FuncNode | None) -> dict[str, FuncNode]:
-    """`self.X` -> the `__init__` that sets it (the key init_attributes gives it), for the class defining `func`
-    and its base classes in the module."""
-    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
-    owner = next((c for c in classes.values() if func is not None and any(ch is func for ch in c.body)), None)
-    out: dict[str, FuncNode] = {}
-    seen: set[str] = set()
-    while owner is not None and owner.name not in seen:
-        seen.add(owner.name)
-        init = next((n for n in owner.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
-        for node in ast.walk(init) if init is not None else ():
-            if isinstance(node, ast.Assign) and len(node.targets) == 1:
-                target = node.targets[0]
-                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
-                    out.setdefault(f"self.{target.attr}", init)
-        base = next((b.id for b in owner.bases if isinstance(b, ast.Name) and b.id in classes), None)
-        owner = classes.get(base) if base else None
-    return out
-
-
 def init_callers(tree: ast.Module, init: FuncNode, scope_at: ScopeAt) -> list[tuple[ast.Call, Any]]:
     """[(`__init__(self, *get_init_inputs())` as a synthetic call, get_init_inputs' scope)] for a KernelBench file,
     else []: the harness builds the model from get_init_inputs()."""
     inputs = _top_function(tree, INIT_INPUTS_FUNCTION)
     if inputs is None or _top_function(tree, INPUTS_FUNCTION) is None:
         return []
-    params = [*init.args.posonlyargs, *init.args.args]
-    found = _returned_elements(inputs, max(len(params) - 1, 0))
-    if found is None:
-        return []
-    elements, ret = found
-    self_arg = ast.Name(id=params[0].arg if params else "self", ctx=ast.Load())
-    call = ast.Call(func=ast.Name(id=init.name, ctx=ast.Load()), args=[self_arg, *elements], keywords=[])
-    call.lineno, call.col_offset = ret.lineno, ret.col_offset
-    call.end_lineno, call.end_col_offset = ret.end_lineno, ret.end_col_offset
-    return [(call, scope_at(call, inputs))]
+    return _called_with(init, inputs, scope_at)
 
 
-def init_attributes(tree: ast.Module, func: FuncNode | None) -> dict[str, ast.expr]:
-    """`self.X` -> its value, from `self.X = ...` in `__init__` of the class defining `func` and of its base classes
-    defined in the module (the class's own assignment wins), e.g. a `Model` holding the weights `ModelNew`
-    inherits. Keys are spelled `self.X`, as the launch resolver looks them up."""
+def init_attributes(tree: ast.Module, func: FuncNode | None) -> dict[str, tuple[ast.expr, FuncNode]]:
+    """`self.X` -> (its value, the `__init__` that sets it), from `self.X = ...` in `__init__` of the class defining
+    `func` and of its base classes defined in the module (the class's own assignment wins), e.g. a `Model` holding
+    the weights `ModelNew` inherits. Keys are spelled `self.X`, as the launch resolver looks them up."""
     classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
     owner = next((c for c in classes.values() if func is not None and any(ch is func for ch in c.body)), None)
-    out: dict[str, ast.expr] = {}
+    out: dict[str, tuple[ast.expr, FuncNode]] = {}
     seen: set[str] = set()
     while owner is not None and owner.name not in seen:
         seen.add(owner.name)
@@ -151,7 +127,7 @@ def init_attributes(tree: ast.Module, func: FuncNode | None) -> dict[str, ast.ex
             if isinstance(node, ast.Assign) and len(node.targets) == 1:
                 target = node.targets[0]
                 if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
-                    out.setdefault(f"self.{target.attr}", _unwrap(node.value))
+                    out.setdefault(f"self.{target.attr}", (_unwrap(node.value), init))
         base = next((b.id for b in owner.bases if isinstance(b, ast.Name) and b.id in classes), None)
         owner = classes.get(base) if base else None
     return out

@@ -14,7 +14,7 @@ from ..source.node_memo import per_node
 from ..source.node_walk import child_nodes, walk_nodes
 from .asserts import equalities
 from .autograd import HOME_SCOPE, SET_WHERE, apply_calls, ctx_attributes, ctx_name, function_class, method
-from .kernelbench import init_attribute_homes, init_attributes, init_callers, kernelbench_callers
+from .kernelbench import init_attributes, init_callers, kernelbench_callers
 
 MAX_CALLERS = 4
 MAX_CALL_LEVELS = 3  # launching function <- wrapper <- wrapper <- ModelNew.forward(*get_inputs())
@@ -231,10 +231,9 @@ def _add_callers(scope: Scope, func: FuncNode | None, index: CallIndex, levels: 
     wrapper calls from `ModelNew.forward` sees the tensors `get_inputs()` makes (a recursive call is not followed)."""
     if func is None:
         return
-    homes = init_attribute_homes(index.tree, func)
     init_scopes: dict[int, Scope] = {}
-    for key, value in init_attributes(index.tree, func).items():  # `self.weight` set in __init__
-        scope.bindings.setdefault(key, _read_in_init(key, value, homes.get(key), init_scopes, index))
+    for key, (value, init) in init_attributes(index.tree, func).items():  # `self.weight` set in __init__
+        scope.bindings.setdefault(key, _read_in_init(key, value, init, init_scopes, index))
     plain = index.calls.get(func.name, [])
     cls = function_class(index.tree, func)
     if cls is not None:
@@ -252,13 +251,10 @@ def _add_callers(scope: Scope, func: FuncNode | None, index: CallIndex, levels: 
         )
 
 
-def _read_in_init(key: str, value: ast.expr, init: FuncNode | None, scopes: dict[int, Scope],
-                  index: CallIndex) -> ast.expr:
+def _read_in_init(key: str, value: ast.expr, init: FuncNode, scopes: dict[int, Scope], index: CallIndex) -> ast.expr:
     """A copy of `value` marked to be read in its `__init__`'s scope (`nn.Conv2d(c_in, c_out, 3)` with `c_in` a
     constructor argument, which get_init_inputs() gives in a KernelBench file and nothing gives elsewhere), not in
     the launching function's, where the same names may mean something else."""
-    if init is None:
-        return value
     if id(init) not in scopes:
         home = _scope_in(init, (init.end_lineno or init.lineno) + 1, index.top)
         home.callers.extend(init_callers(index.tree, init, lambda c, f: _scope_at(c, f, index.top, index.tree)))
