@@ -167,12 +167,33 @@ class Dataflow:
                 if other in ranged and len(ranged) == len(op.operands):
                     continue
                 if other not in ranged and ranged and not self._is_constant(other):
-                    name = self.display(self.peel(other))
+                    name = self.expression(other) or self.display(self.peel(other))
                     if name not in facts.strided:
                         facts.strided.append(name)
         if op.name in _PASS_THROUGH or op.name == "arith.muli":
             for o in op.operands:
                 self._walk(o, facts, seen, depth + 1)
+
+    def expression(self, value: str, depth: int = 0) -> str | None:
+        """`H * W` for a scalar the kernel computes from its arguments and integer literals (through arith.muli and
+        addi), read from the IR: the name in a computed value's loc is whatever statement CSE kept it for (a mask,
+        a loaded tile), not the stride. None for anything else."""
+        value = self.peel(value)
+        if value in self.args:
+            return value
+        op = self.defs.get(value)
+        if op is None or depth > 4:
+            return None
+        literal = re.fullmatch(r"%?c(\d+)_i(?:32|64)", value)
+        if op.name == "arith.constant" and literal:
+            return literal.group(1)
+        symbol = {"arith.muli": " * ", "arith.addi": " + "}.get(op.name)
+        if symbol is None or len(op.operands) != 2:
+            return None
+        parts = [self.expression(o, depth + 1) for o in op.operands]
+        if None in parts:
+            return None
+        return symbol.join(f"({p})" if symbol == " * " and " + " in p else p for p in parts)
 
     def peel(self, value: str) -> str:
         """Strip splat/broadcast/expand_dims/extension wrappers to reach the value the source wrote."""
