@@ -35,7 +35,8 @@ FIRES = [
     ("matmul_unaligned", "TL309", "def matmul_kernel(", "limited by registers"),
     # a conv's strides computed from its arguments: named as the kernel computes them, not by the statement CSE
     # kept the product for (`inside`, `b`)
-    ("conv_tap_loops", "TL301", "a = tl.load(x_ptr + chans[None, :] * (H * W)", "`H * W`"),
+    # `x_row` carries `img * (C*H*W)` and `iy * W` along the 1-D pixels: the tile's fastest axis is the channels'
+    ("conv_tap_loops", "TL301", "a = tl.load(x_row[:, None] + chans[None, :] * (H * W)", "`H * W`"),
     ("conv_tap_loops", "TL301", "b = tl.load(w_ptr + outs[None, :] * (C * KH * KW)", "`C * 9`"),
     ("conv_tap_loops", "TL307", "for c0 in range(0, C, BC):", "cp.async"),
     ("matmul_deep_stages", "TL310", "def matmul_kernel(", "limited by shared memory"),

@@ -123,12 +123,15 @@ class Dataflow:
         self._range[value] = result
         return result
 
-    def address(self, ptr: str) -> AddressFacts:
+    def address(self, ptr: str, rank: int | None = None) -> AddressFacts:
+        """What the address `ptr` is made of; `rank`: the access's tile rank, so that only a multiplier of the
+        tile's own fastest axis counts as strided (in `x_row[:, None] + cs[None, :] * sxc`, `sxc`, not the
+        `nb * sxn` of the 1-D rows before they were expanded)."""
         facts = AddressFacts()
-        self._walk(ptr, facts, set(), 0)
+        self._walk(ptr, facts, set(), 0, rank)
         return facts
 
-    def _walk(self, value: str, facts: AddressFacts, seen: set[str], depth: int) -> None:
+    def _walk(self, value: str, facts: AddressFacts, seen: set[str], depth: int, rank: int | None = None) -> None:
         value = self.resolve(value)
         if value in seen or depth > 200:
             return
@@ -161,7 +164,7 @@ class Dataflow:
                 if peeled in self.args and not self.depends_on_range(other):
                     if peeled not in facts.multipliers:
                         facts.multipliers.append(peeled)
-        if op.name == "arith.muli" and fast_dim_varies(shape):
+        if op.name == "arith.muli" and fast_dim_varies(shape) and (rank is None or len(shape) == rank):
             ranged = [o for o in op.operands if self.depends_on_range(o)]
             for other in op.operands:
                 if other in ranged and len(ranged) == len(op.operands):
@@ -172,7 +175,7 @@ class Dataflow:
                         facts.strided.append(name)
         if op.name in _PASS_THROUGH or op.name == "arith.muli":
             for o in op.operands:
-                self._walk(o, facts, seen, depth + 1)
+                self._walk(o, facts, seen, depth + 1, rank)
 
     def expression(self, value: str, depth: int = 0) -> str | None:
         """`H * W` for a scalar the kernel computes from its arguments and integer literals (through arith.muli and

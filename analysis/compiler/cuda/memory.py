@@ -164,7 +164,7 @@ def check_vectorization(ctx: Context) -> None:
             continue
         allowed = max(layout_bits) if layout_bits else achieved
         ptr = op.operands[0]
-        facts = flow.address(ptr)
+        facts = flow.address(ptr, len(shape))
         mask_args: list[str] = []
         if kind == "load" and len(op.operands) > 1:
             mask_args = flow.unaligned_args(op.operands[1])
