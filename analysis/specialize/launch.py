@@ -14,7 +14,7 @@ from typing import Any
 from ..source.safe_eval import NOT_NONE, UNKNOWN, apply_helper, call_name, dotted_name, evaluate
 from .autograd import HOME_SCOPE, SET_WHERE
 from .scope import Scope
-from .torch_layers import layer_parameter
+from .torch_layers import layer_attribute, layer_parameter
 from .torch_spellings import (
     CAST_METHODS,
     INT_METHODS,
@@ -108,6 +108,9 @@ def resolve(expr: ast.expr, scope: Scope, depth: int = 0) -> ArgFact:
     if isinstance(expr, ast.Call):
         return _call_fact(expr, scope, depth)
     if isinstance(expr, ast.Subscript):
+        entry = _layer_entry(expr, scope)  # `self.conv.dilation[0]`
+        if entry is not None:
+            return resolve(entry[0], entry[1], depth + 1)
         if isinstance(expr.value, ast.Attribute) and expr.value.attr == "shape":
             owner = resolve(expr.value.value, scope, depth + 1)
             dim = _dim(owner, evaluate(expr.slice, {}))
@@ -435,6 +438,20 @@ def _call_fact(call: ast.Call, scope: Scope, depth: int) -> ArgFact:
     if name == "float":
         return ArgFact("float", reason=f"float() at line {line}")
     return UNKNOWN_FACT
+
+
+def _layer_entry(expr: ast.Subscript, scope: Scope) -> tuple[ast.expr, Scope] | None:
+    """`self.conv.dilation[0]` of a layer built in sight: the constructor's expression for that entry, with the scope
+    it is read in."""
+    owner = expr.value
+    index = expr.slice.value if isinstance(expr.slice, ast.Constant) else None
+    if not isinstance(owner, ast.Attribute) or type(index) is not int:
+        return None
+    layer = _layer_expr(owner.value, scope)
+    entries = layer_attribute(layer, owner.attr) if layer is not None else None
+    if not isinstance(entries, tuple) or not -len(entries) <= index < len(entries):
+        return None
+    return entries[index], _home(layer, scope)
 
 
 def _layer_expr(owner: ast.expr, scope: Scope) -> ast.expr | None:

@@ -77,6 +77,32 @@ def layer_parameter(layer: ast.expr, attr: str) -> LayerParameter | None:
     return None
 
 
+# nn.ConvNd attributes PyTorch keeps as one entry per spatial dimension (`conv.dilation[0]`), and the plain ones
+_CONV_TUPLES = ("kernel_size", "stride", "padding", "dilation")
+_CONV_DEFAULTS = {"stride": 1, "padding": 0, "dilation": 1, "groups": 1}
+
+
+def layer_attribute(layer: ast.expr, attr: str) -> ast.expr | tuple[ast.expr, ...] | None:
+    """`conv.dilation` of `nn.Conv1d(c_in, c_out, 3, dilation=d)`: the constructor's expressions for it, a tuple of
+    one per spatial dimension for kernel_size, stride, padding and dilation (`(d,)`), one expression for groups,
+    in_channels and out_channels; None for another layer or attribute, or a string padding (`"same"`)."""
+    while isinstance(layer, ast.Call) and isinstance(layer.func, ast.Attribute) and layer.func.attr in (
+            *CAST_METHODS, "to", "cuda", "cpu", "eval", "train", "requires_grad_"):
+        layer = layer.func.value
+    if not isinstance(layer, ast.Call) or call_name(layer.func) not in _CONVS:
+        return None
+    rank = _CONVS[call_name(layer.func)][0]
+    args = _arguments(layer, _CONV_ARGS, {k.arg: k.value for k in layer.keywords if k.arg})
+    value = args.get(attr)
+    if value is None and attr in _CONV_DEFAULTS:
+        value = ast.Constant(_CONV_DEFAULTS[attr])
+    if value is None or isinstance(value, ast.Constant) and isinstance(value.value, str):
+        return None
+    if attr in _CONV_TUPLES:
+        return tuple(value.elts) if isinstance(value, ast.Tuple) else (value,) * rank
+    return value if attr in ("groups", "in_channels", "out_channels") else None
+
+
 def _arguments(call: ast.Call, names: tuple[str, ...], keyword: dict[str, ast.expr]) -> dict[str, ast.expr]:
     out = dict(zip(names, call.args, strict=False))
     out.update({k: v for k, v in keyword.items() if k in names})

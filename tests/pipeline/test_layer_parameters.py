@@ -106,3 +106,27 @@ def test_a_constructor_argument_nothing_gives_stays_unknown() -> None:
                 return x
         """)
     assert "s0" not in spec.shown and spec.shown.get("s1") == 3  # (cout, cin, 3): only the taps are known
+
+
+def test_a_convs_dilation_padding_and_kernel_size_entries() -> None:
+    source = KERNEL.replace("def k(x_ptr, w_ptr, s0, s1, s2, BLOCK: tl.constexpr):",
+                            "def k(x_ptr, w_ptr, s0, s1, s2, BLOCK: tl.constexpr, DIL: tl.constexpr = 1, "
+                            "PAD: tl.constexpr = 0, KS: tl.constexpr = 1, STEP: tl.constexpr = 1):") + textwrap.dedent("""
+        class ModelNew(nn.Module):
+            def __init__(self, cin, cout, dilation):
+                super().__init__()
+                self.conv = nn.Conv1d(cin, cout, kernel_size=5, dilation=dilation, padding=2 * dilation)
+
+            def forward(self, x):
+                k[(1,)](x, self.conv.weight, 1, 1, 1, BLOCK=16, DIL=self.conv.dilation[0],
+                        PAD=self.conv.padding[0], KS=self.conv.kernel_size[0], STEP=self.conv.stride[0])
+                return x
+
+        def get_inputs():
+            return [torch.randn(16)]
+
+        def get_init_inputs():
+            return [CI, CO, 3]
+        """)
+    [spec] = specializations(source, "k")
+    assert {n: spec.constants[n] for n in ("DIL", "PAD", "KS", "STEP")} == {"DIL": 3, "PAD": 6, "KS": 5, "STEP": 1}

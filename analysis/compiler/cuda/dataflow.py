@@ -123,12 +123,15 @@ class Dataflow:
         self._range[value] = result
         return result
 
-    def address(self, ptr: str) -> AddressFacts:
+    def address(self, ptr: str, rank: int | None = None) -> AddressFacts:
+        """What the address `ptr` is made of; `rank`: the access's tile rank, so that only a multiplier of the
+        tile's own fastest axis counts as strided (in `x_row[:, None] + cs[None, :] * sxc`, `sxc`, not the
+        `nb * sxn` of the 1-D rows before they were expanded)."""
         facts = AddressFacts()
-        self._walk(ptr, facts, set(), 0)
+        self._walk(ptr, facts, set(), 0, rank)
         return facts
 
-    def _walk(self, value: str, facts: AddressFacts, seen: set[str], depth: int) -> None:
+    def _walk(self, value: str, facts: AddressFacts, seen: set[str], depth: int, rank: int | None = None) -> None:
         value = self.resolve(value)
         if value in seen or depth > 200:
             return
@@ -161,18 +164,39 @@ class Dataflow:
                 if peeled in self.args and not self.depends_on_range(other):
                     if peeled not in facts.multipliers:
                         facts.multipliers.append(peeled)
-        if op.name == "arith.muli" and fast_dim_varies(shape):
+        if op.name == "arith.muli" and fast_dim_varies(shape) and (rank is None or len(shape) == rank):
             ranged = [o for o in op.operands if self.depends_on_range(o)]
             for other in op.operands:
                 if other in ranged and len(ranged) == len(op.operands):
                     continue
                 if other not in ranged and ranged and not self._is_constant(other):
-                    name = self.display(self.peel(other))
+                    name = self.expression(other) or self.display(self.peel(other))
                     if name not in facts.strided:
                         facts.strided.append(name)
         if op.name in _PASS_THROUGH or op.name == "arith.muli":
             for o in op.operands:
-                self._walk(o, facts, seen, depth + 1)
+                self._walk(o, facts, seen, depth + 1, rank)
+
+    def expression(self, value: str, depth: int = 0) -> str | None:
+        """`H * W` for a scalar the kernel computes from its arguments and integer literals (through arith.muli and
+        addi), read from the IR: the name in a computed value's loc is whatever statement CSE kept it for (a mask,
+        a loaded tile), not the stride. None for anything else."""
+        value = self.peel(value)
+        if value in self.args:
+            return value
+        op = self.defs.get(value)
+        if op is None or depth > 4:
+            return None
+        literal = re.fullmatch(r"%?c(\d+)_i(?:32|64)", value)
+        if op.name == "arith.constant" and literal:
+            return literal.group(1)
+        symbol = {"arith.muli": " * ", "arith.addi": " + "}.get(op.name)
+        if symbol is None or len(op.operands) != 2:
+            return None
+        parts = [self.expression(o, depth + 1) for o in op.operands]
+        if None in parts:
+            return None
+        return symbol.join(f"({p})" if symbol == " * " and " + " in p else p for p in parts)
 
     def peel(self, value: str) -> str:
         """Strip splat/broadcast/expand_dims/extension wrappers to reach the value the source wrote."""

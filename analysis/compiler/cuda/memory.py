@@ -164,7 +164,7 @@ def check_vectorization(ctx: Context) -> None:
             continue
         allowed = max(layout_bits) if layout_bits else achieved
         ptr = op.operands[0]
-        facts = flow.address(ptr)
+        facts = flow.address(ptr, len(shape))
         mask_args: list[str] = []
         if kind == "load" and len(op.operands) > 1:
             mask_args = flow.unaligned_args(op.operands[1])
@@ -191,6 +191,9 @@ def check_vectorization(ctx: Context) -> None:
                 "sort or group the indices so each program reads whole contiguous rows"
                 if facts.gathered
                 else f"put the unit-stride index innermost, or pass `{culprit}`=1 so Triton specializes it away"
+                if culprit.isidentifier()
+                else "put the unit-stride index innermost (a copy whose tile's last axis is contiguous, if the "
+                "layout is given)"
             )
             ctx.add(
                 NOT_CONTIGUOUS,
