@@ -140,7 +140,7 @@ def _tool_cause(f: Finding, metadata: dict[str, Any], source: str = "") -> Findi
             )
     for warning in metadata.get("module_warnings") or []:
         stand_in = warning.get("stand_in")
-        if stand_in and str(stand_in).rsplit(".", 1)[-1] in text:
+        if stand_in and _stand_in_named(stand_in, text):
             return replace(
                 f,
                 severity=Severity.INFO,
@@ -148,6 +148,15 @@ def _tool_cause(f: Finding, metadata: dict[str, Any], source: str = "") -> Findi
                 data={**f.data, "cause": "stand_in", "stand_in": stand_in},
             )
     return f
+
+
+def _stand_in_named(stand_in: str, text: str) -> bool:
+    """Does a compile error's text name the module a stand-in took the place of (its last dotted part)?"""
+    return str(stand_in).rsplit(".", 1)[-1] in text
+
+
+def _names_stand_in(variants: Sequence[Any], warning: dict[str, Any]) -> bool:
+    return any(_stand_in_named(warning["stand_in"], e.message or "") for v in variants for e in v.errors)
 
 
 def load_findings(
@@ -176,16 +185,20 @@ def load_findings(
                     f"`{warning['stand_in']}` is not installed in the runner environment ({where}): a stand-in "
                     "took its place so the file could load"
                 )
+            # a stand-in the compile error does not name did not stop it (the wrapper's module, not the kernel's)
+            unblamed = bool(warning.get("stand_in")) and not compiled and not _names_stand_in(variants, warning)
             consequence = (
                 "the kernel compiled without it"
                 if compiled
+                else "the kernel did not compile, and its error does not name this module"
+                if unblamed
                 else "the kernel could not be compiled without it"
             )
             out.append(
                 IMPORT_FAILED.finding(
                     f"{headline}; {consequence}",
                     Span(line, col, line, len(text)),
-                    severity=Severity.INFO if compiled else Severity.WARNING,
+                    severity=Severity.INFO if compiled or unblamed else Severity.WARNING,
                     kernel=kernel,
                     data={"exception": message},
                 )

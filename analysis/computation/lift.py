@@ -365,6 +365,7 @@ class Lifter:
             # floor division / modulo of one index variable makes a new index variable (grouped program order,
             # im2col coordinates): the model stays affine in the derived variable.
             (var, coeff), = a.expr.coeffs
+            # named `pid0%(G)`: model.derived_parts reads the parts back
             derived = f"({coeff}*{var}){sym}({b.expr.const})" if coeff.constant != 1 else f"{var}{sym}({b.expr.const})"
             parent = self.comp.var(var)
             kind = parent.kind if parent else PROGRAM

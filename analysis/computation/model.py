@@ -28,6 +28,13 @@ class IndexVar:
     step: Poly = field(default_factory=lambda: Poly.of(1))  # a loop's step (range(0, K, BLOCK_K): BLOCK_K)
 
 
+def derived_parts(name: str, op: str) -> tuple[str, str] | None:
+    """(`pid2`, `G`) for the index variable lift derives as `pid2 % G` (named `pid2%(G)`; `op` "%" or "//"); None
+    for any other variable."""
+    head, sep, tail = name.partition(f"{op}(")
+    return (head, tail[:-1]) if sep and head and tail.endswith(")") else None
+
+
 @dataclass(frozen=True)
 class Access:
     """One tl.load / tl.store / atomic, as base tensor + affine offset over the iteration space."""

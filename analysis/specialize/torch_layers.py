@@ -32,23 +32,13 @@ class LayerParameter:
 def layer_parameter(layer: ast.expr, attr: str) -> LayerParameter | None:
     """`weight` or `bias` of `nn.Conv2d(64, 128, 3)`, `nn.Linear(a, b).half()`, `nn.Embedding(v, d)`; None for
     any other layer, attribute or a constructor whose arguments cannot be matched."""
-    dtype = "fp32"
-    while isinstance(layer, ast.Call) and isinstance(layer.func, ast.Attribute) and layer.func.attr in (
-            *CAST_METHODS, "to", "cuda", "cpu", "eval", "train", "requires_grad_"):
-        method = layer.func.attr
-        if method in CAST_METHODS:
-            dtype = CAST_METHODS[method] if dtype == "fp32" else dtype
-        elif method == "to":
-            cast = next((torch_dtype(a) for a in [*layer.args, *(k.value for k in layer.keywords)] if torch_dtype(a)),
-                        None)
-            dtype = cast or dtype
-        layer = layer.func.value
-    if not isinstance(layer, ast.Call):
+    layer, cast = _constructor(layer)
+    if layer is None:
         return None
     name = call_name(layer.func)
     keyword = {k.arg: k.value for k in layer.keywords if k.arg}
-    if "dtype" in keyword:
-        dtype = torch_dtype(keyword["dtype"]) or None
+    # a cast applied to the layer wins over its `dtype=`; one not visible is no dtype (None), fp32 without either
+    dtype = cast or (torch_dtype(keyword["dtype"]) if "dtype" in keyword else "fp32")
     if name in _CONVS:
         args = _arguments(layer, _CONV_ARGS, keyword)
         rank, transposed = _CONVS[name]
@@ -86,10 +76,8 @@ def layer_attribute(layer: ast.expr, attr: str) -> ast.expr | tuple[ast.expr, ..
     """`conv.dilation` of `nn.Conv1d(c_in, c_out, 3, dilation=d)`: the constructor's expressions for it, a tuple of
     one per spatial dimension for kernel_size, stride, padding and dilation (`(d,)`), one expression for groups,
     in_channels and out_channels; None for another layer or attribute, or a string padding (`"same"`)."""
-    while isinstance(layer, ast.Call) and isinstance(layer.func, ast.Attribute) and layer.func.attr in (
-            *CAST_METHODS, "to", "cuda", "cpu", "eval", "train", "requires_grad_"):
-        layer = layer.func.value
-    if not isinstance(layer, ast.Call) or call_name(layer.func) not in _CONVS:
+    layer, _ = _constructor(layer)
+    if layer is None or call_name(layer.func) not in _CONVS:
         return None
     rank = _CONVS[call_name(layer.func)][0]
     args = _arguments(layer, _CONV_ARGS, {k.arg: k.value for k in layer.keywords if k.arg})
@@ -101,6 +89,21 @@ def layer_attribute(layer: ast.expr, attr: str) -> ast.expr | tuple[ast.expr, ..
     if attr in _CONV_TUPLES:
         return tuple(value.elts) if isinstance(value, ast.Tuple) else (value,) * rank
     return value if attr in ("groups", "in_channels", "out_channels") else None
+
+
+def _constructor(layer: ast.expr) -> tuple[ast.Call | None, str | None]:
+    """The layer's constructor call under the methods chained on it (`.half()`, `.to(torch.bfloat16)`, `.cuda()`),
+    and the dtype the last cast applied gives its parameters (None without one)."""
+    dtype = None
+    while isinstance(layer, ast.Call) and isinstance(layer.func, ast.Attribute) and layer.func.attr in (
+            *CAST_METHODS, "to", "cuda", "cpu", "eval", "train", "requires_grad_"):
+        method = layer.func.attr
+        if dtype is None and method in CAST_METHODS:
+            dtype = CAST_METHODS[method]
+        elif dtype is None and method == "to":
+            dtype = next((d for a in [*layer.args, *(k.value for k in layer.keywords)] if (d := torch_dtype(a))), None)
+        layer = layer.func.value
+    return (layer, dtype) if isinstance(layer, ast.Call) else (None, None)
 
 
 def _arguments(call: ast.Call, names: tuple[str, ...], keyword: dict[str, ast.expr]) -> dict[str, ast.expr]:

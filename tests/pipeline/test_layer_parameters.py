@@ -72,6 +72,23 @@ def test_linear_and_transposed_conv_weights() -> None:
             return []
         """)
     assert linear.signature["w_ptr"] == "*fp32" and linear.shown["s0"] == 8  # (out, in): stride(0) = in
+    cast = _only("""
+        class ModelNew(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(CI, CO, bias=False, dtype=torch.float32).half()  # the cast applies last
+
+            def forward(self, x):
+                k[(1,)](x, self.proj.weight, 1, 1, 1, BLOCK=16)
+                return x
+
+        def get_inputs():
+            return [torch.randn(16)]
+
+        def get_init_inputs():
+            return []
+        """)
+    assert cast.signature["w_ptr"] == "*fp16"
     transposed = _only("""
         class ModelNew(nn.Module):
             def __init__(self, cin, cout):

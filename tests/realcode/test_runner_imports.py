@@ -141,6 +141,34 @@ def test_a_kernel_that_uses_a_stood_in_module_fails_with_the_compilers_message(
     assert "stand-in for `not_installed_lib`" in hint.message and hint.severity.name == "HINT"
 
 
+def test_a_stood_in_module_the_compile_error_does_not_name_is_not_its_cause(
+    tmp_path: Path, cuda_runner: LocalRunner
+) -> None:
+    # the wrapper's helpers come from a module this environment lacks; the kernel fails on its own `if`
+    kernel = """
+@triton.jit
+def bounds_kernel(x_ptr, off_ptr, n, BLOCK: tl.constexpr):
+    if tl.program_id(0) > 0:
+        end = tl.program_id(0).to(tl.int64)
+    else:
+        end = n
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, offs, mask=offs < end)
+
+
+def launch(x, offsets):
+    bounds_kernel[(2,)](x, offsets, x.numel(), BLOCK=128)
+"""
+    source = "import torch\nimport triton\nimport triton.language as tl\nfrom wrapper_utils_missing import *\n" + kernel
+    source = source.replace("def launch(x, offsets):", "def launch(x: torch.Tensor, offsets: torch.Tensor):")
+    write(tmp_path, {"k.py": source})
+    result = analyze(cuda_runner, tmp_path / "k.py", "bounds_kernel")
+    codes = {f.code: f for f in result.findings}
+    assert result.primary is None and "Mismatched type for end" in codes["TL300"].message
+    assert codes["TL004"].severity.name == "INFO", codes["TL004"].message
+    assert "its error does not name this module" in codes["TL004"].message
+
+
 def test_a_package_init_needing_a_missing_library_loads_with_a_stand_in(
     tmp_path: Path, cuda_runner: LocalRunner
 ) -> None:

@@ -21,7 +21,7 @@ import ast
 
 from ...computation import classify
 from ...computation.classify import MATMUL
-from ...computation.model import LANE, LOOP, PROGRAM
+from ...computation.model import LANE, LOOP, PROGRAM, derived_parts
 from ...computation.symbolic import Poly
 from ...computation.values import Index, Mask
 from ..kernel_patterns import is_zero, load_parts
@@ -166,9 +166,10 @@ def _build(recipe: SourceRecipe, ks: KernelSource) -> list:
     nv = comp.var(n_var)
     if nv.kind == LANE:
         raise Decline("the draft already tiles output channels with a tl.arange lane (a blocked, tl.dot draft)")
-    if "%" not in n_var:
+    modulo = derived_parts(n_var, "%")
+    if modulo is None:
         raise Decline(f"the output channel `{nv.label or n_var}` is not a `pid % C_out` index with a known bound")
-    n_bound = n_var.split("%(", 1)[1].rstrip(")")
+    n_bound = modulo[1]
     units = _units(comp, out_vars, m_vars, view)
     return _emit(recipe, ks, view, loop, prologue, epilogue, nest, inner, acc, loads, x_t, w_t, n_var, n_bound,
                  units)
@@ -398,8 +399,8 @@ def _launch_edits(ks, blocks, literal, cfg, n_bound, units, bound_text, batch_pa
         for text, (_, _, b) in zip(bound_text, units, strict=True):
             if text in batch_params:
                 var = batch_params[text]
-                axis = int(var[3:var.index("/")])
-                divisor = var.split("//(", 1)[1].rstrip(")")
+                program, divisor = derived_parts(var, "//") or (var, "")
+                axis = int(program[3:])
                 if grid is None or axis >= len(grid[0]) or divisor not in bound_args:
                     raise Decline("the batch extent cannot be read from the launch grid")
                 batch = f"({ks.segment(grid[0][axis])}) // ({ks.segment(bound_args[divisor])})"

@@ -17,9 +17,10 @@ shape the file shows). Declines with the reason when a stride or an extent canno
 from __future__ import annotations
 
 import ast
+import math
 from dataclasses import replace
 
-from ...computation.model import LANE, LOOP, PROGRAM, Access, Computation
+from ...computation.model import LANE, LOOP, PROGRAM, Access, Computation, derived_parts
 from ...computation.symbolic import Poly
 from ...computation.values import Index
 from ...kernels import parse_module
@@ -85,11 +86,13 @@ def _relayout(recipe: SourceRecipe, ks: KernelSource, comp: Computation, load: A
     if any(load.offset.coefficient(lane).constant == 1 for lane in lanes):
         raise Decline(f"line {load.line}: a tile axis is already contiguous in memory")
     shown: list[str] = []
+    launches: list[dict[str, int]] | None = None
     for lane in lanes:
         stride = load.offset.coefficient(lane)
         if _never_one(stride):
             continue
-        value = _launch_value(ks, stride)
+        launches = _launch_values(ks) if launches is None else launches
+        value = _launch_value(launches, stride)
         if value is None or value < 2:
             raise Decline(f"line {load.line}: the stride `{stride}` along a tile axis is read at run time and may "
                           "be 1 (the axis contiguous)" + ("" if value is None else f"; the launch passes {value}"))
@@ -104,9 +107,10 @@ def _relayout(recipe: SourceRecipe, ks: KernelSource, comp: Computation, load: A
         if var in taken:
             continue
         info = comp.var(var)
-        if info is not None and info.kind == PROGRAM and "%(" in var:
+        group = derived_parts(var, "%") if info is not None and info.kind == PROGRAM else None
+        if group is not None:
             # `g = pid % G` (a grouped convolution's group): an axis of extent G, outermost in the copy
-            groups.append(_Axis({var: Poly.of(1)}, coeff, _extent(var.split("%(", 1)[1][:-1]), None))
+            groups.append(_Axis({var: Poly.of(1)}, coeff, _extent(group[1]), None))
             continue
         if info is None or info.kind != LOOP:
             raise Decline(f"line {load.line}: `{info.label if info else var}` addresses the operand outside its "
@@ -149,23 +153,24 @@ def _relayout(recipe: SourceRecipe, ks: KernelSource, comp: Computation, load: A
                   rationale)
 
 
-def _launch_value(ks: KernelSource, stride: Poly) -> int | None:
-    """The stride's value at every launch of the kernel in this file that shows each of its parameters
-    (`w.stride(1)` of a contiguous (C_out, C_in, 7) weight: 7), the least of them; None where one does not."""
+def _launch_values(ks: KernelSource) -> list[dict[str, int]]:
+    """Per launch of the kernel in this file, the ints it shows: runtime values the JIT does not make constants
+    (`w.stride(1)` of a contiguous (C_out, C_in, 7) weight: 7) and constants, no guessed value among them."""
     from ...specialize.choose import specializations
 
+    return [{**spec.shown, **{k: v for k, v in spec.constants.items()
+                              if type(v) is int and not spec.provenance.get(k, "").startswith("assumed")}}
+            for spec in specializations(ks.ctx.module, ks.ctx.kernel)]
+
+
+def _launch_value(launches: list[dict[str, int]], stride: Poly) -> int | None:
+    """The stride's least value over the launches; None without a launch, or where one does not show each of its
+    parameters."""
     values = []
-    for spec in specializations(ks.ctx.module, ks.ctx.kernel):
-        known = {**spec.shown, **{k: v for k, v in spec.constants.items() if type(v) is int}}
-        total = 0
-        for mono, coeff in stride.terms:
-            if any(name not in known for name in mono):
-                return None
-            product = coeff
-            for name in mono:
-                product *= known[name]
-            total += product
-        values.append(total)
+    for known in launches:
+        if any(name not in known for mono, _ in stride.terms for name in mono):
+            return None
+        values.append(sum(coeff * math.prod(known[name] for name in mono) for mono, coeff in stride.terms))
     return min(values) if values else None
 
 
@@ -244,9 +249,9 @@ def _index_text(ks: KernelSource, comp: Computation, load: Access, axis: _Axis) 
         if info.kind == PROGRAM and var.startswith("pid") and var[3:].isdigit():
             parts.append(f"{ks.tl('program_id')}({var[3:]}) * ({de.poly_text(weight)})")
             continue
-        if info.kind == PROGRAM and var.startswith("pid") and "%(" in var and weight == Poly.of(1):
-            axis_id, bound = var[3:].split("%(", 1)
-            parts.append(f"({ks.tl('program_id')}({axis_id}) % ({bound[:-1]}))")
+        group = derived_parts(var, "%") if info.kind == PROGRAM and weight == Poly.of(1) else None
+        if group is not None and group[0].startswith("pid") and group[0][3:].isdigit():
+            parts.append(f"({ks.tl('program_id')}({group[0][3:]}) % ({group[1]}))")
             continue
         if info.kind == LOOP:
             name, step = _loop_value(ks, info.line)
